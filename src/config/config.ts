@@ -1,0 +1,90 @@
+// Configuration from HUB_* environment variables and matching command-line flags, with defaults that need none.
+import { resolve } from 'node:path';
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  /** Storage location: `sqlite:<file>` (default: hub.db in the data dir). */
+  storage: string;
+  /** Largest accepted request body in bytes after decompression; 0 means unlimited. */
+  maxBody: number;
+  logLevel: string;
+  adminUser?: string;
+  adminPassword?: string;
+  adminToken?: string;
+}
+
+interface Option {
+  key: keyof Config;
+  env: string;
+  flag: string;
+  secret?: boolean;
+  parse?: (value: string) => unknown;
+}
+
+function parseSize(value: string): number {
+  const match = /^(\d+)\s*(b|kb?|mb?|gb?)?$/i.exec(value.trim());
+  if (!match) throw new Error(`Invalid size "${value}": use bytes or a number with k, m or g (e.g. 200m)`);
+  const unit = (match[2] ?? 'b').toLowerCase()[0];
+  const factor = { b: 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[unit as 'b' | 'k' | 'm' | 'g'];
+  return Number(match[1]) * factor;
+}
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`Invalid port "${value}"`);
+  return port;
+}
+
+const OPTIONS: Option[] = [
+  { key: 'host', env: 'HUB_HOST', flag: '--host' },
+  { key: 'port', env: 'HUB_PORT', flag: '--port', parse: parsePort },
+  { key: 'dataDir', env: 'HUB_DATA_DIR', flag: '--data-dir', parse: (value) => resolve(value) },
+  { key: 'storage', env: 'HUB_STORAGE', flag: '--storage' },
+  { key: 'maxBody', env: 'HUB_MAX_BODY', flag: '--max-body', parse: parseSize },
+  { key: 'logLevel', env: 'HUB_LOG_LEVEL', flag: '--log-level' },
+  { key: 'adminUser', env: 'HUB_ADMIN_USER', flag: '--admin-user' },
+  { key: 'adminPassword', env: 'HUB_ADMIN_PASSWORD', flag: '--admin-password', secret: true },
+  { key: 'adminToken', env: 'HUB_ADMIN_TOKEN', flag: '--admin-token', secret: true },
+];
+
+export const USAGE = `Usage: spatial-hub [serve] [options]\n\nOptions (each also an environment variable):\n` +
+  OPTIONS.map((option) => `  ${option.flag.padEnd(18)} ${option.env}`).join('\n');
+
+/** Flags win over environment variables; both accept `--flag value` and `--flag=value`. */
+export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
+  const raw: Partial<Record<keyof Config, string>> = {};
+  for (const option of OPTIONS) {
+    const value = env[option.env];
+    if (value !== undefined && value !== '') raw[option.key] = value;
+  }
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i].split(/=(.*)/s, 2);
+    if (flag === 'serve') continue;
+    const option = OPTIONS.find((candidate) => candidate.flag === flag);
+    if (!option) throw new Error(`Unknown argument "${argv[i]}"\n${USAGE}`);
+    const value = inline ?? argv[++i];
+    if (value === undefined) throw new Error(`Missing value for ${flag}`);
+    raw[option.key] = value;
+  }
+  const config: Config = { host: '127.0.0.1', port: 8080, dataDir: resolve('data'), storage: '', maxBody: parseSize('256m'), logLevel: 'info' };
+  const target = config as unknown as Record<string, unknown>;
+  for (const option of OPTIONS) {
+    const value = raw[option.key];
+    if (value !== undefined) target[option.key] = option.parse ? option.parse(value) : value;
+  }
+  if (!config.storage) config.storage = `sqlite:${resolve(config.dataDir, 'hub.db')}`;
+  return config;
+}
+
+/** The effective configuration for the start-up log, secrets hidden. */
+export function describeConfig(config: Config): Record<string, unknown> {
+  const shown: Record<string, unknown> = {};
+  for (const option of OPTIONS) {
+    const value = config[option.key];
+    if (value === undefined) continue;
+    shown[option.env] = option.secret ? '***' : value;
+  }
+  return shown;
+}

@@ -1,0 +1,52 @@
+// The request body as a stream of decompressed bytes, cut off with 413 once it passes the size limit.
+import type { IncomingMessage } from 'node:http';
+import { Transform, type Readable, type TransformCallback } from 'node:stream';
+import { createGunzip, createInflate } from 'node:zlib';
+import { hubError } from '../../hub/errors.js';
+
+/** Lowers the configured limit for one request (API.md 1.7). */
+const LIMIT_HEADER = 'x-upload-content-length-limit';
+
+class SizeLimit extends Transform {
+  private seen = 0;
+
+  constructor(private readonly limit: number) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.seen += chunk.length;
+    if (this.seen > this.limit) callback(hubError('payloadTooLarge'));
+    else callback(null, chunk);
+  }
+}
+
+export function effectiveLimit(request: IncomingMessage, configured: number): number {
+  const header = Number(request.headers[LIMIT_HEADER]);
+  const limit = configured === 0 ? Infinity : configured;
+  return Number.isFinite(header) && header > 0 ? Math.min(limit, header) : limit;
+}
+
+export function bodyStream(request: IncomingMessage, configuredLimit: number): Readable {
+  const limit = effectiveLimit(request, configuredLimit);
+  const declared = Number(request.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) throw hubError('payloadTooLarge');
+  const encoding = request.headers['content-encoding']?.trim().toLowerCase();
+  let stream: Readable = request;
+  if (encoding === 'gzip' || encoding === 'x-gzip') stream = request.pipe(createGunzip());
+  else if (encoding === 'deflate') stream = request.pipe(createInflate());
+  if (encoding === 'gzip' || encoding === 'x-gzip' || encoding === 'deflate') {
+    request.on('error', (error) => stream.destroy(error));
+  }
+  if (limit === Infinity) return stream;
+  const limited = stream.pipe(new SizeLimit(limit));
+  stream.on('error', (error) => limited.destroy(error));
+  return limited;
+}
+
+/** Collects a small body (space definitions) into one buffer. */
+export async function readWholeBody(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}

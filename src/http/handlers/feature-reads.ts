@@ -1,0 +1,49 @@
+// Handlers of the feature read routes: by id, one feature, search, iterate, count and statistics.
+import { hubError } from '../../hub/errors.js';
+import type { HandlerContext } from '../request-context.js';
+import { sendFeatureCollection, sendFeatureText, sendJsonRead } from '../reply/read-reply.js';
+import { featureFilter, readOptions } from './read-parameters.js';
+
+export async function getFeaturesById(context: HandlerContext): Promise<unknown> {
+  const ids = context.query.values('id').filter((id) => id !== '');
+  if (ids.length === 0) throw hubError('missingFeatureIds');
+  const result = await context.hub.features.getByIds(context.params.spaceId, ids, readOptions(context));
+  return sendFeatureCollection(context.request, context.reply, result);
+}
+
+export async function getFeature(context: HandlerContext): Promise<unknown> {
+  const { spaceId, featureId } = context.params;
+  const feature = await context.hub.features.getOne(spaceId, featureId, readOptions(context));
+  return sendFeatureText(context.request, context.reply, feature.json, feature.etag, feature.cacheTTL);
+}
+
+export async function searchFeatures(context: HandlerContext): Promise<unknown> {
+  const limit = context.query.limit();
+  const result = await context.hub.features.search(context.params.spaceId, featureFilter(context), limit, readOptions(context));
+  return sendFeatureCollection(context.request, context.reply, result);
+}
+
+/** `handle` is the decimal string of the last insertion sequence returned; `0` starts over (API.md 5.7). */
+function parseHandle(context: HandlerContext): number {
+  const handle = context.query.first('handle') ?? context.query.first('nextPageToken');
+  if (handle === undefined || handle === '') return 0;
+  if (!/^\d{1,15}$/.test(handle)) throw hubError('invalidHandle', { handle });
+  return Number(handle);
+}
+
+export async function iterateFeatures(context: HandlerContext): Promise<unknown> {
+  const limit = context.query.limit();
+  const afterSeq = parseHandle(context);
+  const result = await context.hub.features.iterate(context.params.spaceId, featureFilter(context), afterSeq, limit, readOptions(context));
+  return sendFeatureCollection(context.request, context.reply, result);
+}
+
+export async function countFeatures(context: HandlerContext): Promise<unknown> {
+  const { count, etag } = await context.hub.features.count(context.params.spaceId, featureFilter(context));
+  return sendJsonRead(context.request, context.reply, { type: 'CountResponse', count, estimated: false, etag }, etag);
+}
+
+export async function spaceStatistics(context: HandlerContext): Promise<unknown> {
+  const { body, etag } = await context.hub.statistics.statistics(context.params.spaceId);
+  return sendJsonRead(context.request, context.reply, body, etag);
+}

@@ -1,0 +1,62 @@
+// Handlers of the space routes: list, create, read, patch and delete (API.md 3).
+import { hubError } from '../../hub/errors.js';
+import type { ComparisonOperator, OwnerFilter, SpaceListQuery } from '../../hub/spaces/space-service.js';
+import { bodyStream } from '../body/body-stream.js';
+import { readJsonObject } from '../body/json-body.js';
+import { formDecode } from '../query/raw-query.js';
+import { callerOf, type HandlerContext } from '../request-context.js';
+
+const OPERATORS: Array<[string, ComparisonOperator]> = [
+  ['=gte=', '>='], ['=lte=', '<='], ['=gt=', '>'], ['=lt=', '<'], ['>=', '>='], ['<=', '<='], ['!=', '!='], ['>', '>'], ['<', '<'], ['=', '='],
+];
+
+/** `contentUpdatedAt>=1597092085740` or `contentUpdatedAt=gte=…`; comma-separated values are OR-ed (API.md 3.6). */
+function contentUpdatedAtFilter(context: HandlerContext): SpaceListQuery['contentUpdatedAt'] {
+  const name = 'contentUpdatedAt';
+  const segment = context.query.rawSegmentsStartingWith(name, true)[0];
+  if (segment === undefined) return undefined;
+  const rest = (formDecode(segment.slice(name.length)) ?? '').replace(/^(>|<)(.*)=$/, '$1$2');
+  const operator = OPERATORS.find(([symbol]) => rest.startsWith(symbol));
+  const values = operator ? rest.slice(operator[0].length).split(',').map(Number) : [];
+  if (!operator || values.length === 0 || values.some((value) => !Number.isFinite(value))) {
+    throw hubError('invalidParameter', { name, problem: `"${segment}" is not an operator (=, !=, >, >=, <, <=, =gt=, =gte=, =lt=, =lte=) followed by timestamps in milliseconds` });
+  }
+  return { op: operator[1], values };
+}
+
+function ownerFilter(context: HandlerContext): OwnerFilter {
+  const owner = context.query.first('owner');
+  if (owner === undefined || owner === '' || owner === 'me') return 'me';
+  if (owner === 'others' || owner === '*') return owner;
+  return { owner };
+}
+
+export async function listSpaces(context: HandlerContext): Promise<unknown> {
+  const spaces = await context.hub.spaces.list(callerOf(context),
+    { owner: ownerFilter(context), contentUpdatedAt: contentUpdatedAtFilter(context) });
+  return context.reply.type('application/json').send(spaces);
+}
+
+const spaceBody = (context: HandlerContext) => readJsonObject(bodyStream(context.request.raw, context.maxBody), 'invalidJsonSpace');
+
+export async function createSpace(context: HandlerContext): Promise<unknown> {
+  const space = await context.hub.spaces.create(callerOf(context), await spaceBody(context));
+  return context.reply.type('application/json').send(space);
+}
+
+export async function getSpace(context: HandlerContext): Promise<unknown> {
+  const space = await context.hub.spaces.get(callerOf(context), context.params.spaceId);
+  return context.reply.type('application/json').send(space);
+}
+
+export async function patchSpace(context: HandlerContext): Promise<unknown> {
+  const space = await context.hub.spaces.patch(callerOf(context), context.params.spaceId, await spaceBody(context));
+  return context.reply.type('application/json').send(space);
+}
+
+/** 204, or 200 with the deleted space when the client asks for exactly `application/json` (API.md 3.5). */
+export async function deleteSpace(context: HandlerContext): Promise<unknown> {
+  const space = await context.hub.spaces.delete(callerOf(context), context.params.spaceId);
+  if (context.request.headers.accept === 'application/json') return context.reply.type('application/json').send(space);
+  return context.reply.code(204).send();
+}

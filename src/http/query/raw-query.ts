@@ -1,0 +1,170 @@
+// Reads query parameters from the undecoded query string, because the comma rule (API.md 1.2) and the `tags` `+` rule (5.4) depend on what was encoded.
+import { hubError } from '../../hub/errors.js';
+import { normalizeTagList } from '../../hub/tags.js';
+import type { TagExpression } from '../../storage/feature-query.js';
+
+export const DEFAULT_LIMIT = 30000;
+export const MAX_LIMIT = 100000;
+
+/** One non-empty `name=value` piece of the query string. */
+interface Segment {
+  /** The segment exactly as sent. */
+  readonly raw: string;
+  /**
+   * The lower-cased, undecoded name: named parameters are plain ASCII words that clients never
+   * percent-encode, and lookups are case-insensitive (API.md 1.1).
+   */
+  readonly key: string;
+  /** The undecoded value; `''` when the segment has no `=`. */
+  readonly rawValue: string;
+}
+
+export interface IntegerOptions {
+  /** Returned when the parameter is absent. */
+  fallback: number;
+  min?: number;
+  max?: number;
+}
+
+/** Percent-decoding only (`+` stays `+`); undefined when the encoding is malformed. */
+export function percentDecode(text: string): string | undefined {
+  if (!text.includes('%')) return text;
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Form decoding (`+` is a space, then percent-decoding); undefined when the encoding is malformed. */
+export function formDecode(text: string): string | undefined {
+  return percentDecode(text.replaceAll('+', ' '));
+}
+
+/** Only unencoded commas separate values; `%2C` stays inside its value until decoded (API.md 1.2). */
+export function splitRawList(rawValue: string): string[] {
+  return rawValue.split(',');
+}
+
+export class RawQuery {
+  private readonly segments: readonly Segment[];
+
+  /** From a request URL such as `/hub/spaces/x/search?tags=a`; no `?` means no parameters. */
+  static fromUrl(url: string): RawQuery {
+    const start = url.indexOf('?');
+    return new RawQuery(start < 0 ? '' : url.slice(start + 1));
+  }
+
+  /** `rawQueryString` is the undecoded text after `?`. Empty segments (`&&`) are ignored (API.md 1.9). */
+  constructor(rawQueryString: string) {
+    this.segments = rawQueryString.split('&').filter((raw) => raw !== '').map(parseSegment);
+  }
+
+  has(name: string): boolean {
+    return this.matching(name).length > 0;
+  }
+
+  /** The whole value of the first occurrence, form-decoded, without comma splitting. */
+  first(name: string): string | undefined {
+    const segment = this.matching(name)[0];
+    return segment === undefined ? undefined : decodeParameter(name, segment.rawValue);
+  }
+
+  /** Every value of every occurrence: split on unencoded commas, then form-decoded (`?x=` gives `['']`). */
+  values(name: string): string[] {
+    return this.matching(name).flatMap((segment) =>
+      splitRawList(segment.rawValue).map((part) => decodeParameter(name, part)));
+  }
+
+  /** Only the exact values `true` and `false` count; anything else means the default (API.md 1.2). */
+  boolean(name: string, fallback: boolean): boolean {
+    const value = this.first(name);
+    if (value === 'true') return true;
+    if (value === 'false') return false;
+    return fallback;
+  }
+
+  /** The first occurrence as an integer; an empty or non-integer value, or one out of range, is a 400. */
+  integer(name: string, options: IntegerOptions): number {
+    const value = this.first(name);
+    if (value === undefined) return options.fallback;
+    const min = options.min ?? Number.MIN_SAFE_INTEGER;
+    const max = options.max ?? Number.MAX_SAFE_INTEGER;
+    const parsed = parseInteger(value);
+    if (parsed === undefined) {
+      throw hubError('invalidParameter', { name, problem: `"${value}" is not an integer` });
+    }
+    if (parsed < min || parsed > max) {
+      throw hubError('invalidParameter', { name, problem: `${value} is not between ${min} and ${max}` });
+    }
+    return parsed;
+  }
+
+  /** `limit` per API.md 1.8: any value that is not an integer in 1..100000 gets the fixed message. */
+  limit(defaultLimit: number = DEFAULT_LIMIT): number {
+    const value = this.first('limit');
+    if (value === undefined) return defaultLimit;
+    const parsed = parseInteger(value);
+    if (parsed === undefined || parsed < 1 || parsed > MAX_LIMIT) throw hubError('limitOutOfRange');
+    return parsed;
+  }
+
+  /**
+   * The `tags` filter (API.md 5.4): unencoded `,` and repeated parameters are OR, raw `+` is AND,
+   * members are decoded (so `%2B` is a literal `+`) and normalized. `[]` means no filter.
+   */
+  tags(): TagExpression {
+    return this.matching('tags')
+      .flatMap((segment) => splitRawList(segment.rawValue))
+      // After the split on raw `+` no `+` is left, so form decoding is plain percent-decoding here.
+      .map((group) => normalizeTagList(group.split('+').map((member) => decodeParameter('tags', member))))
+      .filter((group) => group.length > 0);
+  }
+
+  /**
+   * `tags=*` on DELETE means every feature (API.md 4.8). True when any `tags` parameter is exactly
+   * `*`: OR-ing "everything" with other groups is still everything. Other endpoints ignore this.
+   */
+  isDeleteAll(): boolean {
+    return this.matching('tags').some((segment) => percentDecode(segment.rawValue) === '*');
+  }
+
+  /** Raw segments starting with `p.` or `f.` (case-sensitive, API.md 1.1), in request order. */
+  propertyFilterSegments(): string[] {
+    return this.segments
+      .filter((segment) => segment.raw.startsWith('p.') || segment.raw.startsWith('f.'))
+      .map((segment) => segment.raw);
+  }
+
+  /** Raw segments whose text starts with `prefix`, for parameters that carry their own operator (`name>=value`). */
+  rawSegmentsStartingWith(prefix: string, ignoreCase = false): string[] {
+    const wanted = ignoreCase ? prefix.toLowerCase() : prefix;
+    return this.segments
+      .filter((segment) => (ignoreCase ? segment.raw.toLowerCase() : segment.raw).startsWith(wanted))
+      .map((segment) => segment.raw);
+  }
+
+  private matching(name: string): Segment[] {
+    const key = name.toLowerCase();
+    return this.segments.filter((segment) => segment.key === key);
+  }
+}
+
+function parseSegment(raw: string): Segment {
+  const equals = raw.indexOf('=');
+  const name = equals < 0 ? raw : raw.slice(0, equals);
+  return { raw, key: name.toLowerCase(), rawValue: equals < 0 ? '' : raw.slice(equals + 1) };
+}
+
+function decodeParameter(name: string, text: string): string {
+  const decoded = formDecode(text);
+  if (decoded === undefined) {
+    throw hubError('invalidParameter', { name, problem: `malformed percent-encoding in "${text}"` });
+  }
+  return decoded;
+}
+
+/** Decimal digits with an optional sign; undefined for anything else (`1.0`, `1e3`, `''`). */
+function parseInteger(text: string): number | undefined {
+  return /^[+-]?\d+$/.test(text) ? Number(text) : undefined;
+}

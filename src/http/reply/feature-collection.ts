@@ -1,0 +1,39 @@
+// Streams FeatureCollection bodies from ready feature texts, in chunks, without re-parsing them.
+import { Readable } from 'node:stream';
+import type { FeatureCollectionStream } from '../../hub/features/read-pipeline.js';
+import type { WriteResult } from '../../hub/features/write-plan.js';
+
+/** Feature texts are gathered into chunks of about this many characters before they go to the socket. */
+const CHUNK_SIZE = 64 * 1024;
+
+async function* collectionText(features: AsyncIterable<string> | Iterable<string>, trailer: () => Record<string, unknown>): AsyncIterable<string> {
+  let chunk = '{"type":"FeatureCollection","features":[';
+  let first = true;
+  for await (const feature of features) {
+    chunk += first ? feature : ',' + feature;
+    first = false;
+    if (chunk.length >= CHUNK_SIZE) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  chunk += ']';
+  for (const [key, value] of Object.entries(trailer())) chunk += `,${JSON.stringify(key)}:${JSON.stringify(value)}`;
+  yield chunk + '}';
+}
+
+export function featureCollectionBody(result: FeatureCollectionStream): Readable {
+  return Readable.from(collectionText(result.features, () => ({ ...result.trailer(), etag: result.etag })), { objectMode: false });
+}
+
+/** The write response of API.md 4.7: features, then the id lists that are not empty. */
+export function writeResultBody(result: WriteResult): Readable {
+  return Readable.from(collectionText(result.features, () => {
+    const lists: Record<string, unknown> = {};
+    if (result.inserted.length > 0) lists.inserted = result.inserted;
+    if (result.updated.length > 0) lists.updated = result.updated;
+    if (result.deleted.length > 0) lists.deleted = result.deleted;
+    if (result.failed.length > 0) lists.failed = result.failed;
+    return lists;
+  }), { objectMode: false });
+}

@@ -1,0 +1,41 @@
+// Sends read answers with their ETag, the freshness rule of API.md 1.9, and 304 for a matching If-None-Match.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FeatureCollectionStream } from '../../hub/features/read-pipeline.js';
+import { featureCollectionBody } from './feature-collection.js';
+
+const GEOJSON = 'application/geo+json';
+
+/** Compares ignoring a weak `W/` prefix and the quotes (API.md 7); `*` matches any tag. */
+function matchesIfNoneMatch(request: FastifyRequest, etag: string): boolean {
+  const header = request.headers['if-none-match'];
+  if (!header) return false;
+  const bare = (tag: string) => tag.trim().replace(/^W\//, '').replace(/^"|"$/g, '');
+  return header.split(',').some((tag) => tag.trim() === '*' || bare(tag) === bare(etag));
+}
+
+function cacheControl(cacheTTL: number | undefined): string {
+  return cacheTTL ? `private, max-age=${cacheTTL}` : 'no-cache';
+}
+
+/** Sets the validators and answers 304 when the client already has this version; returns whether it did. */
+function notModified(request: FastifyRequest, reply: FastifyReply, etag: string, cacheTTL?: number): boolean {
+  reply.header('etag', etag).header('cache-control', cacheControl(cacheTTL));
+  if (!matchesIfNoneMatch(request, etag)) return false;
+  reply.code(304).send();
+  return true;
+}
+
+export function sendFeatureCollection(request: FastifyRequest, reply: FastifyReply, result: FeatureCollectionStream): FastifyReply {
+  if (notModified(request, reply, result.etag, result.cacheTTL)) return reply;
+  return reply.type(GEOJSON).send(featureCollectionBody(result));
+}
+
+export function sendFeatureText(request: FastifyRequest, reply: FastifyReply, json: string, etag: string, cacheTTL?: number): FastifyReply {
+  if (notModified(request, reply, etag, cacheTTL)) return reply;
+  return reply.type(GEOJSON).send(json);
+}
+
+export function sendJsonRead(request: FastifyRequest, reply: FastifyReply, body: object, etag: string): FastifyReply {
+  if (notModified(request, reply, etag)) return reply;
+  return reply.type('application/json').send(body);
+}

@@ -1,0 +1,25 @@
+// What every handler receives: the request and reply, the raw query, path parameters, the caller and the hub.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Claims } from '../hub/access/claims.js';
+import type { Hub } from '../hub/hub.js';
+import type { RawQuery } from './query/raw-query.js';
+
+export interface HandlerContext {
+  request: FastifyRequest;
+  reply: FastifyReply;
+  query: RawQuery;
+  params: Record<string, string>;
+  /** Absent only on public routes. */
+  claims: Claims | undefined;
+  hub: Hub;
+  /** Request body limit in bytes (0 = unlimited). */
+  maxBody: number;
+}
+
+export type Handler = (context: HandlerContext) => Promise<unknown>;
+
+/** For handlers on authenticated routes, where the route wrapper has resolved the token. */
+export function callerOf(context: HandlerContext): Claims {
+  if (!context.claims) throw new Error('handler of a public route asked for the caller');
+  return context.claims;
+}

@@ -1,0 +1,45 @@
+// The route table: every route the hub serves, its method, path, whether it needs a token, and its handler.
+import { countFeatures, getFeature, getFeaturesById, iterateFeatures, searchFeatures, spaceStatistics } from './handlers/feature-reads.js';
+import { deleteFeature, deleteFeatures, patchFeature, postFeatures, putFeature, putFeatures } from './handlers/feature-writes.js';
+import { hubInfo } from './handlers/hub-info.js';
+import { createSpace, deleteSpace, getSpace, listSpaces, patchSpace } from './handlers/spaces.js';
+import type { Handler } from './request-context.js';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface Route {
+  method: Method;
+  path: string;
+  /** Public routes need no token (API.md 1.3). */
+  public?: boolean;
+  handler: Handler;
+}
+
+const SPACE = '/hub/spaces/:spaceId';
+const FEATURE = `${SPACE}/features/:featureId`;
+
+export const routes: Route[] = [
+  { method: 'GET', path: '/', public: true, handler: hubInfo },
+  { method: 'GET', path: '/hub', public: true, handler: hubInfo },
+  { method: 'GET', path: '/hub/health-status', public: true, handler: hubInfo },
+
+  { method: 'GET', path: '/hub/spaces', handler: listSpaces },
+  { method: 'POST', path: '/hub/spaces', handler: createSpace },
+  { method: 'GET', path: SPACE, handler: getSpace },
+  { method: 'PATCH', path: SPACE, handler: patchSpace },
+  { method: 'DELETE', path: SPACE, handler: deleteSpace },
+
+  { method: 'GET', path: `${SPACE}/features`, handler: getFeaturesById },
+  { method: 'PUT', path: `${SPACE}/features`, handler: putFeatures },
+  { method: 'POST', path: `${SPACE}/features`, handler: postFeatures },
+  { method: 'DELETE', path: `${SPACE}/features`, handler: deleteFeatures },
+  { method: 'GET', path: FEATURE, handler: getFeature },
+  { method: 'PUT', path: FEATURE, handler: putFeature },
+  { method: 'PATCH', path: FEATURE, handler: patchFeature },
+  { method: 'DELETE', path: FEATURE, handler: deleteFeature },
+
+  { method: 'GET', path: `${SPACE}/search`, handler: searchFeatures },
+  { method: 'GET', path: `${SPACE}/iterate`, handler: iterateFeatures },
+  { method: 'GET', path: `${SPACE}/count`, handler: countFeatures },
+  { method: 'GET', path: `${SPACE}/statistics`, handler: spaceStatistics },
+];

@@ -1,0 +1,103 @@
+// Builds the HTTP server: CORS, compression, stream ids, authentication, the route table and error bodies.
+import compress from '@fastify/compress';
+import cors from '@fastify/cors';
+import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
+import type { Hub } from '../hub/hub.js';
+import { hubError } from '../hub/errors.js';
+import { randomId } from '../hub/ids.js';
+import { RawQuery } from './query/raw-query.js';
+import { sendError } from './reply/error-reply.js';
+import type { HandlerContext } from './request-context.js';
+import { type Method, type Route, routes } from './routes.js';
+
+export interface ServerOptions {
+  maxBody: number;
+  logLevel: string;
+}
+
+const ALL_METHODS: Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/** Bearer header first, then `access_token` (API.md 1.3). */
+function tokenOf(request: FastifyRequest, query: RawQuery): string | undefined {
+  const header = request.headers.authorization;
+  if (header) {
+    const match = /^Bearer\s+(.+)$/i.exec(header.trim());
+    return match ? match[1] : header.trim();
+  }
+  return query.first('access_token');
+}
+
+function register(app: FastifyInstance, hub: Hub, route: Route, maxBody: number): void {
+  app.route({
+    method: route.method,
+    url: route.path,
+    // Bodies are read by the handlers themselves (streamed, decompressed and size-checked there).
+    config: { decompress: false },
+    handler: async (request, reply) => {
+      const query = RawQuery.fromUrl(request.url);
+      const claims = route.public ? undefined : await hub.access.authenticate(tokenOf(request, query));
+      const context: HandlerContext = {
+        request, reply, query, claims, hub, maxBody,
+        params: request.params as Record<string, string>,
+      };
+      return route.handler(context);
+    },
+  });
+}
+
+/** Known paths answer other methods with 405 (API.md 1.1). */
+function registerMethodNotAllowed(app: FastifyInstance): void {
+  const methodsByPath = new Map<string, Set<Method>>();
+  for (const route of routes) {
+    const methods = methodsByPath.get(route.path) ?? new Set<Method>();
+    methods.add(route.method);
+    methodsByPath.set(route.path, methods);
+  }
+  for (const [path, methods] of methodsByPath) {
+    const others = ALL_METHODS.filter((method) => !methods.has(method));
+    if (others.length === 0) continue;
+    app.route({
+      method: others,
+      url: path,
+      config: { decompress: false },
+      handler: async (request) => {
+        throw hubError('methodNotAllowed', { method: request.method, path: request.url.split('?')[0] });
+      },
+    });
+  }
+}
+
+export async function buildServer(hub: Hub, options: ServerOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: { level: options.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
+    genReqId: (request) => {
+      const given = request.headers['stream-id'];
+      return typeof given === 'string' && given !== '' ? given : randomId(10);
+    },
+    logController: new LogController({ disableRequestLogging: true }),
+  });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null));
+
+  await app.register(cors, {
+    origin: true,
+    credentials: true,
+    methods: ['OPTIONS', 'GET', 'POST', 'PUT', 'DELETE', 'PATCH'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'User-Agent', 'If-Modified-Since', 'If-None-Match',
+      'Cache-Control', 'Stream-Id', 'Accept-Encoding', 'Content-Encoding', 'X-Upload-Content-Length-Limit'],
+    exposedHeaders: ['Stream-Id', 'Stream-Info', 'ETag'],
+    optionsSuccessStatus: 204,
+  });
+  await app.register(compress, { global: true, encodings: ['gzip', 'deflate'] });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('stream-id', request.id);
+  });
+  app.setErrorHandler((error, request, reply) => sendError(error, request, reply));
+  app.setNotFoundHandler((request, reply) => sendError(hubError('routeNotFound'), request, reply));
+
+  for (const route of routes) register(app, hub, route, options.maxBody);
+  registerMethodNotAllowed(app);
+  return app;
+}

@@ -1,0 +1,73 @@
+// Authentication of bearer tokens, and the admin account and token created on first start.
+import type { Storage } from '../../storage/storage.js';
+import { hubError } from '../errors.js';
+import { randomId } from '../ids.js';
+import { allRights, type Claims, type RightsMatrix } from './claims.js';
+import { hashPassword, hashToken, newPassword, newTokenString, TOKEN_PATTERN } from './secrets.js';
+
+export interface AdminSettings {
+  user?: string;
+  password?: string;
+  token?: string;
+}
+
+/** What first start created; secrets are only present when the hub generated them. */
+export interface AdminBootstrap {
+  user: string;
+  createdAccount: boolean;
+  generatedPassword?: string;
+  generatedToken?: string;
+}
+
+export class AccessService {
+  constructor(private readonly storage: Storage) {}
+
+  /** Resolves a bearer token to its claims; 401 when missing, unknown or expired. */
+  async authenticate(token: string | undefined): Promise<Claims> {
+    if (!token) throw hubError('missingCredentials');
+    if (!TOKEN_PATTERN.test(token)) throw hubError('invalidCredentials');
+    const record = await this.storage.access.findTokenBySecretHash(hashToken(token));
+    if (!record) throw hubError('invalidCredentials');
+    const { exp, cid, urm, limits } = record.claims;
+    if (typeof exp === 'number' && exp * 1000 <= Date.now()) throw hubError('invalidCredentials');
+    return {
+      tid: record.tid,
+      aid: record.aid,
+      cid: typeof cid === 'string' ? cid : record.aid,
+      urm: urm as RightsMatrix,
+      limits: limits as Claims['limits'],
+    };
+  }
+
+  /** Ensures the admin account and an all-rights token exist, using the configured values where given. */
+  async bootstrapAdmin(settings: AdminSettings): Promise<AdminBootstrap> {
+    const user = settings.user ?? 'admin';
+    const result: AdminBootstrap = { user, createdAccount: false };
+    let account = await this.storage.access.findAccountByUsername(user);
+    if (!account) {
+      const password = settings.password ?? newPassword();
+      if (!settings.password) result.generatedPassword = password;
+      account = { id: randomId(12), username: user, passwordHash: hashPassword(password), admin: true, createdAt: Date.now() };
+      await this.storage.access.createAccount(account);
+      result.createdAccount = true;
+    }
+    const configuredToken = settings.token;
+    if (configuredToken !== undefined && !TOKEN_PATTERN.test(configuredToken)) {
+      throw new Error('HUB_ADMIN_TOKEN may only contain the characters A-Z a-z 0-9 . _ ~ -');
+    }
+    const needsToken = configuredToken !== undefined
+      ? !(await this.storage.access.findTokenBySecretHash(hashToken(configuredToken)))
+      : result.createdAccount;
+    if (needsToken) {
+      const token = configuredToken ?? newTokenString();
+      if (configuredToken === undefined) result.generatedToken = token;
+      await this.storage.access.createToken({
+        tid: randomId(16),
+        aid: account.id,
+        secretHash: hashToken(token),
+        claims: { cid: account.id, urm: allRights(), iat: Math.floor(Date.now() / 1000), description: 'admin token created at first start' },
+      });
+    }
+    return result;
+  }
+}

@@ -1,0 +1,49 @@
+// What a valid access token grants: the claims of API.md 8.1 and the rights matrix lookups the hub needs.
+
+export type AttributeMap = Record<string, unknown>;
+/** action → the attribute maps it is granted for, per service (only `xyz-hub` matters for /hub). */
+export type RightsMatrix = Record<string, Record<string, AttributeMap[]>>;
+
+export interface Claims {
+  tid: string;
+  aid: string;
+  cid: string;
+  urm: RightsMatrix;
+  limits?: { maxSpaces?: number; maxFeaturesPerSpace?: number };
+}
+
+export const HUB_SERVICE = 'xyz-hub';
+
+export const HUB_ACTIONS = ['readFeatures', 'createFeatures', 'updateFeatures', 'deleteFeatures', 'manageSpaces',
+  'adminSpaces', 'managePackages', 'accessConnectors', 'manageConnectors', 'useCapabilities', 'useAdminCapabilities'] as const;
+
+/** The resource side of a rights check: the attributes of a space. */
+export interface SpaceResource {
+  owner?: string;
+  space?: string;
+  packages?: string[];
+}
+
+function valueMatches(granted: unknown, actual: unknown): boolean {
+  if (Array.isArray(granted)) return granted.every((one) => valueMatches(one, actual));
+  if (Array.isArray(actual)) return actual.some((one) => valueMatches(granted, one));
+  if (typeof granted === 'string' && granted.endsWith('*') && typeof actual === 'string') {
+    return actual.startsWith(granted.slice(0, -1));
+  }
+  return granted === actual;
+}
+
+/** API.md 8.2: every key of the token's map must match the resource; `{}` matches everything. */
+export function attributesMatch(granted: AttributeMap, resource: Record<string, unknown>): boolean {
+  return Object.entries(granted).every(([key, value]) => valueMatches(value, resource[key]));
+}
+
+export function hasRight(claims: Claims, action: string, resource: Record<string, unknown>): boolean {
+  const maps = claims.urm[HUB_SERVICE]?.[action] ?? [];
+  return maps.some((map) => attributesMatch(map, resource));
+}
+
+/** The rights matrix of the first-start admin token: every action on everything. */
+export function allRights(): RightsMatrix {
+  return { [HUB_SERVICE]: Object.fromEntries(HUB_ACTIONS.map((action) => [action, [{}]])) };
+}

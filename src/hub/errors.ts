@@ -1,0 +1,91 @@
+// The error catalogue: every error the hub answers with, its code, HTTP status and message template.
+
+/** ErrorResponse `error` member values (API.md 1.6). */
+export type ErrorKind =
+  | 'Exception' | 'IllegalArgument' | 'Conflict' | 'Unauthorized' | 'Forbidden'
+  | 'TooManyRequests' | 'NotImplemented' | 'BadGateway' | 'Timeout' | 'PayloadToLarge';
+
+interface CatalogueEntry {
+  status: number;
+  /** Message with `{name}` placeholders filled from the params given to `hubError`. */
+  template: string;
+  /** Framework-level errors use the `{"type":"error"}` body shape (API.md 1.6). */
+  shape?: 'error';
+}
+
+export const errorCatalogue = {
+  invalidJsonFeatures: { status: 400, template: 'Invalid JSON input string: {detail}' },
+  invalidJsonSpace: { status: 400, template: 'Invalid JSON string: {detail}' },
+  invalidRootType: { status: 400, template: 'Cannot read input JSON string. Expected a Feature, FeatureCollection or FeatureModificationList but the root {found}.' },
+  invalidFeatureType: { status: 400, template: 'Unable to create a Feature from the provided input: the feature at position {position} has type {found}, expected "Feature".' },
+  invalidFeature: { status: 400, template: 'Unable to create a Feature from the provided input: the feature at position {position} {problem}.' },
+  invalidGeometry: { status: 400, template: 'Invalid geometry of the feature at position {position} (id {id}): {problem}' },
+  duplicateFeatureId: { status: 400, template: 'Objects with the same ID {id} is included in the request.' },
+  emptyFeatureId: { status: 400, template: 'Minimum length of object id should be 1. The feature at position {position} has an empty id.' },
+  invalidModification: { status: 400, template: 'Invalid feature modification list: {problem}' },
+  invalidParameter: { status: 400, template: 'Invalid value for the parameter {name}: {problem}' },
+  limitOutOfRange: { status: 400, template: 'The parameter limit must be between 1 and 100000.' },
+  invalidHandle: { status: 400, template: 'The parameter handle must be the decimal string of a non-negative integer, as returned by a previous iterate call; got "{handle}".' },
+  missingFeatureIds: { status: 400, template: 'At least one feature ID should be provided as a query parameter.' },
+  missingDeleteSelector: { status: 400, template: 'At least one identifier should be provided as a query parameter.' },
+  invalidPropertyFilter: { status: 400, template: 'Invalid property filter "{filter}": {problem}' },
+  spaceValidation: { status: 400, template: 'Validation failed. {problem}' },
+  spaceIdMismatch: { status: 400, template: 'The resource ID in the body does not match the resource ID in the path.' },
+  creationOnlyProperty: { status: 400, template: "Validation failed. The property '{name}' can only get set on space creation!" },
+  invalidSpaceBody: { status: 400, template: 'Invalid space definition: {problem}' },
+  missingCredentials: { status: 401, template: 'Missing auth credentials.', shape: 'error' },
+  invalidCredentials: { status: 401, template: 'Invalid or expired auth credentials.', shape: 'error' },
+  insufficientRights: { status: 403, template: 'Insufficient rights. Token access: {access}. Request access: {request}.' },
+  spaceNotFound: { status: 404, template: 'The requested resource does not exist.' },
+  spaceOfFeaturesNotFound: { status: 404, template: 'The resource with this ID does not exist.' },
+  featureNotFound: { status: 404, template: 'The requested resource does not exist.' },
+  routeNotFound: { status: 404, template: 'The requested resource does not exist.', shape: 'error' },
+  methodNotAllowed: { status: 405, template: 'The method {method} is not allowed on {path}.', shape: 'error' },
+  readOnlySpace: { status: 405, template: 'The method is not allowed, because the resource "{id}" is marked as read-only. Update the space to enable writes.' },
+  spaceExists: { status: 409, template: 'The record {{id}} exists.' },
+  featureExists: { status: 409, template: 'The record {{id}} exists.' },
+  featureMissing: { status: 409, template: 'The record does not exist.' },
+  uuidMismatch: { status: 409, template: "The feature with id {id} cannot be replaced. The provided UUID doesn't match the UUID of the head state: {uuid}" },
+  mergeConflict: { status: 409, template: 'The feature with id {id} cannot be merged: the member {member} was changed both in the input and in the head state.' },
+  invalidCompressedBody: { status: 400, template: 'The request body could not be decompressed as {encoding}: {detail}' },
+  payloadTooLarge: { status: 413, template: 'The request payload is bigger than the maximum allowed.' },
+  unsupportedMediaType: { status: 415, template: 'The content type {type} is not supported here; send {expected}.' },
+  storageFailure: { status: 502, template: 'Connector error.' },
+  storageTimeout: { status: 504, template: 'Connector timeout error.' },
+  internal: { status: 500, template: 'Internal server error.' },
+} satisfies Record<string, CatalogueEntry>;
+
+export type ErrorCode = keyof typeof errorCatalogue;
+
+export type ErrorParams = Record<string, string | number>;
+
+export class HubError extends Error {
+  readonly status: number;
+  readonly shape: 'error' | 'ErrorResponse';
+
+  constructor(readonly code: ErrorCode, message: string, readonly details?: object) {
+    super(message);
+    const entry: CatalogueEntry = errorCatalogue[code];
+    this.status = entry.status;
+    this.shape = entry.shape ?? 'ErrorResponse';
+  }
+
+  /** The ErrorResponse `error` member for this status (API.md 1.6). */
+  get kind(): ErrorKind {
+    if (this.status === 400) return 'IllegalArgument';
+    if (this.status === 401) return 'Unauthorized';
+    if (this.status === 413) return 'PayloadToLarge';
+    if (this.status === 502) return 'BadGateway';
+    if (this.status === 504) return 'Timeout';
+    return 'Exception';
+  }
+}
+
+export function formatMessage(template: string, params: ErrorParams): string {
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) =>
+    name in params ? String(params[name]) : whole);
+}
+
+export function hubError(code: ErrorCode, params: ErrorParams = {}, details?: object): HubError {
+  return new HubError(code, formatMessage(errorCatalogue[code].template, params), details);
+}

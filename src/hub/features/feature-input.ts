@@ -1,0 +1,73 @@
+// Validates and normalizes one input feature (API.md 4.2) before anything is written.
+import type { Geometry } from '../../geo/geometry.js';
+import { validateGeometry } from '../../geo/geometry-validation.js';
+import { roundPositions } from '../../geo/coordinates.js';
+import { hubError } from '../errors.js';
+import { newFeatureId } from '../ids.js';
+import { normalizeTagList } from '../tags.js';
+import { NS, readNamespace } from './namespace.js';
+
+/** One input feature after normalization; `undefined` members were not given by the client. */
+export interface FeatureInput {
+  position: number;
+  id: string;
+  /** `null` removes the geometry in a patch; undefined leaves it. */
+  geometry: Geometry | null | undefined;
+  /** User properties without the namespace; undefined when `properties` was absent. */
+  properties: Record<string, unknown> | undefined;
+  /** Normalized namespace tags when the client sent a tag list. */
+  tags: string[] | undefined;
+  /** The namespace uuid the client based its edit on (conflict detection, API.md 4.6). */
+  uuid: string | undefined;
+  extra: Record<string, unknown>;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'string' ? `"${value}"` : typeof value;
+}
+
+/** `prefixId` applies to given and generated ids alike; `pathId` (single-feature routes) wins over the body id. */
+export function normalizeFeature(raw: unknown, position: number, prefixId = '', pathId?: string): FeatureInput {
+  if (!isObject(raw)) {
+    throw hubError('invalidFeature', { position, problem: `is ${describe(raw)}, expected a Feature object` });
+  }
+  const { type, id: rawId, geometry, properties, bbox: _bbox, ...extra } = raw;
+  if (type !== undefined && type !== 'Feature') {
+    throw hubError('invalidFeatureType', { position, found: describe(type) });
+  }
+  let id: string;
+  if (pathId !== undefined) id = pathId;
+  else if (typeof rawId === 'number' && Number.isFinite(rawId)) id = String(rawId);
+  else if (typeof rawId === 'string') id = rawId;
+  else id = newFeatureId();
+  if (id === '') throw hubError('emptyFeatureId', { position });
+  id = prefixId + id;
+
+  if (geometry !== undefined && geometry !== null) {
+    const problem = validateGeometry(geometry);
+    if (problem) throw hubError('invalidGeometry', { position, id, problem });
+  }
+  if (properties !== undefined && properties !== null && !isObject(properties)) {
+    throw hubError('invalidFeature', { position, problem: `has properties of type ${describe(properties)}, expected an object` });
+  }
+  const namespace = readNamespace(properties);
+  const { [NS]: _namespace, ...userProperties } = properties ?? {};
+  const tags = namespace?.tags;
+  if (tags !== undefined && tags !== null && !(Array.isArray(tags) && tags.every((tag) => typeof tag === 'string'))) {
+    throw hubError('invalidFeature', { position, problem: `has namespace tags that are not an array of strings` });
+  }
+  return {
+    position,
+    id,
+    geometry: geometry === undefined || geometry === null ? geometry : roundPositions(geometry as Geometry),
+    properties: properties === undefined || properties === null ? undefined : userProperties,
+    tags: Array.isArray(tags) ? normalizeTagList(tags as string[]) : undefined,
+    uuid: typeof namespace?.uuid === 'string' ? namespace.uuid : undefined,
+    extra,
+  };
+}

@@ -1,0 +1,131 @@
+// The feature operations of the hub: writes through the write plan, reads through the read pipeline.
+import type { FeatureFilter, FeatureRow } from '../../storage/feature-query.js';
+import type { Storage, StoredSpace } from '../../storage/storage.js';
+import { hubError } from '../errors.js';
+import { normalizeFeature } from './feature-input.js';
+import { contentEtag, type FeatureCollectionStream, type ReadOptions, renderRows, transformText } from './read-pipeline.js';
+import { type EntryDefaults, type WriteBody, writeEntries } from './write-entries.js';
+import { planWrite, type WriteEntry, type WriteOptions, type WriteResult } from './write-plan.js';
+
+export interface CollectionWrite extends WriteOptions, EntryDefaults {
+  spaceId: string;
+  body: WriteBody;
+}
+
+export interface SingleWrite extends WriteOptions {
+  spaceId: string;
+  featureId: string;
+  body: Record<string, unknown>;
+  prefixId: string;
+}
+
+export interface SingleFeature { etag: string; cacheTTL?: number; json: string }
+
+const cacheTTLOf = (space: StoredSpace): number | undefined => {
+  const ttl = space.definition.cacheTTL;
+  return typeof ttl === 'number' && ttl > 0 ? ttl : undefined;
+};
+
+export class FeatureService {
+  constructor(private readonly storage: Storage) {}
+
+  private async space(spaceId: string): Promise<StoredSpace> {
+    const space = await this.storage.spaces.get(spaceId);
+    if (!space) throw hubError('spaceOfFeaturesNotFound');
+    return space;
+  }
+
+  private async writableSpace(spaceId: string): Promise<StoredSpace> {
+    const space = await this.space(spaceId);
+    if (space.definition.readOnly === true) throw hubError('readOnlySpace', { id: spaceId });
+    return space;
+  }
+
+  private async apply(space: StoredSpace, entries: WriteEntry[], options: WriteOptions): Promise<WriteResult> {
+    const context = { id: space.id, enableUUID: space.definition.enableUUID === true };
+    return this.storage.features.write(space.id, entries.map((entry) => entry.id),
+      (existing) => planWrite(context, entries, options, existing));
+  }
+
+  async writeCollection(request: CollectionWrite): Promise<WriteResult> {
+    const space = await this.writableSpace(request.spaceId);
+    return this.apply(space, writeEntries(request.body, request), request);
+  }
+
+  /** PUT and PATCH of one feature: the path id wins over the body's (API.md 4.4). */
+  async writeOne(request: SingleWrite, mode: 'put' | 'patch'): Promise<string> {
+    const space = await this.writableSpace(request.spaceId);
+    const feature = normalizeFeature(request.body, 0, request.prefixId, request.featureId);
+    const entry: WriteEntry = mode === 'put'
+      ? { id: feature.id, position: 0, feature, onExists: 'replace', onNotExists: 'create', onConflict: 'error' }
+      : { id: feature.id, position: 0, feature, onExists: 'patch', onNotExists: 'notFound', onConflict: 'error' };
+    const result = await this.apply(space, [entry], { ...request, transactional: true });
+    return result.features[0];
+  }
+
+  async deleteOne(spaceId: string, featureId: string): Promise<void> {
+    const space = await this.writableSpace(spaceId);
+    await this.apply(space, [{ id: featureId, position: 0, onExists: 'delete', onNotExists: 'notFound', onConflict: 'error' }],
+      { transactional: true, addTags: [], removeTags: [] });
+  }
+
+  async deleteByIds(spaceId: string, ids: string[]): Promise<WriteResult> {
+    const space = await this.writableSpace(spaceId);
+    const entries: WriteEntry[] = [...new Set(ids)].map((id, position) =>
+      ({ id, position, onExists: 'delete', onNotExists: 'retain', onConflict: 'error' }));
+    return this.apply(space, entries, { transactional: true, addTags: [], removeTags: [] });
+  }
+
+  /** An empty filter deletes every feature of the space (`tags=*`). */
+  async deleteMatching(spaceId: string, filter: FeatureFilter): Promise<number> {
+    await this.writableSpace(spaceId);
+    return this.storage.features.deleteMatching(spaceId, filter);
+  }
+
+  async getOne(spaceId: string, featureId: string, options: ReadOptions): Promise<SingleFeature> {
+    const space = await this.space(spaceId);
+    for await (const row of this.storage.features.query({ spaceId, ids: [featureId], limit: 1 })) {
+      return { etag: contentEtag(space, options.etagKey), cacheTTL: cacheTTLOf(space), json: transformText(row.json, options) };
+    }
+    throw hubError('featureNotFound');
+  }
+
+  async getByIds(spaceId: string, ids: string[], options: ReadOptions): Promise<FeatureCollectionStream> {
+    const space = await this.space(spaceId);
+    const unique = [...new Set(ids)];
+    return this.collection(space, this.storage.features.query({ spaceId, ids: unique, limit: unique.length }), options);
+  }
+
+  async search(spaceId: string, filter: FeatureFilter, limit: number, options: ReadOptions): Promise<FeatureCollectionStream> {
+    const space = await this.space(spaceId);
+    return this.collection(space, this.storage.features.query({ spaceId, ...filter, limit }), options);
+  }
+
+  /** A handle is the last insertion sequence returned; one comes back only when the page is full (API.md 5.7). */
+  async iterate(spaceId: string, filter: FeatureFilter, afterSeq: number, limit: number, options: ReadOptions): Promise<FeatureCollectionStream> {
+    const space = await this.space(spaceId);
+    let returned = 0;
+    let lastSeq = afterSeq;
+    const rows = this.storage.features.query({ spaceId, ...filter, afterSeq, limit });
+    return {
+      etag: contentEtag(space, options.etagKey),
+      cacheTTL: cacheTTLOf(space),
+      features: renderRows(rows, options, (row: FeatureRow) => { returned++; lastSeq = row.seq; }),
+      trailer: () => (returned === limit ? { handle: String(lastSeq), nextPageToken: String(lastSeq) } : {}),
+    };
+  }
+
+  async count(spaceId: string, filter: FeatureFilter): Promise<{ etag: string; count: number }> {
+    const space = await this.space(spaceId);
+    return { etag: contentEtag(space, 'count ' + JSON.stringify(filter)), count: await this.storage.features.count(spaceId, filter) };
+  }
+
+  private collection(space: StoredSpace, rows: AsyncIterable<FeatureRow>, options: ReadOptions): FeatureCollectionStream {
+    return {
+      etag: contentEtag(space, options.etagKey),
+      cacheTTL: cacheTTLOf(space),
+      features: renderRows(rows, options),
+      trailer: () => ({}),
+    };
+  }
+}

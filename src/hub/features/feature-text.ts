@@ -1,0 +1,60 @@
+// Turns a feature into the JSON texts the hub stores and answers with, serializing each part once.
+import type { Geometry } from '../../geo/geometry.js';
+import { pad3D } from '../../geo/coordinates.js';
+import { geometryBBox } from '../../geo/bbox.js';
+import type { FeatureWrite } from '../../storage/storage.js';
+import { NS, type Namespace } from './namespace.js';
+
+/** A feature's parts after normalization, with the namespace held apart from the user properties. */
+export interface FeatureParts {
+  id: string;
+  geometry: Geometry | null;
+  properties: Record<string, unknown>;
+  namespace: Namespace;
+  /** Foreign members at the feature root, kept as given. */
+  extra: Record<string, unknown>;
+}
+
+export interface FeatureTexts {
+  /** What reads return: positions padded to 3D (API.md 5.1). */
+  stored: FeatureWrite;
+  /** What the write response returns: the geometry as written. */
+  response: string;
+}
+
+function compose(id: string, geometryJson: string, propertiesJson: string, extraJson: string): string {
+  return `{"type":"Feature","id":${JSON.stringify(id)},"geometry":${geometryJson},"properties":${propertiesJson}${extraJson}}`;
+}
+
+export function featureTexts(parts: FeatureParts): FeatureTexts {
+  const propertiesJson = JSON.stringify({ ...parts.properties, [NS]: parts.namespace });
+  const extraKeys = Object.keys(parts.extra);
+  const extraJson = extraKeys.length === 0 ? '' : ',' + JSON.stringify(parts.extra).slice(1, -1);
+  const geometryJson = JSON.stringify(parts.geometry);
+  const padded = parts.geometry && pad3D(parts.geometry);
+  const storedGeometryJson = padded === parts.geometry ? geometryJson : JSON.stringify(padded);
+  const response = compose(parts.id, geometryJson, propertiesJson, extraJson);
+  return {
+    response,
+    stored: {
+      id: parts.id,
+      json: storedGeometryJson === geometryJson ? response : compose(parts.id, storedGeometryJson, propertiesJson, extraJson),
+      geometryType: parts.geometry?.type ?? null,
+      bbox: parts.geometry && geometryBBox(parts.geometry),
+      tags: parts.namespace.tags,
+    },
+  };
+}
+
+/** Splits a stored feature back into its parts (for patches and conditional writes). */
+export function parseStoredFeature(json: string): FeatureParts {
+  const { type: _type, id, geometry, properties, ...extra } = JSON.parse(json) as Record<string, unknown>;
+  const { [NS]: namespace, ...userProperties } = properties as Record<string, unknown>;
+  return {
+    id: id as string,
+    geometry: (geometry ?? null) as Geometry | null,
+    properties: userProperties,
+    namespace: namespace as Namespace,
+    extra,
+  };
+}

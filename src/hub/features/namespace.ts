@@ -1,0 +1,21 @@
+// The `@ns:com:here:xyz` namespace inside feature properties (API.md 4.1).
+
+export const NS = '@ns:com:here:xyz';
+
+/** The namespace members the server writes and returns; others from input are dropped. */
+export interface Namespace {
+  space: string;
+  createdAt: number;
+  updatedAt: number;
+  uuid?: string;
+  puuid?: string;
+  tags: string[];
+}
+
+export function readNamespace(properties: unknown): Record<string, unknown> | undefined {
+  if (typeof properties !== 'object' || properties === null) return undefined;
+  const namespace = (properties as Record<string, unknown>)[NS];
+  return typeof namespace === 'object' && namespace !== null && !Array.isArray(namespace)
+    ? namespace as Record<string, unknown>
+    : undefined;
+}

@@ -1,0 +1,42 @@
+// The StatisticsResponse of a space (API.md 5.9).
+import type { Storage } from '../../storage/storage.js';
+import { hubError } from '../errors.js';
+import { contentEtag } from './read-pipeline.js';
+
+const estimated = <T>(value: T, isEstimate = false) => ({ value, estimated: isEstimate });
+
+export class StatisticsService {
+  constructor(private readonly storage: Storage) {}
+
+  async statistics(spaceId: string): Promise<{ etag: string; body: Record<string, unknown> }> {
+    const space = await this.storage.spaces.get(spaceId);
+    if (!space) throw hubError('spaceOfFeaturesNotFound');
+    const stats = await this.storage.features.statistics(spaceId);
+    const searchable = space.definition.searchableProperties ? 'PARTIAL' : 'ALL';
+    const searchableKeys = new Set(Object.keys((space.definition.searchableProperties ?? {}) as object)
+      .map((path) => path.split('::')[0]));
+    const properties = stats.properties.map((property) => ({
+      key: property.key,
+      count: property.count,
+      searchable: searchable === 'ALL' || searchableKeys.has(property.key),
+      ...(property.datatype ? { datatype: property.datatype } : {}),
+    }));
+    const etag = contentEtag(space, 'statistics');
+    return {
+      etag,
+      body: {
+        type: 'StatisticsResponse',
+        count: estimated(stats.count),
+        byteSize: estimated(stats.dataSize, true),
+        dataSize: estimated(stats.dataSize, true),
+        bbox: estimated(stats.bbox ?? []),
+        geometryTypes: estimated(stats.geometryTypes),
+        tags: estimated(stats.tags),
+        properties: { ...estimated(properties, stats.propertiesEstimated), searchable },
+        searchable,
+        contentUpdatedAt: estimated(space.contentUpdatedAt),
+        etag,
+      },
+    };
+  }
+}

@@ -1,0 +1,199 @@
+// Decides, feature by feature, what a write does given the stored state (API.md 4.4–4.6).
+import { randomUUID } from 'node:crypto';
+import type { Geometry } from '../../geo/geometry.js';
+import { pad3D } from '../../geo/coordinates.js';
+import type { FeatureWrite, WritePlan } from '../../storage/storage.js';
+import { type ErrorCode, type ErrorParams, hubError } from '../errors.js';
+import { applyPatch, deepEqual } from '../merge-patch.js';
+import type { FeatureInput } from './feature-input.js';
+import { featureTexts, type FeatureParts, parseStoredFeature } from './feature-text.js';
+import type { Namespace } from './namespace.js';
+
+export type OnExists = 'patch' | 'replace' | 'merge' | 'delete' | 'retain' | 'error';
+/** `notFound` is the single-feature routes' rule: a missing feature is a 404, not a per-feature failure. */
+export type OnNotExists = 'create' | 'retain' | 'error' | 'notFound';
+export type OnConflict = 'error' | 'retain' | 'replace';
+
+export interface WriteEntry {
+  id: string;
+  position: number;
+  /** Absent for id-only entries (deletes by id, modification lists with `featureIds`). */
+  feature?: FeatureInput;
+  onExists: OnExists;
+  onNotExists: OnNotExists;
+  onConflict: OnConflict;
+}
+
+export interface WriteOptions {
+  transactional: boolean;
+  addTags: string[];
+  removeTags: string[];
+}
+
+export interface SpaceContext {
+  id: string;
+  enableUUID: boolean;
+}
+
+export interface Failure { id: string; position: number; message: string }
+
+export interface WriteResult {
+  /** Response texts: inserted, then updated, then unmodified features. */
+  features: string[];
+  inserted: string[];
+  updated: string[];
+  deleted: string[];
+  failed: Failure[];
+}
+
+/** The given tag list, else `fallback`, then `addTags` and `removeTags` in that order (API.md 4.5). */
+function resultTags(given: string[] | undefined, fallback: string[], options: WriteOptions): string[] {
+  const tags = [...(given ?? fallback)];
+  for (const tag of options.addTags) if (!tags.includes(tag)) tags.push(tag);
+  return tags.filter((tag) => !options.removeTags.includes(tag));
+}
+
+const hasTagParameters = (options: WriteOptions): boolean => options.addTags.length > 0 || options.removeTags.length > 0;
+
+class Planner {
+  private readonly upserts: FeatureWrite[] = [];
+  private readonly deletes: string[] = [];
+  private readonly result: WriteResult = { features: [], inserted: [], updated: [], deleted: [], failed: [] };
+  private readonly updatedTexts: string[] = [];
+  private readonly unmodifiedTexts: string[] = [];
+
+  constructor(
+    private readonly space: SpaceContext,
+    private readonly options: WriteOptions,
+    private readonly now: number,
+  ) {}
+
+  private fail(entry: WriteEntry, code: ErrorCode, params: ErrorParams): void {
+    const error = hubError(code, params);
+    if (this.options.transactional) throw error;
+    this.result.failed.push({ id: entry.id, position: entry.position, message: error.message });
+  }
+
+  private namespace(tags: string[], stored?: Namespace): Namespace {
+    const namespace: Namespace = {
+      space: this.space.id,
+      createdAt: stored?.createdAt ?? this.now,
+      updatedAt: this.now,
+      tags,
+    };
+    if (this.space.enableUUID) {
+      namespace.uuid = randomUUID();
+      if (stored?.uuid) namespace.puuid = stored.uuid;
+    }
+    return namespace;
+  }
+
+  private store(parts: FeatureParts, list: 'inserted' | 'updated'): void {
+    const texts = featureTexts(parts);
+    this.upserts.push(texts.stored);
+    this.result[list].push(parts.id);
+    (list === 'inserted' ? this.result.features : this.updatedTexts).push(texts.response);
+  }
+
+  private create(entry: WriteEntry, feature: FeatureInput): void {
+    this.store({
+      id: entry.id,
+      geometry: feature.geometry ?? null,
+      properties: feature.properties ?? {},
+      namespace: this.namespace(resultTags(feature.tags, [], this.options)),
+      extra: feature.extra,
+    }, 'inserted');
+  }
+
+  private replace(entry: WriteEntry, feature: FeatureInput, stored: FeatureParts): void {
+    this.store({
+      id: entry.id,
+      geometry: feature.geometry ?? null,
+      properties: feature.properties ?? {},
+      // A replace starts from no tags unless addTags/removeTags ask to edit the stored ones (API.md 4.5).
+      namespace: this.namespace(
+        resultTags(feature.tags, hasTagParameters(this.options) ? stored.namespace.tags : [], this.options), stored.namespace),
+      extra: feature.extra,
+    }, 'updated');
+  }
+
+  private patch(entry: WriteEntry, feature: FeatureInput, stored: FeatureParts, storedJson: string): void {
+    const before = { geometry: stored.geometry, properties: stored.properties, ...stored.extra };
+    const input: Record<string, unknown> = { ...feature.extra };
+    if (feature.geometry !== undefined) input.geometry = feature.geometry && pad3D(feature.geometry);
+    if (feature.properties !== undefined) input.properties = feature.properties;
+    const { result } = applyPatch(before, input);
+    const { geometry, properties, ...extra } = result;
+    const tags = resultTags(feature.tags, stored.namespace.tags, this.options);
+    if (deepEqual(result, before) && deepEqual(tags, stored.namespace.tags)) {
+      this.unmodifiedTexts.push(storedJson);
+      return;
+    }
+    this.store({
+      id: entry.id,
+      geometry: (geometry ?? null) as Geometry | null,
+      properties: (properties ?? {}) as Record<string, unknown>,
+      namespace: this.namespace(tags, stored.namespace),
+      extra,
+    }, 'updated');
+  }
+
+  private onMissing(entry: WriteEntry): void {
+    switch (entry.onNotExists) {
+      case 'notFound': throw hubError('featureNotFound');
+      case 'error': return this.fail(entry, 'featureMissing', { id: entry.id });
+      case 'retain': return;
+      case 'create':
+        if (entry.feature) this.create(entry, entry.feature);
+    }
+  }
+
+  private onExisting(entry: WriteEntry, storedJson: string): void {
+    const stored = parseStoredFeature(storedJson);
+    let action = entry.onExists;
+    const conflict = entry.feature?.uuid !== undefined && stored.namespace.uuid !== undefined
+      && entry.feature.uuid !== stored.namespace.uuid && action !== 'retain' && action !== 'error';
+    if (conflict) {
+      // Without history the merge base is the head, so a stale uuid on merge is a merge conflict that `cr` resolves.
+      const resolution = action === 'merge' ? entry.onConflict : 'error';
+      if (resolution === 'error') return this.fail(entry, 'uuidMismatch', { id: entry.id, uuid: stored.namespace.uuid as string });
+      action = resolution === 'retain' ? 'retain' : 'replace';
+    }
+    const feature = entry.feature;
+    switch (action) {
+      case 'error': return this.fail(entry, 'featureExists', { id: entry.id });
+      case 'retain': this.unmodifiedTexts.push(storedJson); return;
+      case 'delete':
+        this.deletes.push(entry.id);
+        this.result.deleted.push(entry.id);
+        return;
+      case 'replace':
+      case 'merge':
+        if (feature) this.replace(entry, feature, stored);
+        else this.unmodifiedTexts.push(storedJson);
+        return;
+      case 'patch':
+        if (feature) this.patch(entry, feature, stored, storedJson);
+        else this.unmodifiedTexts.push(storedJson);
+    }
+  }
+
+  run(entries: readonly WriteEntry[], existing: ReadonlyMap<string, string>): { plan: WritePlan; result: WriteResult } {
+    for (const entry of entries) {
+      const storedJson = existing.get(entry.id);
+      if (storedJson === undefined) this.onMissing(entry);
+      else this.onExisting(entry, storedJson);
+    }
+    this.result.features.push(...this.updatedTexts, ...this.unmodifiedTexts);
+    return { plan: { upserts: this.upserts, deletes: this.deletes, timestamp: this.now }, result: this.result };
+  }
+}
+
+export function planWrite(
+  space: SpaceContext,
+  entries: readonly WriteEntry[],
+  options: WriteOptions,
+  existing: ReadonlyMap<string, string>,
+): { plan: WritePlan; result: WriteResult } {
+  return new Planner(space, options, Date.now()).run(entries, existing);
+}

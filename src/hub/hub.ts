@@ -1,0 +1,26 @@
+// The hub's domain, as the HTTP layer sees it: one object per area, each over the same storage.
+import type { Storage } from '../storage/storage.js';
+import { AccessService } from './access/access-service.js';
+import { FeatureService } from './features/feature-service.js';
+import { SpaceService } from './spaces/space-service.js';
+import { StatisticsService } from './features/statistics-service.js';
+
+export interface HubInfo {
+  name: string;
+  version: string;
+  upSince: number;
+}
+
+export class Hub {
+  readonly spaces: SpaceService;
+  readonly features: FeatureService;
+  readonly statistics: StatisticsService;
+  readonly access: AccessService;
+
+  constructor(readonly storage: Storage, readonly info: HubInfo) {
+    this.spaces = new SpaceService(storage, storage.engine);
+    this.features = new FeatureService(storage);
+    this.statistics = new StatisticsService(storage);
+    this.access = new AccessService(storage);
+  }
+}

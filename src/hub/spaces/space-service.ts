@@ -1,0 +1,116 @@
+// Space management: create, read, list, patch and delete (API.md 3).
+import type { Storage, StoredSpace } from '../../storage/storage.js';
+import { type Claims, hasRight, type SpaceResource } from '../access/claims.js';
+import { hubError } from '../errors.js';
+import { newSpaceId } from '../ids.js';
+import { applyPatch } from '../merge-patch.js';
+import { CREATION_ONLY, emptyTitle, normalizeSpaceInput } from './space-fields.js';
+import { spaceView } from './space-view.js';
+
+export type OwnerFilter = 'me' | 'others' | '*' | { owner: string };
+
+export type ComparisonOperator = '=' | '!=' | '>' | '>=' | '<' | '<=';
+
+export interface SpaceListQuery {
+  owner: OwnerFilter;
+  /** `contentUpdatedAt` conditions; the values of one condition are OR-ed. */
+  contentUpdatedAt?: { op: ComparisonOperator; values: number[] };
+}
+
+const ACCESS_ACTIONS = ['adminSpaces', 'manageSpaces', 'readFeatures', 'createFeatures', 'updateFeatures', 'deleteFeatures'];
+
+function resourceOf(space: StoredSpace): SpaceResource & Record<string, unknown> {
+  const packages = space.definition.packages;
+  return { owner: space.definition.owner as string | undefined, space: space.id, packages: Array.isArray(packages) ? packages as string[] : undefined };
+}
+
+function compare(op: ComparisonOperator, actual: number, wanted: number): boolean {
+  switch (op) {
+    case '=': return actual === wanted;
+    case '!=': return actual !== wanted;
+    case '>': return actual > wanted;
+    case '>=': return actual >= wanted;
+    case '<': return actual < wanted;
+    case '<=': return actual <= wanted;
+  }
+}
+
+export class SpaceService {
+  constructor(private readonly storage: Storage, private readonly defaultStorageId: string) {}
+
+  private canAccess(claims: Claims, space: StoredSpace): boolean {
+    const resource = resourceOf(space);
+    return space.definition.shared === true || ACCESS_ACTIONS.some((action) => hasRight(claims, action, resource));
+  }
+
+  view(claims: Claims, space: StoredSpace): Record<string, unknown> {
+    const resource = resourceOf(space);
+    const internal = hasRight(claims, 'adminSpaces', resource);
+    return spaceView(space, { internal, connectors: internal || hasRight(claims, 'accessConnectors', resource) });
+  }
+
+  async create(claims: Claims, input: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const fields = normalizeSpaceInput(input);
+    if (fields.title === undefined || fields.title === null) emptyTitle();
+    const id = input.id === undefined || input.id === null ? newSpaceId() : input.id;
+    if (typeof id !== 'string' || id === '' || /[/?#%\s]/.test(id)) {
+      throw hubError('spaceValidation', { problem: "The property 'id' must be a non-empty string without '/', '?', '#', '%' or white space." });
+    }
+    const now = Date.now();
+    const definition: Record<string, unknown> = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null));
+    definition.owner ??= claims.aid;
+    definition.cid ??= claims.cid;
+    definition.storage ??= { id: this.defaultStorageId };
+    if (definition.enableHistory === true) definition.enableUUID = true;
+    definition.versionsToKeep ??= 1;
+    definition.createdAt = now;
+    definition.updatedAt = now;
+    return this.view(claims, await this.storage.spaces.create(id, definition, now));
+  }
+
+  async get(claims: Claims, id: string): Promise<Record<string, unknown>> {
+    const space = await this.storage.spaces.get(id);
+    if (!space) throw hubError('spaceNotFound');
+    return this.view(claims, space);
+  }
+
+  async list(claims: Claims, query: SpaceListQuery): Promise<Record<string, unknown>[]> {
+    const spaces = (await this.storage.spaces.list()).filter((space) => {
+      const owner = space.definition.owner;
+      if (query.owner === 'me' && owner !== claims.aid) return false;
+      if (query.owner === 'others' && owner === claims.aid) return false;
+      if (typeof query.owner === 'object' && owner !== query.owner.owner) return false;
+      const condition = query.contentUpdatedAt;
+      if (condition && !condition.values.some((value) => compare(condition.op, space.contentUpdatedAt, value))) return false;
+      return this.canAccess(claims, space);
+    });
+    return spaces.map((space) => this.view(claims, space));
+  }
+
+  /** Merge semantics (API.md 3.4): members replace, objects merge, `null` removes; owner and cid stay. */
+  async patch(claims: Claims, id: string, input: Record<string, unknown>): Promise<Record<string, unknown>> {
+    if (input.id !== undefined && input.id !== id) throw hubError('spaceIdMismatch');
+    const fields = normalizeSpaceInput(input);
+    const updated = await this.storage.spaces.update(id, (current) => {
+      for (const name of CREATION_ONLY) {
+        if (name in fields && !(fields[name] === true && current.definition[name] === true)) {
+          throw hubError('creationOnlyProperty', { name });
+        }
+      }
+      if (fields.owner === null) delete fields.owner;
+      if (fields.cid === null) delete fields.cid;
+      if (fields.title === null) emptyTitle();
+      const { result, changed } = applyPatch(current.definition, fields);
+      if (!changed) return current.definition;
+      return { ...result, updatedAt: Date.now() };
+    });
+    if (!updated) throw hubError('spaceNotFound');
+    return this.view(claims, updated);
+  }
+
+  async delete(claims: Claims, id: string): Promise<Record<string, unknown>> {
+    const deleted = await this.storage.spaces.delete(id);
+    if (!deleted) throw hubError('spaceNotFound');
+    return this.view(claims, deleted);
+  }
+}

@@ -1,0 +1,39 @@
+// Tag normalization (API.md 4.3), tag-parameter splitting (4.5) and in-memory tag-expression matching (5.4).
+import type { TagExpression } from '../storage/feature-query.js';
+
+/** Prefixes whose tags keep their case: client-side references and source ids are case-sensitive. */
+const CASE_KEEPING_PREFIXES = ['~', 'ref_', 'sourceID_'];
+
+/** Characters outside 7-bit ASCII; after NFD these include the combining accents of `é`, `ü`, … */
+const NON_ASCII = /[^\x00-\x7F]/g;
+
+/** `@…` byte-for-byte; otherwise NFD, drop non-ASCII, lower-case unless a case-keeping prefix. */
+export function normalizeTag(tag: string): string {
+  if (tag.startsWith('@')) return tag;
+  const ascii = tag.normalize('NFD').replace(NON_ASCII, '');
+  return CASE_KEEPING_PREFIXES.some((prefix) => ascii.startsWith(prefix)) ? ascii : ascii.toLowerCase();
+}
+
+/** Normalized tags without duplicates (by normalized form) or empty strings, in first-seen order. */
+export function normalizeTagList(tags: readonly string[]): string[] {
+  const unique = new Set<string>();
+  for (const tag of tags) {
+    const normalized = normalizeTag(tag);
+    if (normalized !== '') unique.add(normalized);
+  }
+  return [...unique];
+}
+
+/**
+ * `addTags` / `removeTags` values, already split on raw commas and decoded. Tags cannot contain
+ * commas, so a comma that was sent as `%2C` splits the value as well (API.md 4.3).
+ */
+export function splitTagParameter(values: readonly string[]): string[] {
+  return normalizeTagList(values.flatMap((value) => value.split(',')));
+}
+
+/** True when `tags` (normalized) holds every member of at least one AND-group; `[]` matches all. */
+export function matchesTagExpression(tags: readonly string[], expr: TagExpression): boolean {
+  if (expr.length === 0) return true;
+  return expr.some((group) => group.every((tag) => tags.includes(tag)));
+}

@@ -1,0 +1,59 @@
+#!/usr/bin/env node
+// Entry point of the hub: reads the configuration, opens storage, ensures the admin account and serves HTTP.
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describeConfig, loadConfig, USAGE } from './config/config.js';
+import { Hub } from './hub/hub.js';
+import type { AdminBootstrap } from './hub/access/access-service.js';
+import { buildServer } from './http/server.js';
+import { openStorage } from './storage/open-storage.js';
+
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+/** Generated secrets are shown once and kept in a file only the owner can read. */
+function announceAdmin(admin: AdminBootstrap, dataDir: string): void {
+  if (!admin.generatedPassword && !admin.generatedToken) return;
+  mkdirSync(dataDir, { recursive: true });
+  const file = join(dataDir, 'admin-credentials.json');
+  const credentials = { user: admin.user, password: admin.generatedPassword, token: admin.generatedToken };
+  writeFileSync(file, JSON.stringify(credentials, null, 2) + '\n', { mode: 0o600 });
+  chmodSync(file, 0o600);
+  process.stdout.write(
+    `\nFirst start: created admin account "${admin.user}".\n` +
+    (admin.generatedPassword ? `  password: ${admin.generatedPassword}\n` : '') +
+    (admin.generatedToken ? `  token:    ${admin.generatedToken}\n` : '') +
+    `These are shown once and saved in ${file} (readable by its owner only).\n\n`);
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(USAGE + '\n');
+    return;
+  }
+  const config = loadConfig(argv, process.env);
+  process.stdout.write(`Spatial Data Hub ${pkg.version} configuration: ${JSON.stringify(describeConfig(config))}\n`);
+  const storage = openStorage(config.storage);
+  const hub = new Hub(storage, { name: 'Spatial Data Hub', version: pkg.version, upSince: Date.now() });
+  announceAdmin(await hub.access.bootstrapAdmin({
+    user: config.adminUser, password: config.adminPassword, token: config.adminToken,
+  }), config.dataDir);
+
+  const app = await buildServer(hub, { maxBody: config.maxBody, logLevel: config.logLevel });
+  const shutdown = async () => {
+    await app.close();
+    await storage.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+  await app.listen({ host: config.host, port: config.port });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  process.stdout.write(`Listening on http://${config.host}:${port}/hub\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,40 @@
+// Plain typed query objects that the hub hands to storage; each engine compiles them to its own SQL.
+
+/** OR of AND-groups of normalized tags: `a+b,c` is `[["a","b"],["c"]]`. An empty list means no filter. */
+export type TagExpression = string[][];
+
+export type JsonScalar = string | number | boolean | null;
+
+export type PropertyOperator = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'contains';
+
+/**
+ * One property condition (API.md 5.5). `path` addresses a member of the stored feature from its
+ * root (`p.name` is `["properties","name"]`, `f.id` is `["id"]`). The values are OR-ed; several
+ * conditions are AND-ed. A `null` value stands for `.null` (missing or JSON null); for `contains`
+ * a value may be an object or array (JSON containment, like PostgreSQL `jsonb @>`).
+ */
+export interface PropertyCondition {
+  path: string[];
+  op: PropertyOperator;
+  values: Array<JsonScalar | object>;
+}
+
+export interface FeatureFilter {
+  tags?: TagExpression;
+  properties?: PropertyCondition[];
+}
+
+export interface FeatureQuery extends FeatureFilter {
+  spaceId: string;
+  /** Only these ids; results then come in the order of this list. */
+  ids?: string[];
+  /** Only features whose insertion sequence is greater (iterate handles). */
+  afterSeq?: number;
+  limit: number;
+}
+
+/** A stored feature as the read path sees it: its insertion sequence and its ready JSON text. */
+export interface FeatureRow {
+  seq: number;
+  json: string;
+}

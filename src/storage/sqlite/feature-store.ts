@@ -1,0 +1,156 @@
+// Features in the embedded SQLite database: transactional batch writes and paged, streamed reads.
+import type Database from 'better-sqlite3';
+import { hubError } from '../../hub/errors.js';
+import type { FeatureFilter, FeatureQuery, FeatureRow } from '../feature-query.js';
+import type { FeatureStore, FeatureWrite, SpaceStatistics, WritePlanner } from '../storage.js';
+import { compileFilter } from './filter-sql.js';
+import { readStatistics } from './statistics.js';
+
+/** Rows fetched per statement while streaming; each page is one short synchronous query. */
+const PAGE_SIZE = 2000;
+const STATEMENT_CACHE_SIZE = 256;
+
+interface ExistingRow { seq: number; id: string; json: string }
+
+export class SqliteFeatureStore implements FeatureStore {
+  private readonly statements = new Map<string, Database.Statement>();
+  private readonly selectSid;
+  private readonly selectExisting;
+  private readonly insertFeature;
+  private readonly updateFeature;
+  private readonly deleteFeature;
+  private readonly insertTag;
+  private readonly deleteTagsOfFeature;
+  private readonly updateCounters;
+  private readonly selectCount;
+
+  constructor(private readonly db: Database.Database) {
+    this.selectSid = db.prepare<[string], { sid: number }>('SELECT sid FROM spaces WHERE id = ?');
+    this.selectExisting = db.prepare<[string, number], ExistingRow>(
+      'SELECT f.seq, f.id, f.json FROM json_each(?) j JOIN features f ON f.sid = ? AND f.id = j.value');
+    this.insertFeature = db.prepare(
+      'INSERT INTO features (sid, id, json, geometry_type, min_x, min_y, max_x, max_y) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+    this.updateFeature = db.prepare(
+      'UPDATE features SET json = ?, geometry_type = ?, min_x = ?, min_y = ?, max_x = ?, max_y = ? WHERE seq = ?');
+    this.deleteFeature = db.prepare('DELETE FROM features WHERE seq = ?');
+    this.insertTag = db.prepare('INSERT OR IGNORE INTO feature_tags (sid, tag, seq) VALUES (?, ?, ?)');
+    this.deleteTagsOfFeature = db.prepare('DELETE FROM feature_tags WHERE seq = ?');
+    this.updateCounters = db.prepare(
+      `UPDATE spaces SET feature_count = feature_count + ?, data_size = data_size + ?,
+         revision = revision + 1, content_updated_at = ? WHERE sid = ?`);
+    this.selectCount = db.prepare<[number], { n: number }>('SELECT feature_count AS n FROM spaces WHERE sid = ?');
+  }
+
+  private sid(spaceId: string): number {
+    const row = this.selectSid.get(spaceId);
+    if (!row) throw hubError('spaceOfFeaturesNotFound');
+    return row.sid;
+  }
+
+  private statement(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      if (this.statements.size >= STATEMENT_CACHE_SIZE) this.statements.clear();
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  private storeRow(sid: number, feature: FeatureWrite, existingSeq: number | undefined): void {
+    const [minX, minY, maxX, maxY] = feature.bbox ?? [null, null, null, null];
+    let seq = existingSeq;
+    if (seq === undefined) {
+      seq = Number(this.insertFeature.run(sid, feature.id, feature.json, feature.geometryType, minX, minY, maxX, maxY).lastInsertRowid);
+    } else {
+      this.updateFeature.run(feature.json, feature.geometryType, minX, minY, maxX, maxY, seq);
+      this.deleteTagsOfFeature.run(seq);
+    }
+    for (const tag of feature.tags) this.insertTag.run(sid, tag, seq);
+  }
+
+  async write<T>(spaceId: string, ids: readonly string[], planner: WritePlanner<T>): Promise<T> {
+    return this.db.transaction(() => {
+      const sid = this.sid(spaceId);
+      const stored = new Map<string, ExistingRow>();
+      for (const row of this.selectExisting.all(JSON.stringify(ids), sid)) stored.set(row.id, row);
+      const existing = new Map<string, string>();
+      for (const [id, row] of stored) existing.set(id, row.json);
+
+      const { plan, result } = planner(existing);
+      let countDelta = 0;
+      let sizeDelta = 0;
+      for (const feature of plan.upserts) {
+        const before = stored.get(feature.id);
+        this.storeRow(sid, feature, before?.seq);
+        if (!before) countDelta++;
+        sizeDelta += feature.json.length - (before?.json.length ?? 0);
+      }
+      for (const id of plan.deletes) {
+        const before = stored.get(id);
+        if (!before) continue;
+        this.deleteTagsOfFeature.run(before.seq);
+        this.deleteFeature.run(before.seq);
+        countDelta--;
+        sizeDelta -= before.json.length;
+      }
+      if (plan.upserts.length > 0 || plan.deletes.length > 0) {
+        this.updateCounters.run(countDelta, sizeDelta, plan.timestamp, sid);
+      }
+      return result;
+    }).immediate();
+  }
+
+  async deleteMatching(spaceId: string, filter: FeatureFilter): Promise<number> {
+    return this.db.transaction(() => {
+      const sid = this.sid(spaceId);
+      const where = compileFilter(filter);
+      const victims = this.statement(`SELECT f.seq, length(f.json) AS size FROM features f WHERE f.sid = ? AND ${where.sql}`)
+        .all(sid, ...where.params) as Array<{ seq: number; size: number }>;
+      let size = 0;
+      for (const victim of victims) {
+        this.deleteTagsOfFeature.run(victim.seq);
+        this.deleteFeature.run(victim.seq);
+        size += victim.size;
+      }
+      if (victims.length > 0) this.updateCounters.run(-victims.length, -size, Date.now(), sid);
+      return victims.length;
+    }).immediate();
+  }
+
+  async *query(query: FeatureQuery): AsyncIterable<FeatureRow> {
+    const sid = this.sid(query.spaceId);
+    const where = compileFilter(query);
+    if (query.ids) {
+      const sql = `SELECT f.seq, f.json FROM json_each(?) j JOIN features f ON f.sid = ? AND f.id = j.value
+                   WHERE ${where.sql} ORDER BY j.key LIMIT ?`;
+      yield* this.statement(sql).all(JSON.stringify(query.ids), sid, ...where.params, query.limit) as FeatureRow[];
+      return;
+    }
+    const page = this.statement(
+      `SELECT f.seq, f.json FROM features f WHERE f.sid = ? AND f.seq > ? AND ${where.sql} ORDER BY f.seq LIMIT ?`);
+    let after = query.afterSeq ?? 0;
+    let remaining = query.limit;
+    while (remaining > 0) {
+      const size = Math.min(PAGE_SIZE, remaining);
+      const rows = page.all(sid, after, ...where.params, size) as FeatureRow[];
+      yield* rows;
+      if (rows.length < size) return;
+      after = rows[rows.length - 1].seq;
+      remaining -= rows.length;
+    }
+  }
+
+  async count(spaceId: string, filter: FeatureFilter): Promise<number> {
+    const sid = this.sid(spaceId);
+    const where = compileFilter(filter);
+    if (where.params.length === 0) return this.selectCount.get(sid)?.n ?? 0;
+    const row = this.statement(`SELECT count(*) AS n FROM features f WHERE f.sid = ? AND ${where.sql}`)
+      .get(sid, ...where.params) as { n: number };
+    return row.n;
+  }
+
+  async statistics(spaceId: string): Promise<SpaceStatistics> {
+    return readStatistics(this.db, this.sid(spaceId));
+  }
+}

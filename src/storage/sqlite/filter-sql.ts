@@ -1,0 +1,79 @@
+// Compiles tag expressions and property conditions into SQLite WHERE clauses over the stored JSON.
+import { hubError } from '../../hub/errors.js';
+import type { FeatureFilter, JsonScalar, PropertyCondition, TagExpression } from '../feature-query.js';
+
+export interface SqlFragment {
+  sql: string;
+  params: unknown[];
+}
+
+const comparison = { eq: '=', ne: '!=', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
+
+/** `["properties","@ns:com:here:xyz","tags"]` → the SQL literal `'$."properties"."@ns:com:here:xyz"."tags"'`. */
+function jsonPathLiteral(path: string[]): string {
+  for (const key of path) {
+    if (key.includes('"')) {
+      throw hubError('invalidPropertyFilter', { filter: path.join('.'), problem: 'property names with a double quote cannot be searched' });
+    }
+  }
+  const jsonPath = '$' + path.map((key) => `."${key}"`).join('');
+  return `'${jsonPath.replaceAll("'", "''")}'`;
+}
+
+function sqlTypeTest(value: JsonScalar | object): string {
+  if (typeof value === 'string') return "= 'text'";
+  if (typeof value === 'number') return "IN ('integer','real')";
+  if (typeof value === 'boolean') return "IN ('true','false')";
+  return "= 'null'";
+}
+
+/** SQLite's json_extract yields 1/0 for JSON booleans. */
+function sqlValue(value: JsonScalar): unknown {
+  return typeof value === 'boolean' ? (value ? 1 : 0) : value;
+}
+
+function compileValue(column: string, path: string, condition: PropertyCondition, value: JsonScalar | object, params: unknown[]): string {
+  const type = `json_type(${column}, ${path})`;
+  if (condition.op === 'contains') {
+    params.push(JSON.stringify([value]));
+    return `(${type} = 'array' AND hub_json_contains(json_extract(${column}, ${path}), ?))`;
+  }
+  if (value === null) {
+    return condition.op === 'ne' ? `(${type} IS NOT NULL AND ${type} != 'null')` : `(${type} IS NULL OR ${type} = 'null')`;
+  }
+  if (typeof value === 'object') {
+    throw hubError('invalidPropertyFilter', { filter: condition.path.join('.'), problem: 'only =cs= accepts object or array values' });
+  }
+  params.push(sqlValue(value));
+  const sameType = `${type} ${sqlTypeTest(value)}`;
+  const extracted = `json_extract(${column}, ${path})`;
+  // "Not equal" also holds for a present value of another JSON type (jsonb semantics); a missing one never matches.
+  if (condition.op === 'ne') return `(${type} IS NOT NULL AND NOT (${sameType} AND ${extracted} = ?))`;
+  return `(${sameType} AND ${extracted} ${comparison[condition.op]} ?)`;
+}
+
+function compileCondition(column: string, condition: PropertyCondition, params: unknown[]): string {
+  const path = jsonPathLiteral(condition.path);
+  const alternatives = condition.values.map((value) => compileValue(column, path, condition, value, params));
+  return alternatives.length === 1 ? alternatives[0] : `(${alternatives.join(' OR ')})`;
+}
+
+function compileTags(tags: TagExpression, params: unknown[]): string {
+  const groups = tags.map((group) => {
+    const members = group.map((tag) => {
+      params.push(tag);
+      return 'f.seq IN (SELECT t.seq FROM feature_tags t WHERE t.sid = f.sid AND t.tag = ?)';
+    });
+    return `(${members.join(' AND ')})`;
+  });
+  return `(${groups.join(' OR ')})`;
+}
+
+/** The WHERE conditions (joined with AND) for a filter over the features table aliased `f`. */
+export function compileFilter(filter: FeatureFilter): SqlFragment {
+  const clauses: string[] = [];
+  const params: unknown[] = [];
+  if (filter.tags && filter.tags.length > 0) clauses.push(compileTags(filter.tags, params));
+  for (const condition of filter.properties ?? []) clauses.push(compileCondition('f.json', condition, params));
+  return { sql: clauses.length > 0 ? clauses.join(' AND ') : '1', params };
+}

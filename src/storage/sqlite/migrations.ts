@@ -1,0 +1,56 @@
+// Versioned schema of the embedded SQLite database, applied at start-up.
+import type Database from 'better-sqlite3';
+
+/** Each entry moves the schema one version up; never edit a released entry, append a new one. */
+const migrations: string[] = [
+  `CREATE TABLE spaces (
+     sid INTEGER PRIMARY KEY AUTOINCREMENT,
+     id TEXT NOT NULL UNIQUE,
+     definition TEXT NOT NULL,
+     content_updated_at INTEGER NOT NULL,
+     revision INTEGER NOT NULL DEFAULT 0,
+     feature_count INTEGER NOT NULL DEFAULT 0,
+     data_size INTEGER NOT NULL DEFAULT 0
+   );
+   -- seq is the insertion order: AUTOINCREMENT never reuses a number, so iterate handles stay valid.
+   CREATE TABLE features (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     sid INTEGER NOT NULL,
+     id TEXT NOT NULL,
+     json TEXT NOT NULL,
+     geometry_type TEXT,
+     min_x REAL, min_y REAL, max_x REAL, max_y REAL
+   );
+   CREATE UNIQUE INDEX features_by_id ON features (sid, id);
+   CREATE INDEX features_by_space ON features (sid);
+   CREATE TABLE feature_tags (
+     sid INTEGER NOT NULL,
+     tag TEXT NOT NULL,
+     seq INTEGER NOT NULL,
+     PRIMARY KEY (sid, tag, seq)
+   ) WITHOUT ROWID;
+   CREATE INDEX feature_tags_by_seq ON feature_tags (seq);
+   CREATE TABLE accounts (
+     id TEXT PRIMARY KEY,
+     username TEXT NOT NULL UNIQUE,
+     password_hash TEXT NOT NULL,
+     admin INTEGER NOT NULL,
+     created_at INTEGER NOT NULL
+   );
+   CREATE TABLE tokens (
+     secret_hash TEXT PRIMARY KEY,
+     tid TEXT NOT NULL UNIQUE,
+     aid TEXT NOT NULL,
+     claims TEXT NOT NULL
+   );`,
+];
+
+export function migrate(db: Database.Database): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  for (let version = current; version < migrations.length; version++) {
+    db.transaction(() => {
+      db.exec(migrations[version]);
+      db.pragma(`user_version = ${version + 1}`);
+    }).immediate();
+  }
+}

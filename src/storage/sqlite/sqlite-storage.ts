@@ -1,0 +1,39 @@
+// The embedded storage engine: one SQLite file in WAL mode holding spaces, features and access records.
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Storage } from '../storage.js';
+import { SqliteAccessStore } from './access-store.js';
+import { SqliteFeatureStore } from './feature-store.js';
+import { jsonContains } from './json-contains.js';
+import { migrate } from './migrations.js';
+import { SqliteSpaceStore } from './space-store.js';
+
+export class SqliteStorage implements Storage {
+  readonly engine = 'sqlite';
+  readonly spaces: SqliteSpaceStore;
+  readonly features: SqliteFeatureStore;
+  readonly access: SqliteAccessStore;
+  private readonly db: Database.Database;
+
+  constructor(readonly file: string) {
+    mkdirSync(dirname(file), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    // FULL makes every commit durable (fsync of the WAL) before a write is acknowledged:
+    // NORMAL would survive kill -9 but could lose the last commits on power loss.
+    this.db.pragma('synchronous = FULL');
+    this.db.pragma('foreign_keys = OFF');
+    this.db.pragma('cache_size = -65536');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.function('hub_json_contains', { deterministic: true }, jsonContains);
+    migrate(this.db);
+    this.spaces = new SqliteSpaceStore(this.db);
+    this.features = new SqliteFeatureStore(this.db);
+    this.access = new SqliteAccessStore(this.db);
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+}

@@ -1,0 +1,80 @@
+// A small HTTP client for tests: sends JSON with the admin token and returns status, headers and parsed body.
+import type { HubProcess } from './hub-process.js';
+
+export interface FeatureJson {
+  type: string;
+  id: string;
+  geometry: { type: string; coordinates: unknown } | null;
+  properties: Record<string, unknown> & { '@ns:com:here:xyz'?: Namespace };
+  [member: string]: unknown;
+}
+
+export interface Namespace {
+  space: string;
+  createdAt: number;
+  updatedAt: number;
+  tags: string[];
+  uuid?: string;
+  puuid?: string;
+}
+
+/** The members tests read from hub answers; anything else is reachable through the index signature. */
+export interface Body {
+  type?: string;
+  id?: string;
+  features?: FeatureJson[];
+  inserted?: string[];
+  updated?: string[];
+  deleted?: string[];
+  failed?: Array<{ id: string; position: number; message: string }>;
+  handle?: string;
+  nextPageToken?: string;
+  etag?: string;
+  error?: string;
+  errorMessage?: string;
+  message?: string;
+  code?: string;
+  [member: string]: unknown;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The parsed body; `{}` when it is empty or not JSON. */
+  body: Body;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** Sent as is instead of JSON.stringify(body). */
+  rawBody?: string | Uint8Array;
+  headers?: Record<string, string>;
+  /** Send no Authorization header. */
+  anonymous?: boolean;
+}
+
+export async function call(hub: HubProcess, method: string, path: string, options: RequestOptions = {}): Promise<TestResponse> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (!options.anonymous && !('authorization' in headers)) headers.authorization = `Bearer ${hub.token}`;
+  const raw = options.rawBody;
+  let body: string | Uint8Array<ArrayBuffer> | undefined = typeof raw === 'string' || raw === undefined ? raw : Uint8Array.from(raw);
+  if (body === undefined && options.body !== undefined) body = JSON.stringify(options.body);
+  if (body !== undefined && !('content-type' in headers)) headers['content-type'] = 'application/geo+json';
+  const response = await fetch(hub.url + path, { method, headers, body });
+  const text = await response.text();
+  let parsed: Body = {};
+  try {
+    if (text !== '') parsed = JSON.parse(text) as Body;
+  } catch {
+    parsed = {};
+  }
+  return { status: response.status, headers: response.headers, text, body: parsed };
+}
+
+/** Creates a space with a unique id and returns that id. */
+export async function createSpace(hub: HubProcess, extra: Record<string, unknown> = {}): Promise<string> {
+  const response = await call(hub, 'POST', '/hub/spaces', { body: { title: 'test space', ...extra } });
+  if (response.status !== 200) throw new Error(`space creation failed: ${response.status} ${response.text}`);
+  return response.body.id as string;
+}
