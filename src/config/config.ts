@@ -1,12 +1,15 @@
 // Configuration from HUB_* environment variables and matching command-line flags, with defaults that need none.
 import { resolve } from 'node:path';
+import { maskUrl } from '../storage/postgres/mask-url.js';
 
 export interface Config {
   host: string;
   port: number;
   dataDir: string;
-  /** Storage location: `sqlite:<file>` (default: hub.db in the data dir). */
+  /** Storage location: `sqlite:<file>` (default: hub.db in the data dir) or comma-separated `postgres://` URLs. */
   storage: string;
+  /** Connections each node keeps at most to each PostgreSQL database; stays below the server's max_connections. */
+  pgPoolSize: number;
   /** Largest accepted request body in bytes after decompression; 0 means unlimited. */
   maxBody: number;
   logLevel: string;
@@ -31,6 +34,12 @@ function parseSize(value: string): number {
   return Number(match[1]) * factor;
 }
 
+function parsePoolSize(value: string): number {
+  const size = Number(value);
+  if (!Number.isInteger(size) || size < 1) throw new Error(`Invalid pool size "${value}": use a whole number of connections, at least 1`);
+  return size;
+}
+
 function parsePort(value: string): number {
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`Invalid port "${value}"`);
@@ -42,6 +51,7 @@ const OPTIONS: Option[] = [
   { key: 'port', env: 'HUB_PORT', flag: '--port', parse: parsePort },
   { key: 'dataDir', env: 'HUB_DATA_DIR', flag: '--data-dir', parse: (value) => resolve(value) },
   { key: 'storage', env: 'HUB_STORAGE', flag: '--storage' },
+  { key: 'pgPoolSize', env: 'HUB_PG_POOL_SIZE', flag: '--pg-pool-size', parse: parsePoolSize },
   { key: 'maxBody', env: 'HUB_MAX_BODY', flag: '--max-body', parse: parseSize },
   { key: 'logLevel', env: 'HUB_LOG_LEVEL', flag: '--log-level' },
   { key: 'adminUser', env: 'HUB_ADMIN_USER', flag: '--admin-user' },
@@ -68,7 +78,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
     if (value === undefined) throw new Error(`Missing value for ${flag}`);
     raw[option.key] = value;
   }
-  const config: Config = { host: '127.0.0.1', port: 8080, dataDir: resolve('data'), storage: '', maxBody: parseSize('256m'), logLevel: 'info' };
+  const config: Config = { host: '127.0.0.1', port: 8080, dataDir: resolve('data'), storage: '', pgPoolSize: 10, maxBody: parseSize('256m'), logLevel: 'info' };
   const target = config as unknown as Record<string, unknown>;
   for (const option of OPTIONS) {
     const value = raw[option.key];
@@ -84,7 +94,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
   for (const option of OPTIONS) {
     const value = config[option.key];
     if (value === undefined) continue;
-    shown[option.env] = option.secret ? '***' : value;
+    shown[option.env] = option.secret ? '***' : option.key === 'storage' ? maskUrl(String(value)) : value;
   }
   return shown;
 }

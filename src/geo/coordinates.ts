@@ -48,9 +48,21 @@ function mapPositions(geometry: Geometry, map: PositionMap): Geometry {
   }
 }
 
-/** Rounds every coordinate to at most 8 decimals (about 1 mm), the precision the hub stores. */
+function isRounded(geometry: Geometry): boolean {
+  for (const positions of positionLists(geometry)) {
+    for (const position of positions) {
+      for (const value of position) if (roundNumber(value) !== value) return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * Rounds every coordinate to at most 8 decimals (about 1 mm), the precision the hub stores. Returns the
+ * geometry itself when nothing needs rounding, as for most input, so bulk writes copy no coordinates.
+ */
 export function roundPositions(geometry: Geometry): Geometry {
-  return mapPositions(geometry, roundPosition);
+  return isRounded(geometry) ? geometry : mapPositions(geometry, roundPosition);
 }
 
 /** True also for a geometry without positions, since there is nothing to pad. */

@@ -1,8 +1,30 @@
 // Opens the storage engine a HUB_STORAGE location names.
+import { maskUrl } from './postgres/mask-url.js';
+import { PostgresStorage } from './postgres/postgres-storage.js';
 import { SqliteStorage } from './sqlite/sqlite-storage.js';
 import type { Storage } from './storage.js';
 
-export function openStorage(location: string): Storage {
+export interface StorageOptions {
+  /** Connections per PostgreSQL database and node. */
+  pgPoolSize?: number;
+}
+
+/** The default of HUB_PG_POOL_SIZE (src/config/config.ts). */
+const DEFAULT_PG_POOL_SIZE = 10;
+
+const POSTGRES_URL = /^postgres(ql)?:\/\//;
+
+/**
+ * `sqlite:<file>`, or one or more comma-separated `postgres://user@host:port/db` URLs: the first database
+ * holds the catalog and every one holds features (each new space goes to the one with the fewest spaces).
+ */
+export function openStorage(location: string, options: StorageOptions = {}): Storage {
   if (location.startsWith('sqlite:')) return new SqliteStorage(location.slice('sqlite:'.length));
-  throw new Error(`Unsupported storage location "${location}": use sqlite:<file>`);
+  if (POSTGRES_URL.test(location)) {
+    const urls = location.split(',').map((url) => url.trim());
+    const wrong = urls.find((url) => !POSTGRES_URL.test(url));
+    if (wrong !== undefined) throw new Error(`Unsupported storage location "${maskUrl(wrong)}": every database in the list must be a postgres:// URL`);
+    return new PostgresStorage(urls, { poolSize: options.pgPoolSize ?? DEFAULT_PG_POOL_SIZE });
+  }
+  throw new Error(`Unsupported storage location "${maskUrl(location)}": use sqlite:<file> or postgres://user@host:port/db[,postgres://…]`);
 }

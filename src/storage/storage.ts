@@ -66,8 +66,11 @@ export interface FeatureStore {
   write<T>(spaceId: string, ids: readonly string[], planner: WritePlanner<T>): Promise<T>;
   /** Deletes the features matching the filter (all of them for an empty filter); returns how many. */
   deleteMatching(spaceId: string, filter: FeatureFilter): Promise<number>;
-  /** Streams matching features in insertion order (or in the order of `ids`). */
-  query(query: FeatureQuery): AsyncIterable<FeatureRow>;
+  /**
+   * Streams matching features in insertion order (or in the order of `ids`), a page of rows at a time:
+   * one await per page instead of per row keeps large reads cheap.
+   */
+  query(query: FeatureQuery): AsyncIterable<FeatureRow[]>;
   count(spaceId: string, filter: FeatureFilter): Promise<number>;
   statistics(spaceId: string): Promise<SpaceStatistics>;
 }

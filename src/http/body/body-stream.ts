@@ -38,10 +38,22 @@ export function bodyStream(request: IncomingMessage, configuredLimit: number): R
   if (encoding === 'gzip' || encoding === 'x-gzip' || encoding === 'deflate') {
     request.on('error', (error) => stream.destroy(error));
   }
-  if (limit === Infinity) return stream;
+  // Always a stream of its own, so that a reader giving up early can destroy it without destroying the request.
   const limited = stream.pipe(new SizeLimit(limit));
   stream.on('error', (error) => limited.destroy(error));
+  limited.once('close', () => discardRest(request));
   return limited;
+}
+
+/**
+ * A reader that stopped early (a parse error or 413 in mid-body) leaves the rest of the request
+ * unread, and Node then neither reads it nor frees the connection: the client's next request on
+ * it would hang. Discarding the rest, as Node does for bodies nobody reads, keeps it usable.
+ */
+function discardRest(request: IncomingMessage): void {
+  if (request.readableEnded) return;
+  request.unpipe();
+  request.resume();
 }
 
 /** Collects a small body (space definitions) into one buffer. */

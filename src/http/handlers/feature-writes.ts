@@ -16,18 +16,21 @@ function enumParameter<T extends string>(context: HandlerContext, name: string, 
   throw hubError('invalidParameter', { name, problem: `"${value}" is not one of ${allowed.join(', ')}` });
 }
 
+/** `Accept: application/x-empty` asks for no body (API.md 1.4). */
+const wantsNoBody = (context: HandlerContext): boolean => context.request.headers.accept === 'application/x-empty';
+
 function writeOptions(context: HandlerContext): WriteOptions & { prefixId: string } {
   return {
     transactional: context.query.boolean('transactional', true),
+    respond: !wantsNoBody(context),
     addTags: splitTagParameter(context.query.values('addTags')),
     removeTags: splitTagParameter(context.query.values('removeTags')),
     prefixId: context.query.first('prefixId') ?? '',
   };
 }
 
-/** `Accept: application/x-empty` asks for no body (API.md 1.4). */
 function sendWriteResult(context: HandlerContext, result: WriteResult): unknown {
-  if (context.request.headers.accept === 'application/x-empty') return context.reply.code(204).send();
+  if (wantsNoBody(context)) return context.reply.code(204).send();
   return context.reply.type('application/geo+json').send(writeResultBody(result));
 }
 

@@ -15,13 +15,15 @@ function contentUpdatedAtFilter(context: HandlerContext): SpaceListQuery['conten
   const name = 'contentUpdatedAt';
   const segment = context.query.rawSegmentsStartingWith(name, true)[0];
   if (segment === undefined) return undefined;
-  const rest = (formDecode(segment.slice(name.length)) ?? '').replace(/^(>|<)(.*)=$/, '$1$2');
-  const operator = OPERATORS.find(([symbol]) => rest.startsWith(symbol));
-  const values = operator ? rest.slice(operator[0].length).split(',').map(Number) : [];
-  if (!operator || values.length === 0 || values.some((value) => !Number.isFinite(value))) {
+  const rest = formDecode(segment.slice(name.length))?.replace(/^(>|<)(.*)=$/, '$1$2');
+  // An empty value means no filter, as for `tags=` (API.md 1.2).
+  if (rest === '' || rest === '=') return undefined;
+  const operator = OPERATORS.find(([symbol]) => rest?.startsWith(symbol));
+  const texts = operator && rest ? rest.slice(operator[0].length).split(',') : [];
+  if (!operator || texts.some((value) => !/^\d+$/.test(value))) {
     throw hubError('invalidParameter', { name, problem: `"${segment}" is not an operator (=, !=, >, >=, <, <=, =gt=, =gte=, =lt=, =lte=) followed by timestamps in milliseconds` });
   }
-  return { op: operator[1], values };
+  return { op: operator[1], values: texts.map(Number) };
 }
 
 function ownerFilter(context: HandlerContext): OwnerFilter {

@@ -3,14 +3,15 @@ import { Readable } from 'node:stream';
 import type { FeatureCollectionStream } from '../../hub/features/read-pipeline.js';
 import type { WriteResult } from '../../hub/features/write-plan.js';
 
-/** Feature texts are gathered into chunks of about this many characters before they go to the socket. */
+/** Pages of feature texts are gathered into chunks of at least this many characters before they go to the socket. */
 const CHUNK_SIZE = 64 * 1024;
 
-async function* collectionText(features: AsyncIterable<string> | Iterable<string>, trailer: () => Record<string, unknown>): AsyncIterable<string> {
+async function* collectionText(pages: AsyncIterable<string[]> | Iterable<string[]>, trailer: () => Record<string, unknown>): AsyncIterable<string> {
   let chunk = '{"type":"FeatureCollection","features":[';
   let first = true;
-  for await (const feature of features) {
-    chunk += first ? feature : ',' + feature;
+  for await (const page of pages) {
+    if (page.length === 0) continue;
+    chunk += (first ? '' : ',') + page.join(',');
     first = false;
     if (chunk.length >= CHUNK_SIZE) {
       yield chunk;
@@ -28,7 +29,7 @@ export function featureCollectionBody(result: FeatureCollectionStream): Readable
 
 /** The write response of API.md 4.7: features, then the id lists that are not empty. */
 export function writeResultBody(result: WriteResult): Readable {
-  return Readable.from(collectionText(result.features, () => {
+  return Readable.from(collectionText([result.features], () => {
     const lists: Record<string, unknown> = {};
     if (result.inserted.length > 0) lists.inserted = result.inserted;
     if (result.updated.length > 0) lists.updated = result.updated;

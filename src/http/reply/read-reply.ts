@@ -25,9 +25,31 @@ function notModified(request: FastifyRequest, reply: FastifyReply, etag: string,
   return true;
 }
 
-export function sendFeatureCollection(request: FastifyRequest, reply: FastifyReply, result: FeatureCollectionStream): FastifyReply {
+/**
+ * Runs the query up to its first page before the status line goes out, so that a failing query
+ * (unknown space, storage error or timeout) becomes an error answer instead of a cut-off body.
+ */
+async function started<T>(pages: AsyncIterable<T>): Promise<AsyncIterable<T>> {
+  const iterator = pages[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  async function* all(): AsyncIterable<T> {
+    try {
+      if (first.done) return;
+      yield first.value;
+      for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+    } finally {
+      // A client that goes away mid-body stops the query too.
+      await iterator.return?.();
+    }
+  }
+  return all();
+}
+
+/** A matching If-None-Match costs no query: the rows are only fetched for a 200. */
+export async function sendFeatureCollection(request: FastifyRequest, reply: FastifyReply, result: FeatureCollectionStream): Promise<FastifyReply> {
   if (notModified(request, reply, result.etag, result.cacheTTL)) return reply;
-  return reply.type(GEOJSON).send(featureCollectionBody(result));
+  const features = await started(result.features);
+  return reply.type(GEOJSON).send(featureCollectionBody({ ...result, features }));
 }
 
 export function sendFeatureText(request: FastifyRequest, reply: FastifyReply, json: string, etag: string, cacheTTL?: number): FastifyReply {

@@ -47,9 +47,11 @@ export class AccessService {
     if (!account) {
       const password = settings.password ?? newPassword();
       if (!settings.password) result.generatedPassword = password;
-      account = { id: randomId(12), username: user, passwordHash: hashPassword(password), admin: true, createdAt: Date.now() };
-      await this.storage.access.createAccount(account);
-      result.createdAccount = true;
+      const created = { id: randomId(12), username: user, passwordHash: hashPassword(password), admin: true, createdAt: Date.now() };
+      account = await this.createOnce(() => this.storage.access.createAccount(created),
+        () => this.storage.access.findAccountByUsername(user)) ?? created;
+      result.createdAccount = account === created;
+      if (!result.createdAccount) delete result.generatedPassword;
     }
     const configuredToken = settings.token;
     if (configuredToken !== undefined && !TOKEN_PATTERN.test(configuredToken)) {
@@ -61,13 +63,30 @@ export class AccessService {
     if (needsToken) {
       const token = configuredToken ?? newTokenString();
       if (configuredToken === undefined) result.generatedToken = token;
-      await this.storage.access.createToken({
+      const secretHash = hashToken(token);
+      const aid = account.id;
+      await this.createOnce(() => this.storage.access.createToken({
         tid: randomId(16),
-        aid: account.id,
-        secretHash: hashToken(token),
-        claims: { cid: account.id, urm: allRights(), iat: Math.floor(Date.now() / 1000), description: 'admin token created at first start' },
-      });
+        aid,
+        secretHash,
+        claims: { cid: aid, urm: allRights(), iat: Math.floor(Date.now() / 1000), description: 'admin token created at first start' },
+      }), () => this.storage.access.findTokenBySecretHash(secretHash));
     }
     return result;
+  }
+
+  /**
+   * Nodes starting together on a fresh database race to create the same record: the loser's insert
+   * fails, and the winner's record (returned by `existing`) is used instead.
+   */
+  private async createOnce<T>(create: () => Promise<void>, existing: () => Promise<T | undefined>): Promise<T | undefined> {
+    try {
+      await create();
+      return undefined;
+    } catch (error) {
+      const winner = await existing();
+      if (winner === undefined) throw error;
+      return winner;
+    }
   }
 }

@@ -3,7 +3,7 @@ import type { FeatureFilter, FeatureRow } from '../../storage/feature-query.js';
 import type { Storage, StoredSpace } from '../../storage/storage.js';
 import { hubError } from '../errors.js';
 import { normalizeFeature } from './feature-input.js';
-import { contentEtag, type FeatureCollectionStream, type ReadOptions, renderRows, transformText } from './read-pipeline.js';
+import { contentEtag, type FeatureCollectionStream, type ReadOptions, renderPages, transformText } from './read-pipeline.js';
 import { type EntryDefaults, type WriteBody, writeEntries } from './write-entries.js';
 import { planWrite, type WriteEntry, type WriteOptions, type WriteResult } from './write-plan.js';
 
@@ -59,21 +59,21 @@ export class FeatureService {
     const entry: WriteEntry = mode === 'put'
       ? { id: feature.id, position: 0, feature, onExists: 'replace', onNotExists: 'create', onConflict: 'error' }
       : { id: feature.id, position: 0, feature, onExists: 'patch', onNotExists: 'notFound', onConflict: 'error' };
-    const result = await this.apply(space, [entry], { ...request, transactional: true });
+    const result = await this.apply(space, [entry], { ...request, transactional: true, respond: true });
     return result.features[0];
   }
 
   async deleteOne(spaceId: string, featureId: string): Promise<void> {
     const space = await this.writableSpace(spaceId);
     await this.apply(space, [{ id: featureId, position: 0, onExists: 'delete', onNotExists: 'notFound', onConflict: 'error' }],
-      { transactional: true, addTags: [], removeTags: [] });
+      { transactional: true, respond: false, addTags: [], removeTags: [] });
   }
 
   async deleteByIds(spaceId: string, ids: string[]): Promise<WriteResult> {
     const space = await this.writableSpace(spaceId);
     const entries: WriteEntry[] = [...new Set(ids)].map((id, position) =>
       ({ id, position, onExists: 'delete', onNotExists: 'retain', onConflict: 'error' }));
-    return this.apply(space, entries, { transactional: true, addTags: [], removeTags: [] });
+    return this.apply(space, entries, { transactional: true, respond: false, addTags: [], removeTags: [] });
   }
 
   /** An empty filter deletes every feature of the space (`tags=*`). */
@@ -84,8 +84,8 @@ export class FeatureService {
 
   async getOne(spaceId: string, featureId: string, options: ReadOptions): Promise<SingleFeature> {
     const space = await this.space(spaceId);
-    for await (const row of this.storage.features.query({ spaceId, ids: [featureId], limit: 1 })) {
-      return { etag: contentEtag(space, options.etagKey), cacheTTL: cacheTTLOf(space), json: transformText(row.json, options) };
+    for await (const [row] of this.storage.features.query({ spaceId, ids: [featureId], limit: 1 })) {
+      if (row) return { etag: contentEtag(space, options.etagKey), cacheTTL: cacheTTLOf(space), json: transformText(row.json, options) };
     }
     throw hubError('featureNotFound');
   }
@@ -106,11 +106,15 @@ export class FeatureService {
     const space = await this.space(spaceId);
     let returned = 0;
     let lastSeq = afterSeq;
-    const rows = this.storage.features.query({ spaceId, ...filter, afterSeq, limit });
+    const pages = this.storage.features.query({ spaceId, ...filter, afterSeq, limit });
+    const onPage = (rows: FeatureRow[]) => {
+      returned += rows.length;
+      if (rows.length > 0) lastSeq = rows[rows.length - 1].seq;
+    };
     return {
       etag: contentEtag(space, options.etagKey),
       cacheTTL: cacheTTLOf(space),
-      features: renderRows(rows, options, (row: FeatureRow) => { returned++; lastSeq = row.seq; }),
+      features: renderPages(pages, options, onPage),
       trailer: () => (returned === limit ? { handle: String(lastSeq), nextPageToken: String(lastSeq) } : {}),
     };
   }
@@ -120,11 +124,11 @@ export class FeatureService {
     return { etag: contentEtag(space, 'count ' + JSON.stringify(filter)), count: await this.storage.features.count(spaceId, filter) };
   }
 
-  private collection(space: StoredSpace, rows: AsyncIterable<FeatureRow>, options: ReadOptions): FeatureCollectionStream {
+  private collection(space: StoredSpace, pages: AsyncIterable<FeatureRow[]>, options: ReadOptions): FeatureCollectionStream {
     return {
       etag: contentEtag(space, options.etagKey),
       cacheTTL: cacheTTLOf(space),
-      features: renderRows(rows, options),
+      features: renderPages(pages, options),
       trailer: () => ({}),
     };
   }

@@ -18,8 +18,8 @@ export interface FeatureParts {
 export interface FeatureTexts {
   /** What reads return: positions padded to 3D (API.md 5.1). */
   stored: FeatureWrite;
-  /** What the write response returns: the geometry as written. */
-  response: string;
+  /** What the write response returns: the geometry as written. Built only when asked for. */
+  response(): string;
 }
 
 function compose(id: string, geometryJson: string, propertiesJson: string, extraJson: string): string {
@@ -33,12 +33,12 @@ export function featureTexts(parts: FeatureParts): FeatureTexts {
   const geometryJson = JSON.stringify(parts.geometry);
   const padded = parts.geometry && pad3D(parts.geometry);
   const storedGeometryJson = padded === parts.geometry ? geometryJson : JSON.stringify(padded);
-  const response = compose(parts.id, geometryJson, propertiesJson, extraJson);
+  const stored = compose(parts.id, storedGeometryJson, propertiesJson, extraJson);
   return {
-    response,
+    response: () => (storedGeometryJson === geometryJson ? stored : compose(parts.id, geometryJson, propertiesJson, extraJson)),
     stored: {
       id: parts.id,
-      json: storedGeometryJson === geometryJson ? response : compose(parts.id, storedGeometryJson, propertiesJson, extraJson),
+      json: stored,
       geometryType: parts.geometry?.type ?? null,
       bbox: parts.geometry && geometryBBox(parts.geometry),
       tags: parts.namespace.tags,

@@ -13,20 +13,26 @@ export interface ReadOptions {
   etagKey: string;
 }
 
-/** A FeatureCollection answer: the features stream lazily; `trailer` is complete once they have been consumed. */
+/**
+ * A FeatureCollection answer: feature texts stream lazily, a page at a time; `trailer` is complete once
+ * they have been consumed.
+ */
 export interface FeatureCollectionStream {
   etag: string;
   cacheTTL?: number;
-  features: AsyncIterable<string>;
+  features: AsyncIterable<string[]>;
   trailer(): Record<string, unknown>;
 }
 
 /**
  * The ETag names the content revision of the space and the request, so it is known before the body is
  * streamed and a matching If-None-Match costs no query. Same request and unchanged data give the same tag.
+ * The creation time tells apart a space that was deleted and created again with the same id, whose
+ * revision counts from 0 again.
  */
 export function contentEtag(space: StoredSpace, key: string): string {
-  const hash = createHash('sha1').update(`${space.id}\n${space.revision}\n${key}`).digest('hex');
+  const hash = createHash('sha1')
+    .update(`${space.id}\n${String(space.definition.createdAt)}\n${space.revision}\n${key}`).digest('hex');
   return `"${hash.slice(0, 32)}"`;
 }
 
@@ -38,13 +44,14 @@ export function transformText(json: string, options: ReadOptions): string {
   return JSON.stringify(feature);
 }
 
-export async function* renderRows(
-  rows: AsyncIterable<FeatureRow>,
+/** Pages of stored rows to pages of response texts; `onPage` sees each page of rows first. */
+export async function* renderPages(
+  pages: AsyncIterable<FeatureRow[]>,
   options: ReadOptions,
-  onRow: (row: FeatureRow) => void = () => {},
-): AsyncIterable<string> {
-  for await (const row of rows) {
-    onRow(row);
-    yield transformText(row.json, options);
+  onPage: (rows: FeatureRow[]) => void = () => {},
+): AsyncIterable<string[]> {
+  for await (const rows of pages) {
+    onPage(rows);
+    yield rows.map((row) => transformText(row.json, options));
   }
 }

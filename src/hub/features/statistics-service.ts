@@ -21,7 +21,8 @@ export class StatisticsService {
       searchable: searchable === 'ALL' || searchableKeys.has(property.key),
       ...(property.datatype ? { datatype: property.datatype } : {}),
     }));
-    const etag = contentEtag(space, 'statistics');
+    // The searchable flags come from the definition, which feature revisions do not track.
+    const etag = contentEtag(space, `statistics ${JSON.stringify(space.definition.searchableProperties ?? null)}`);
     return {
       etag,
       body: {

@@ -26,6 +26,8 @@ export interface WriteEntry {
 
 export interface WriteOptions {
   transactional: boolean;
+  /** False when the client wants no body (`Accept: application/x-empty`): no response texts are built. */
+  respond: boolean;
   addTags: string[];
   removeTags: string[];
 }
@@ -92,7 +94,7 @@ class Planner {
     const texts = featureTexts(parts);
     this.upserts.push(texts.stored);
     this.result[list].push(parts.id);
-    (list === 'inserted' ? this.result.features : this.updatedTexts).push(texts.response);
+    if (this.options.respond) (list === 'inserted' ? this.result.features : this.updatedTexts).push(texts.response());
   }
 
   private create(entry: WriteEntry, feature: FeatureInput): void {
@@ -120,18 +122,21 @@ class Planner {
   private patch(entry: WriteEntry, feature: FeatureInput, stored: FeatureParts, storedJson: string): void {
     const before = { geometry: stored.geometry, properties: stored.properties, ...stored.extra };
     const input: Record<string, unknown> = { ...feature.extra };
-    if (feature.geometry !== undefined) input.geometry = feature.geometry && pad3D(feature.geometry);
+    if (feature.geometry !== undefined) input.geometry = feature.geometry;
     if (feature.properties !== undefined) input.properties = feature.properties;
     const { result } = applyPatch(before, input);
     const { geometry, properties, ...extra } = result;
+    const patchedGeometry = (geometry ?? null) as Geometry | null;
     const tags = resultTags(feature.tags, stored.namespace.tags, this.options);
-    if (deepEqual(result, before) && deepEqual(tags, stored.namespace.tags)) {
+    // The geometry stays as written for the answer; stored positions are 3D, so compare it padded.
+    const unchanged = deepEqual({ ...result, geometry: patchedGeometry && pad3D(patchedGeometry) }, before);
+    if (unchanged && deepEqual(tags, stored.namespace.tags)) {
       this.unmodifiedTexts.push(storedJson);
       return;
     }
     this.store({
       id: entry.id,
-      geometry: (geometry ?? null) as Geometry | null,
+      geometry: patchedGeometry,
       properties: (properties ?? {}) as Record<string, unknown>,
       namespace: this.namespace(tags, stored.namespace),
       extra,

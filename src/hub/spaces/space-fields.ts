@@ -66,7 +66,10 @@ const storage: FieldNormalizer = (value, name) => {
   return value.params ? { id: value.id, params: value.params } : { id: value.id };
 };
 
-/** Connectors come as a map (id → [{eventTypes, params, order}]) or as a list of {id, …}; they are kept as the map. */
+/**
+ * Connectors come as a map (id → [{eventTypes, params, order}]) or as a list of {id, …}; they are kept as the map.
+ * None at all (`[]` or `{}`) is null, so that a PATCH with either removes every connector (API.md 1.9).
+ */
 const connectors: FieldNormalizer = (value, name) => {
   if (Array.isArray(value)) {
     const byId: Record<string, unknown[]> = {};
@@ -75,13 +78,15 @@ const connectors: FieldNormalizer = (value, name) => {
       const { id, ...config } = entry;
       (byId[id as string] ??= []).push(config);
     });
-    return byId;
+    return value.length === 0 ? null : byId;
   }
   if (!isObject(value)) return invalid(name, 'an object of connector id → configurations, or an array of {id, params}');
   for (const [id, configs] of Object.entries(value)) {
+    // null removes that connector in a PATCH.
+    if (configs === null) continue;
     if (!Array.isArray(configs) || !configs.every(isObject)) invalid(`${name}.${id}`, 'an array of configuration objects');
   }
-  return value;
+  return Object.keys(value).length === 0 ? null : value;
 };
 
 const searchableProperties: FieldNormalizer = (value, name) => {
@@ -107,6 +112,9 @@ export const spaceFields: Record<string, FieldNormalizer> = {
   listeners: connectors, processors: connectors, searchableProperties, sortableProperties, extends: extendsSpace,
   maxVersionCount: integer(-1), versionsToKeep: integer(1), cacheTTL: integer(0),
 };
+
+/** Members holding connector configurations: a PATCH that sends one in the list form replaces the stored map wholesale. */
+export const CONNECTOR_MEMBERS = ['listeners', 'processors'] as const;
 
 /** Members that may only be set when the space is created (API.md 3.4). */
 export const CREATION_ONLY = ['enableUUID', 'enableHistory', 'enableGlobalVersioning'] as const;

@@ -3,8 +3,8 @@ import type { Storage, StoredSpace } from '../../storage/storage.js';
 import { type Claims, hasRight, type SpaceResource } from '../access/claims.js';
 import { hubError } from '../errors.js';
 import { newSpaceId } from '../ids.js';
-import { applyPatch } from '../merge-patch.js';
-import { CREATION_ONLY, emptyTitle, normalizeSpaceInput } from './space-fields.js';
+import { applyPatch, deepEqual } from '../merge-patch.js';
+import { CONNECTOR_MEMBERS, CREATION_ONLY, emptyTitle, normalizeSpaceInput } from './space-fields.js';
 import { spaceView } from './space-view.js';
 
 export type OwnerFilter = 'me' | 'others' | '*' | { owner: string };
@@ -35,6 +35,18 @@ function compare(op: ComparisonOperator, actual: number, wanted: number): boolea
   }
 }
 
+/**
+ * Connectors sent in the list form replace the stored map, as any array does (API.md 3.4); a map merges
+ * per connector id. Returns the stored definition without the members that get replaced.
+ */
+function withoutReplacedConnectors(stored: Record<string, unknown>, input: Record<string, unknown>): Record<string, unknown> {
+  const base = { ...stored };
+  for (const name of CONNECTOR_MEMBERS) {
+    if (Array.isArray(input[name])) delete base[name];
+  }
+  return base;
+}
+
 export class SpaceService {
   constructor(private readonly storage: Storage, private readonly defaultStorageId: string) {}
 
@@ -58,6 +70,11 @@ export class SpaceService {
     }
     const now = Date.now();
     const definition: Record<string, unknown> = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null));
+    for (const name of CONNECTOR_MEMBERS) {
+      // A connector set to null means "remove it" to PATCH; on creation there is nothing to remove.
+      const byId = definition[name] as Record<string, unknown> | undefined;
+      if (byId) definition[name] = Object.fromEntries(Object.entries(byId).filter(([, configs]) => configs !== null));
+    }
     definition.owner ??= claims.aid;
     definition.cid ??= claims.cid;
     definition.storage ??= { id: this.defaultStorageId };
@@ -100,8 +117,8 @@ export class SpaceService {
       if (fields.owner === null) delete fields.owner;
       if (fields.cid === null) delete fields.cid;
       if (fields.title === null) emptyTitle();
-      const { result, changed } = applyPatch(current.definition, fields);
-      if (!changed) return current.definition;
+      const { result } = applyPatch(withoutReplacedConnectors(current.definition, input), fields);
+      if (deepEqual(result, current.definition)) return current.definition;
       return { ...result, updatedAt: Date.now() };
     });
     if (!updated) throw hubError('spaceNotFound');

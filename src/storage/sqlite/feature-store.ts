@@ -10,6 +10,12 @@ import { readStatistics } from './statistics.js';
 const PAGE_SIZE = 2000;
 const STATEMENT_CACHE_SIZE = 256;
 
+/**
+ * The requested ids, each looked up through `features_by_id`. CROSS JOIN fixes json_each as the outer
+ * loop: with a plain JOIN the planner scans every feature of the space and the id list for each one.
+ */
+const BY_IDS = 'FROM json_each(?) j CROSS JOIN features f ON f.sid = ? AND f.id = j.value';
+
 interface ExistingRow { seq: number; id: string; json: string }
 
 export class SqliteFeatureStore implements FeatureStore {
@@ -27,7 +33,7 @@ export class SqliteFeatureStore implements FeatureStore {
   constructor(private readonly db: Database.Database) {
     this.selectSid = db.prepare<[string], { sid: number }>('SELECT sid FROM spaces WHERE id = ?');
     this.selectExisting = db.prepare<[string, number], ExistingRow>(
-      'SELECT f.seq, f.id, f.json FROM json_each(?) j JOIN features f ON f.sid = ? AND f.id = j.value');
+      `SELECT f.seq, f.id, f.json ${BY_IDS}`);
     this.insertFeature = db.prepare(
       'INSERT INTO features (sid, id, json, geometry_type, min_x, min_y, max_x, max_y) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
     this.updateFeature = db.prepare(
@@ -118,23 +124,32 @@ export class SqliteFeatureStore implements FeatureStore {
     }).immediate();
   }
 
-  async *query(query: FeatureQuery): AsyncIterable<FeatureRow> {
+  /**
+   * Feature rows of a `SELECT f.seq, f.json …` statement. better-sqlite3 builds arrays much faster than
+   * objects with named members, so rows come raw and become FeatureRows here: about a fifth off every read.
+   */
+  private rows(sql: string, params: unknown[]): FeatureRow[] {
+    const raw = this.statement(sql).raw(true).all(...params) as Array<[number, string]>;
+    const rows = new Array<FeatureRow>(raw.length);
+    for (let i = 0; i < raw.length; i++) rows[i] = { seq: raw[i][0], json: raw[i][1] };
+    return rows;
+  }
+
+  async *query(query: FeatureQuery): AsyncIterable<FeatureRow[]> {
     const sid = this.sid(query.spaceId);
     const where = compileFilter(query);
     if (query.ids) {
-      const sql = `SELECT f.seq, f.json FROM json_each(?) j JOIN features f ON f.sid = ? AND f.id = j.value
-                   WHERE ${where.sql} ORDER BY j.key LIMIT ?`;
-      yield* this.statement(sql).all(JSON.stringify(query.ids), sid, ...where.params, query.limit) as FeatureRow[];
+      const sql = `SELECT f.seq, f.json ${BY_IDS} WHERE ${where.sql} ORDER BY j.key LIMIT ?`;
+      yield this.rows(sql, [JSON.stringify(query.ids), sid, ...where.params, query.limit]);
       return;
     }
-    const page = this.statement(
-      `SELECT f.seq, f.json FROM features f WHERE f.sid = ? AND f.seq > ? AND ${where.sql} ORDER BY f.seq LIMIT ?`);
+    const page = `SELECT f.seq, f.json FROM features f WHERE f.sid = ? AND f.seq > ? AND ${where.sql} ORDER BY f.seq LIMIT ?`;
     let after = query.afterSeq ?? 0;
     let remaining = query.limit;
     while (remaining > 0) {
       const size = Math.min(PAGE_SIZE, remaining);
-      const rows = page.all(sid, after, ...where.params, size) as FeatureRow[];
-      yield* rows;
+      const rows = this.rows(page, [sid, after, ...where.params, size]);
+      if (rows.length > 0) yield rows;
       if (rows.length < size) return;
       after = rows[rows.length - 1].seq;
       remaining -= rows.length;

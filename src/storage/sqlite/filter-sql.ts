@@ -9,14 +9,13 @@ export interface SqlFragment {
 
 const comparison = { eq: '=', ne: '!=', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 
-/** `["properties","@ns:com:here:xyz","tags"]` → the SQL literal `'$."properties"."@ns:com:here:xyz"."tags"'`. */
+/**
+ * `["properties","@ns:com:here:xyz","tags"]` → the SQL literal `'$."properties"."@ns:com:here:xyz"."tags"'`.
+ * Each label is a JSON string, so `"` and `\` inside a property name are escaped the way SQLite's
+ * JSON path labels decode them.
+ */
 function jsonPathLiteral(path: string[]): string {
-  for (const key of path) {
-    if (key.includes('"')) {
-      throw hubError('invalidPropertyFilter', { filter: path.join('.'), problem: 'property names with a double quote cannot be searched' });
-    }
-  }
-  const jsonPath = '$' + path.map((key) => `."${key}"`).join('');
+  const jsonPath = '$' + path.map((key) => `.${JSON.stringify(key)}`).join('');
   return `'${jsonPath.replaceAll("'", "''")}'`;
 }
 

@@ -1,0 +1,29 @@
+// The small part of autocannon's API the benchmark uses (the package ships no type declarations).
+declare module 'autocannon' {
+  interface RawRequest {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+  }
+
+  interface Options {
+    url: string;
+    connections?: number;
+    duration?: number;
+    headers?: Record<string, string>;
+    requests?: Array<RawRequest & { setupRequest?: (request: RawRequest) => RawRequest }>;
+  }
+
+  interface Result {
+    /** `total` counts the completed requests. */
+    requests: { total: number; average: number };
+    /** Seconds. */
+    duration: number;
+    errors: number;
+    non2xx: number;
+    latency: { average: number; p99: number };
+  }
+
+  function autocannon(options: Options): Promise<Result>;
+  export default autocannon;
+}

@@ -1,0 +1,460 @@
+// `npm run bench`: HTTP throughput and memory of the real hub, each figure next to its floor (the same work on storage directly).
+import autocannon from 'autocannon';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { featureTexts } from '../src/hub/features/feature-text.js';
+import type { FeatureRow, PropertyCondition } from '../src/storage/feature-query.js';
+import type { FeatureWrite, Storage } from '../src/storage/storage.js';
+import { cityFeature, cityParts, loadCities, pointParts, polygonCollection, polygonParts } from './data.js';
+import { type BenchEngine, ENGINES } from './engines.js';
+import { type BenchHub, type MemoryReading, readMemory, resetPeak, startBenchHub, watchMemory } from './hub-server.js';
+import { countFeatures, handleOf, HubClient } from './http.js';
+
+const SECTIONS = ['ingest', 'get', 'iterate', 'search', 'million', 'upload'] as const;
+type Section = (typeof SECTIONS)[number];
+
+interface Settings {
+  engine: BenchEngine;
+  quick: boolean;
+  sections: Set<Section>;
+  /** Directory for hub CPU profiles (`--profile`); undefined means no profiling. */
+  profileDir?: string;
+}
+
+function parseArguments(argv: string[]): Settings {
+  let engineName = 'sqlite';
+  let quick = false;
+  let sections = new Set<Section>(SECTIONS);
+  let profileDir: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i].split(/=(.*)/s, 2);
+    const value = () => inline ?? argv[++i];
+    if (flag === '--storage') engineName = value();
+    else if (flag === '--quick') quick = true;
+    else if (flag === '--only') {
+      const names = value().split(',');
+      const unknown = names.filter((name) => !(SECTIONS as readonly string[]).includes(name));
+      if (unknown.length > 0) throw new Error(`Unknown section ${unknown.join(', ')}; sections: ${SECTIONS.join(', ')}`);
+      sections = new Set(names as Section[]);
+    } else if (flag === '--profile') profileDir = inline ?? join(tmpdir(), 'hub-bench-profiles');
+    else throw new Error(`Unknown argument "${argv[i]}". Usage: bench [--storage ${Object.keys(ENGINES).join('|')}] [--quick] [--only ${SECTIONS.join(',')}] [--profile[=dir]]`);
+  }
+  const engine = ENGINES[engineName];
+  if (!engine) throw new Error(`Unknown storage "${engineName}"; known: ${Object.keys(ENGINES).join(', ')}`);
+  // The read figures run on the city space, so they need the ingest.
+  if (['get', 'iterate', 'search'].some((section) => sections.has(section as Section))) sections.add('ingest');
+  return { engine, quick, sections, profileDir };
+}
+
+/** Work sizes: the default run stays within a few minutes on two cores; `--quick` within one. */
+function sizes(quick: boolean) {
+  return {
+    cities: quick ? 20_000 : Infinity,
+    batch: 1000,
+    /** Batches in flight during the HTTP ingest, as a bulk loader keeps the server busy between answers. */
+    ingestInFlight: 2,
+    ingestRuns: 2,
+    getSeconds: quick ? 2 : 5,
+    floorSeconds: quick ? 1 : 2,
+    iteratePage: 10_000,
+    repeatSeconds: quick ? 1 : 3,
+    uploadFeatures: quick ? 20_000 : 100_000,
+    millionPoints: quick ? 200_000 : 1_000_000,
+    fillBatch: 50_000,
+    millionPage: 100_000,
+  };
+}
+
+interface Rate {
+  items: number;
+  seconds: number;
+}
+
+interface Row {
+  figure: string;
+  unit: string;
+  http: Rate;
+  floor: Rate;
+  /** Minimum HTTP/floor ratio the figure should reach. */
+  goal?: number;
+  note?: string;
+}
+
+interface MemoryRow {
+  figure: string;
+  before: MemoryReading;
+  peak: MemoryReading;
+  after: MemoryReading;
+}
+
+const rows: Row[] = [];
+const memoryRows: MemoryRow[] = [];
+const notes: string[] = [];
+
+const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+const now = () => performance.now() / 1000;
+const perSecond = (rate: Rate) => rate.items / rate.seconds;
+const number = (value: number) => Math.round(value).toLocaleString('en-US');
+const mib = (kib: number) => `${(kib / 1024).toFixed(0)} MiB`;
+
+async function timed(work: () => Promise<number>): Promise<Rate> {
+  const start = now();
+  const items = await work();
+  return { items, seconds: now() - start };
+}
+
+/** Runs `work` (returning how many items it handled) again and again for at least `seconds` and `minRuns` runs. */
+async function repeated(seconds: number, minRuns: number, work: () => Promise<number>): Promise<Rate> {
+  const start = now();
+  let items = 0;
+  for (let runs = 0; runs < minRuns || now() - start < seconds; runs++) items += await work();
+  return { items, seconds: now() - start };
+}
+
+/** Consumes a query as the read path does: every row, with its text. */
+async function drain(pages: AsyncIterable<FeatureRow[]>): Promise<{ count: number; lastSeq: number; characters: number }> {
+  let count = 0;
+  let lastSeq = 0;
+  let characters = 0;
+  for await (const rows of pages) {
+    for (const row of rows) {
+      count++;
+      lastSeq = row.seq;
+      characters += row.json.length;
+    }
+  }
+  return { count, lastSeq, characters };
+}
+
+async function createSpace(client: HubClient, title: string): Promise<string> {
+  const body = await client.expect(200, 'POST', '/hub/spaces', JSON.stringify({ title }), { 'content-type': 'application/json' });
+  return (JSON.parse(body.toString()) as { id: string }).id;
+}
+
+async function httpCount(client: HubClient, space: string): Promise<number> {
+  const body = await client.expect(200, 'GET', `/hub/spaces/${space}/count`);
+  return (JSON.parse(body.toString()) as { count: number }).count;
+}
+
+/** Writes prepared rows in one storage transaction per batch, as the hub does for one request. */
+async function storeBatch(storage: Storage, spaceId: string, upserts: FeatureWrite[], timestamp: number): Promise<void> {
+  await storage.features.write(spaceId, upserts.map((row) => row.id), () => ({ plan: { upserts, deletes: [], timestamp }, result: undefined }));
+}
+
+/** Sends the bodies with a fixed number of requests in flight. */
+async function sendAll(client: HubClient, path: string, bodies: Buffer[], inFlight: number): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < bodies.length) {
+      const body = bodies[next++];
+      await client.expect(204, 'PUT', path, body, { accept: 'application/x-empty' });
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, lane));
+}
+
+interface CitySpace {
+  httpSpace: string;
+  floorSpace: string;
+  ids: string[];
+}
+
+async function ingest(client: HubClient, floor: Storage, settings: Settings): Promise<CitySpace> {
+  const size = sizes(settings.quick);
+  const cities = loadCities(size.cities);
+  const ids = cities.map((city) => String(city.cityId));
+  log(`ingest: ${cities.length} cities in batches of ${size.batch}`);
+
+  const bodies: Buffer[] = [];
+  for (let i = 0; i < cities.length; i += size.batch) {
+    const features = cities.slice(i, i + size.batch).map(cityFeature);
+    bodies.push(Buffer.from(JSON.stringify({ type: 'FeatureCollection', features })));
+  }
+  // Each side ingests twice into a new space and keeps its faster run: the first one also warms up the JIT.
+  const httpSpaces: string[] = [];
+  const httpRuns: Rate[] = [];
+  for (let run = 0; run < size.ingestRuns; run++) {
+    const space = await createSpace(client, 'bench cities');
+    httpRuns.push(await timed(async () => {
+      await sendAll(client, `/hub/spaces/${space}/features`, bodies, size.ingestInFlight);
+      return cities.length;
+    }));
+    const stored = await httpCount(client, space);
+    if (stored !== cities.length) throw new Error(`the hub holds ${stored} of ${cities.length} cities`);
+    httpSpaces.push(space);
+  }
+
+  const floorSpaces: string[] = [];
+  const floorRuns: Rate[] = [];
+  for (let run = 0; run < size.ingestRuns; run++) {
+    const space = `cities-${run}`;
+    const timestamp = Date.now();
+    await floor.spaces.create(space, { title: 'bench cities' }, timestamp);
+    const batches: FeatureWrite[][] = [];
+    for (let i = 0; i < cities.length; i += size.batch) {
+      batches.push(cities.slice(i, i + size.batch).map((city) => featureTexts(cityParts(city, space, timestamp)).stored));
+    }
+    floorRuns.push(await timed(async () => {
+      for (const batch of batches) await storeBatch(floor, space, batch, timestamp);
+      return cities.length;
+    }));
+    floorSpaces.push(space);
+  }
+  const fastest = (runs: Rate[]) => runs.reduce((best, run) => (perSecond(run) > perSecond(best) ? run : best));
+  const http = fastest(httpRuns);
+  const floorRate = fastest(floorRuns);
+  rows.push({
+    figure: `Ingest (PUT ${size.batch}/request, ${size.ingestInFlight} in flight)`, unit: 'features/s', http, floor: floorRate, goal: 0.5,
+    note: `${cities.length} cities, best of ${size.ingestRuns} runs`,
+  });
+  return { httpSpace: httpSpaces[0], floorSpace: floorSpaces[0], ids };
+}
+
+/** Walks the ids in a scattered but complete order, so consecutive reads do not hit neighbouring rows. */
+function rotation(ids: string[]): () => string {
+  const stride = 7919;
+  let position = 0;
+  return () => {
+    position = (position + stride) % ids.length;
+    return ids[position];
+  };
+}
+
+async function getById(hub: BenchHub, floor: Storage, space: CitySpace, settings: Settings): Promise<void> {
+  const size = sizes(settings.quick);
+  log(`GET by id: autocannon, 10 connections, ${size.getSeconds} s`);
+  const nextId = rotation(space.ids);
+  const result = await autocannon({
+    url: hub.origin,
+    connections: 10,
+    duration: size.getSeconds,
+    headers: { authorization: `Bearer ${hub.token}` },
+    requests: [{
+      method: 'GET',
+      setupRequest: (request) => ({ ...request, path: `/hub/spaces/${space.httpSpace}/features/${nextId()}` }),
+    }],
+  });
+  if (result.errors > 0 || result.non2xx > 0) throw new Error(`GET by id: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
+
+  // The same load on the health route, which touches no storage, shows what the HTTP stack alone allows.
+  const ceiling = await autocannon({ url: `${hub.origin}/hub`, connections: 10, duration: size.floorSeconds });
+
+  const floorNext = rotation(space.ids);
+  const floorRate = await repeated(size.floorSeconds, 1, async () => {
+    let found = 0;
+    for (let i = 0; i < 1000; i++) {
+      found += (await drain(floor.features.query({ spaceId: space.floorSpace, ids: [floorNext()], limit: 1 }))).count;
+    }
+    if (found !== 1000) throw new Error('floor GET by id missed features');
+    return found;
+  });
+  rows.push({
+    figure: 'GET feature by id (10 connections)', unit: 'requests/s',
+    http: { items: result.requests.total, seconds: result.duration }, floor: floorRate,
+    note: `latency avg ${result.latency.average} ms, p99 ${result.latency.p99} ms; GET /hub (no storage): ${number(ceiling.requests.total / ceiling.duration)} requests/s`,
+  });
+}
+
+/** One full iteration over HTTP following `handle`; returns the number of features seen. */
+async function iterateHttp(client: HubClient, space: string, limit: number, onPage?: () => void): Promise<number> {
+  let total = 0;
+  let handle: string | undefined = '0';
+  while (handle !== undefined) {
+    const body = await client.expect(200, 'GET', `/hub/spaces/${space}/iterate?limit=${limit}&handle=${handle}`);
+    total += countFeatures(body);
+    handle = handleOf(body);
+    onPage?.();
+  }
+  return total;
+}
+
+async function iterateFloor(storage: Storage, spaceId: string, limit: number): Promise<number> {
+  let total = 0;
+  let afterSeq = 0;
+  for (;;) {
+    const page = await drain(storage.features.query({ spaceId, afterSeq, limit }));
+    total += page.count;
+    if (page.count < limit) return total;
+    afterSeq = page.lastSeq;
+  }
+}
+
+async function iterate(client: HubClient, floor: Storage, space: CitySpace, settings: Settings): Promise<void> {
+  const size = sizes(settings.quick);
+  log(`iterate: whole city space, limit ${size.iteratePage}`);
+  const check = (count: number) => {
+    if (count !== space.ids.length) throw new Error(`iterate returned ${count} of ${space.ids.length} features`);
+    return count;
+  };
+  const http = await repeated(size.repeatSeconds, 2, async () => check(await iterateHttp(client, space.httpSpace, size.iteratePage)));
+  const floorRate = await repeated(size.repeatSeconds, 2, async () => check(await iterateFloor(floor, space.floorSpace, size.iteratePage)));
+  rows.push({ figure: `Iterate (limit ${size.iteratePage}, follow handle)`, unit: 'features/s', http, floor: floorRate, goal: 0.5 });
+}
+
+async function search(client: HubClient, floor: Storage, space: CitySpace, settings: Settings): Promise<void> {
+  const size = sizes(settings.quick);
+  log('property search: population > 100000');
+  const condition: PropertyCondition = { path: ['properties', 'population'], op: 'gt', values: [100000] };
+  let httpCount = 0;
+  const http = await repeated(size.repeatSeconds, 2, async () => {
+    const body = await client.expect(200, 'GET', `/hub/spaces/${space.httpSpace}/search?p.population=gt=100000&limit=100000`);
+    httpCount = countFeatures(body);
+    return httpCount;
+  });
+  let floorCount = 0;
+  const floorRate = await repeated(size.repeatSeconds, 2, async () => {
+    floorCount = (await drain(floor.features.query({ spaceId: space.floorSpace, properties: [condition], limit: 100000 }))).count;
+    return floorCount;
+  });
+  if (httpCount !== floorCount) throw new Error(`search found ${httpCount} features over HTTP and ${floorCount} in storage`);
+  rows.push({
+    figure: 'Property search (p.population>100000)', unit: 'features/s', http, floor: floorRate,
+    note: `${httpCount} features per search, full scan of ${space.ids.length}`,
+  });
+}
+
+async function settle(): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 500));
+}
+
+/** Runs `work` while watching the hub's memory; the peak is reset first where the kernel allows. */
+async function withMemory<T>(hub: BenchHub, figure: string, work: () => Promise<T>): Promise<T> {
+  const before = readMemory(hub.pid);
+  const note = 'VmHWM could not be reset: it is the peak since the hub started.';
+  if (!resetPeak(hub.pid) && !notes.includes(note)) notes.push(note);
+  const watch = watchMemory(hub.pid);
+  const result = await work();
+  const peak = watch.stop();
+  await settle();
+  memoryRows.push({ figure, before, peak, after: readMemory(hub.pid) });
+  return result;
+}
+
+async function upload(hub: BenchHub, client: HubClient, floor: Storage, settings: Settings): Promise<void> {
+  const size = sizes(settings.quick);
+  const body = Buffer.from(polygonCollection(size.uploadFeatures));
+  const megabytes = (body.length / 1e6).toFixed(1);
+  log(`large upload: ${size.uploadFeatures} polygons, ${megabytes} MB in one PUT`);
+  const space = await createSpace(client, 'bench upload');
+  const http = await withMemory(hub, `PUT of a ${megabytes} MB FeatureCollection`, () => timed(async () => {
+    await client.expect(204, 'PUT', `/hub/spaces/${space}/features`, body, { accept: 'application/x-empty' });
+    return size.uploadFeatures;
+  }));
+  const stored = await httpCount(client, space);
+  if (stored !== size.uploadFeatures) throw new Error(`the hub holds ${stored} of ${size.uploadFeatures} polygons`);
+
+  const timestamp = Date.now();
+  await floor.spaces.create('upload', { title: 'bench upload' }, timestamp);
+  const upserts: FeatureWrite[] = [];
+  for (let i = 0; i < size.uploadFeatures; i++) upserts.push(featureTexts(polygonParts(i, 'upload', timestamp)).stored);
+  const floorRate = await timed(async () => {
+    await storeBatch(floor, 'upload', upserts, timestamp);
+    return upserts.length;
+  });
+  rows.push({ figure: `Large PUT (${megabytes} MB, 1 request)`, unit: 'features/s', http, floor: floorRate, note: 'streamed body parse' });
+}
+
+async function million(hub: BenchHub, client: HubClient, settings: Settings): Promise<void> {
+  const size = sizes(settings.quick);
+  const space = await createSpace(client, 'bench points');
+  log(`filling ${size.millionPoints} points through a second storage connection`);
+  const side = settings.engine.openHubStorage(hub.dataDir);
+  try {
+    const timestamp = Date.now();
+    const fill = await timed(async () => {
+      for (let start = 0; start < size.millionPoints; start += size.fillBatch) {
+        const upserts: FeatureWrite[] = [];
+        for (let i = start; i < Math.min(start + size.fillBatch, size.millionPoints); i++) {
+          upserts.push(featureTexts(pointParts(i, space, timestamp)).stored);
+        }
+        await storeBatch(side, space, upserts, timestamp);
+      }
+      return size.millionPoints;
+    });
+    notes.push(`Filled ${size.millionPoints} points directly in ${fill.seconds.toFixed(1)} s (rows built and written).`);
+    log(`iterating ${size.millionPoints} points over HTTP, limit ${size.millionPage}`);
+    // The RSS after every page shows whether memory stays flat over the whole iteration.
+    const pageRss: number[] = [];
+    const http = await withMemory(hub, `Iterate ${size.millionPoints} points (limit ${size.millionPage})`, () => timed(async () =>
+      iterateHttp(client, space, size.millionPage, () => { pageRss.push(readMemory(hub.pid).rssKiB); })));
+    notes.push(`Hub RSS after each iterate page: ${pageRss.map((kib) => (kib / 1024).toFixed(0)).join(', ')} MiB.`);
+    if (http.items !== size.millionPoints) throw new Error(`iterate returned ${http.items} of ${size.millionPoints} points`);
+    const floorRate = await timed(() => iterateFloor(side, space, size.millionPage));
+    rows.push({ figure: `Iterate ${size.millionPoints} points (limit ${size.millionPage})`, unit: 'features/s', http, floor: floorRate, goal: 0.5, note: `${pageRss.length} pages` });
+  } finally {
+    await side.close();
+  }
+}
+
+function printTables(settings: Settings): void {
+  const table = [['figure', 'HTTP', 'floor', 'HTTP/floor', 'goal', 'note']];
+  for (const row of rows) {
+    const ratio = perSecond(row.http) / perSecond(row.floor);
+    const goal = row.goal === undefined ? '' : `≥ ${row.goal * 100}% ${ratio >= row.goal ? 'met' : 'MISSED'}`;
+    table.push([row.figure, `${number(perSecond(row.http))} ${row.unit}`, `${number(perSecond(row.floor))} ${row.unit}`,
+      `${(ratio * 100).toFixed(0)}%`, goal, row.note ?? '']);
+  }
+  const memory = [['hub memory during', 'RSS before', 'RSS peak (sampled)', 'VmHWM', 'RSS after']];
+  for (const row of memoryRows) {
+    memory.push([row.figure, mib(row.before.rssKiB), mib(row.peak.rssKiB), mib(row.peak.hwmKiB), mib(row.after.rssKiB)]);
+  }
+  const print = (lines: string[][]) => {
+    const widths = lines[0].map((_, column) => Math.max(...lines.map((line) => line[column].length)));
+    const format = (line: string[]) => '| ' + line.map((cell, column) => cell.padEnd(widths[column])).join(' | ') + ' |';
+    process.stdout.write(format(lines[0]) + '\n');
+    process.stdout.write('|' + widths.map((width) => '-'.repeat(width + 2)).join('|') + '|\n');
+    for (const line of lines.slice(1)) process.stdout.write(format(line) + '\n');
+  };
+  process.stdout.write(`\nSpatial Data Hub benchmark: storage ${settings.engine.name}${settings.quick ? ', quick run' : ''}, Node ${process.version}\n\n`);
+  print(table);
+  if (memoryRows.length > 0) {
+    process.stdout.write('\n');
+    print(memory);
+  }
+  for (const note of notes) process.stdout.write(`\n${note}`);
+  process.stdout.write('\n');
+}
+
+async function main(): Promise<void> {
+  const settings = parseArguments(process.argv.slice(2));
+  const root = mkdtempSync(join(tmpdir(), 'hub-bench-'));
+  const hubDir = join(root, 'hub');
+  const floorDir = join(root, 'floor');
+  mkdirSync(hubDir);
+  mkdirSync(floorDir);
+  const nodeArgs: string[] = [];
+  if (settings.profileDir) {
+    mkdirSync(settings.profileDir, { recursive: true });
+    nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${settings.profileDir}`);
+  }
+  const started = now();
+  const hub = await startBenchHub({ dataDir: hubDir, env: settings.engine.hubEnv(hubDir), nodeArgs });
+  const client = new HubClient(hub.origin, hub.token);
+  const floor = settings.engine.openFloor(floorDir);
+  try {
+    const sections = settings.sections;
+    if (sections.has('ingest')) {
+      const cities = await ingest(client, floor, settings);
+      if (sections.has('get')) await getById(hub, floor, cities, settings);
+      if (sections.has('iterate')) await iterate(client, floor, cities, settings);
+      if (sections.has('search')) await search(client, floor, cities, settings);
+    }
+    // The iteration goes before the upload: V8 keeps the heap the upload grew, which would hide the iteration's own peak.
+    if (sections.has('million')) await million(hub, client, settings);
+    if (sections.has('upload')) await upload(hub, client, floor, settings);
+  } finally {
+    client.close();
+    await floor.close();
+    await hub.stop();
+    rmSync(root, { recursive: true, force: true });
+  }
+  printTables(settings);
+  process.stdout.write(`\nTotal run time ${(now() - started).toFixed(0)} s.\n`);
+  if (settings.profileDir) process.stdout.write(`Hub CPU profile written to ${settings.profileDir}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  process.exit(1);
+});

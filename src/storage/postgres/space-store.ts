@@ -1,0 +1,129 @@
+// Spaces in PostgreSQL: the catalog row (id, definition, location) joined with the counters kept next to the space's features.
+import { hubError } from '../../hub/errors.js';
+import type { SpaceStore, StoredSpace } from '../storage.js';
+import { type Client, type Database, type Prepared, sqlState } from './database.js';
+import type { Locations } from './locations.js';
+
+interface CatalogRow {
+  sid: number;
+  id: string;
+  definition: string;
+  location: string;
+}
+
+interface ContentsRow {
+  sid: number;
+  content_updated_at: number;
+  revision: number;
+  feature_count: number;
+}
+
+/** The catalog row with the counters of the catalog database itself (NULL for spaces held elsewhere). */
+type JoinedRow = CatalogRow & { [K in keyof Omit<ContentsRow, 'sid'>]: ContentsRow[K] | null };
+
+const JOINED = `SELECT s.sid, s.id, s.definition, s.location, c.content_updated_at, c.revision, c.feature_count
+                  FROM spaces s LEFT JOIN space_contents c ON c.sid = s.sid`;
+const CONTENTS = 'SELECT sid, content_updated_at, revision, feature_count FROM space_contents';
+const GET: Prepared = { name: 'get_space', text: `${JOINED} WHERE s.id = $1` };
+
+function toSpace(row: CatalogRow, contents: Omit<ContentsRow, 'sid'>): StoredSpace {
+  return {
+    id: row.id,
+    definition: JSON.parse(row.definition) as Record<string, unknown>,
+    contentUpdatedAt: contents.content_updated_at,
+    revision: contents.revision,
+    featureCount: contents.feature_count,
+  };
+}
+
+/** Removes a space's features and counters from the database holding them; returns the counters. */
+async function deleteContents(client: Client, sid: number): Promise<ContentsRow | undefined> {
+  const { rows } = await client.query<ContentsRow>(
+    'DELETE FROM space_contents WHERE sid = $1 RETURNING sid, content_updated_at, revision, feature_count', [sid]);
+  await client.query('DELETE FROM features WHERE sid = $1', [sid]);
+  return rows[0];
+}
+
+export class PostgresSpaceStore implements SpaceStore {
+  constructor(private readonly locations: Locations) {}
+
+  /**
+   * Completes catalog rows with their counters, one query per other database. A space whose counters are
+   * missing is half-created or half-deleted across two databases and is left out.
+   */
+  private async complete(rows: JoinedRow[]): Promise<StoredSpace[]> {
+    const elsewhere = new Map<Database, number[]>();
+    for (const row of rows) {
+      const db = this.locations.byId(row.location);
+      if (db === this.locations.catalog) continue;
+      const sids = elsewhere.get(db) ?? [];
+      sids.push(row.sid);
+      elsewhere.set(db, sids);
+    }
+    const contents = new Map<number, ContentsRow>();
+    await Promise.all([...elsewhere].map(async ([db, sids]) => {
+      for (const row of await db.query<ContentsRow>(`${CONTENTS} WHERE sid = ANY($1::bigint[])`, [sids])) contents.set(row.sid, row);
+    }));
+    const spaces: StoredSpace[] = [];
+    for (const row of rows) {
+      const counters = row.content_updated_at === null ? contents.get(row.sid) : row as Omit<ContentsRow, 'sid'>;
+      if (counters) spaces.push(toSpace(row, counters));
+    }
+    return spaces;
+  }
+
+  async create(id: string, definition: Record<string, unknown>, createdAt: number): Promise<StoredSpace> {
+    return this.locations.catalog.transaction(async (client) => {
+      const db = await this.locations.placeNew(client);
+      let sid: number;
+      try {
+        ({ rows: [{ sid }] } = await client.query<{ sid: number }>(
+          'INSERT INTO spaces (id, definition, location) VALUES ($1, $2, $3) RETURNING sid', [id, JSON.stringify(definition), db.id]));
+      } catch (error) {
+        if (sqlState(error) === '23505') throw hubError('spaceExists', { id });
+        throw error;
+      }
+      // On another database the counters commit first: a failure before the catalog commits leaves an unreachable row, never a space without counters.
+      await this.locations.within(db, client, (target) =>
+        target.query('INSERT INTO space_contents (sid, content_updated_at) VALUES ($1, $2)', [sid, createdAt]));
+      return { id, definition, contentUpdatedAt: createdAt, revision: 0, featureCount: 0 };
+    });
+  }
+
+  async get(id: string): Promise<StoredSpace | undefined> {
+    const rows = await this.locations.catalog.query<JoinedRow>(GET, [id]);
+    return (await this.complete(rows))[0];
+  }
+
+  async list(): Promise<StoredSpace[]> {
+    return this.complete(await this.locations.catalog.query<JoinedRow>(`${JOINED} ORDER BY s.sid`));
+  }
+
+  async update(id: string, change: (current: StoredSpace) => Record<string, unknown>): Promise<StoredSpace | undefined> {
+    return this.locations.catalog.transaction(async (client) => {
+      const { rows } = await client.query<JoinedRow>(`${JOINED} WHERE s.id = $1 FOR UPDATE OF s`, [id]);
+      const [current] = await this.complete(rows);
+      if (!current) return undefined;
+      const definition = change(current);
+      await client.query('UPDATE spaces SET definition = $1 WHERE sid = $2', [JSON.stringify(definition), rows[0].sid]);
+      return { ...current, definition };
+    });
+  }
+
+  /**
+   * The catalog row goes first: on another database the features are removed after the catalog commits,
+   * so a failure in between leaves unreachable rows (the sid is never reused), never a space without features.
+   */
+  async delete(id: string): Promise<StoredSpace | undefined> {
+    const removed = await this.locations.catalog.transaction(async (client) => {
+      const { rows: [row] } = await client.query<CatalogRow>(
+        'DELETE FROM spaces WHERE id = $1 RETURNING sid, id, definition, location', [id]);
+      if (!row) return undefined;
+      const db = this.locations.byId(row.location);
+      return { row, db, contents: db === this.locations.catalog ? await deleteContents(client, row.sid) : undefined };
+    });
+    if (!removed) return undefined;
+    const contents = removed.contents ?? await removed.db.transaction((client) => deleteContents(client, removed.row.sid));
+    return contents && toSpace(removed.row, contents);
+  }
+}
