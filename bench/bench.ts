@@ -429,6 +429,7 @@ async function main(): Promise<void> {
     nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${settings.profileDir}`);
   }
   const started = now();
+  await settings.engine.start?.();
   const hub = await startBenchHub({ dataDir: hubDir, env: settings.engine.hubEnv(hubDir), nodeArgs });
   const client = new HubClient(hub.origin, hub.token);
   const floor = settings.engine.openFloor(floorDir);
@@ -447,6 +448,7 @@ async function main(): Promise<void> {
     client.close();
     await floor.close();
     await hub.stop();
+    await settings.engine.stop?.();
     rmSync(root, { recursive: true, force: true });
   }
   printTables(settings);

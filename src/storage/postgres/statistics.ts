@@ -1,9 +1,7 @@
 // Space statistics (API.md 5.9) computed by PostgreSQL aggregates over one space, matching the SQLite engine's figures.
-import type { PropertyStatistic, SpaceStatistics } from '../storage.js';
+import { PROPERTY_SAMPLE, propertyStatistics } from '../property-statistics.js';
+import type { SpaceStatistics } from '../storage.js';
 import type { Database } from './database.js';
-
-/** Property statistics read at most this many features; larger spaces get scaled, estimated counts. */
-const PROPERTY_SAMPLE = 10000;
 
 const jsonbTypeToDatatype: Record<string, string | undefined> = {
   string: 'string', number: 'number', boolean: 'boolean', object: 'object', array: 'array',
@@ -11,22 +9,6 @@ const jsonbTypeToDatatype: Record<string, string | undefined> = {
 
 interface PropertyRow { key: string; type: string; n: number }
 
-function propertyStatistics(rows: PropertyRow[], scale: number): PropertyStatistic[] {
-  const byKey = new Map<string, { count: number; typeCounts: Map<string, number> }>();
-  for (const row of rows) {
-    const entry = byKey.get(row.key) ?? { count: 0, typeCounts: new Map<string, number>() };
-    entry.count += row.n;
-    const datatype = jsonbTypeToDatatype[row.type];
-    if (datatype) entry.typeCounts.set(datatype, (entry.typeCounts.get(datatype) ?? 0) + row.n);
-    byKey.set(row.key, entry);
-  }
-  return [...byKey].map(([key, { count, typeCounts }]) => {
-    const datatype = [...typeCounts].sort((a, b) => b[1] - a[1])[0]?.[0];
-    const statistic: PropertyStatistic = { key, count: Math.round(count * scale) };
-    if (datatype) statistic.datatype = datatype;
-    return statistic;
-  }).sort((a, b) => b.count - a.count || (a.key < b.key ? -1 : 1));
-}
 
 export async function readStatistics(db: Database, sid: number): Promise<SpaceStatistics> {
   const [[space], [extent], geometryTypes, tags, propertyRows] = await Promise.all([
@@ -51,7 +33,9 @@ export async function readStatistics(db: Database, sid: number): Promise<SpaceSt
     bbox: extent.w === null ? null : [extent.w, extent.s, extent.e, extent.n],
     geometryTypes: geometryTypes.map((row) => row.type),
     tags,
-    properties: propertyStatistics(propertyRows, sampled ? space.count / PROPERTY_SAMPLE : 1),
+    properties: propertyStatistics(
+      propertyRows.map((row) => ({ key: row.key, datatype: jsonbTypeToDatatype[row.type], n: row.n })),
+      sampled ? space.count / PROPERTY_SAMPLE : 1),
     propertiesEstimated: sampled,
   };
 }

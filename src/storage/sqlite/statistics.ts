@@ -1,9 +1,7 @@
 // Space statistics (API.md 5.9) computed by SQLite aggregates over one space.
 import type Database from 'better-sqlite3';
-import type { PropertyStatistic, SpaceStatistics } from '../storage.js';
-
-/** Property statistics read at most this many features; larger spaces get scaled, estimated counts. */
-const PROPERTY_SAMPLE = 10000;
+import { PROPERTY_SAMPLE, propertyStatistics } from '../property-statistics.js';
+import type { SpaceStatistics } from '../storage.js';
 
 const jsonTypeToDatatype: Record<string, string | undefined> = {
   text: 'string', integer: 'number', real: 'number', true: 'boolean', false: 'boolean', object: 'object', array: 'array',
@@ -11,22 +9,6 @@ const jsonTypeToDatatype: Record<string, string | undefined> = {
 
 interface PropertyRow { key: string; type: string; n: number }
 
-function propertyStatistics(rows: PropertyRow[], scale: number): PropertyStatistic[] {
-  const byKey = new Map<string, { count: number; typeCounts: Map<string, number> }>();
-  for (const row of rows) {
-    const entry = byKey.get(row.key) ?? { count: 0, typeCounts: new Map<string, number>() };
-    entry.count += row.n;
-    const datatype = jsonTypeToDatatype[row.type];
-    if (datatype) entry.typeCounts.set(datatype, (entry.typeCounts.get(datatype) ?? 0) + row.n);
-    byKey.set(row.key, entry);
-  }
-  return [...byKey].map(([key, { count, typeCounts }]) => {
-    const datatype = [...typeCounts].sort((a, b) => b[1] - a[1])[0]?.[0];
-    const statistic: PropertyStatistic = { key, count: Math.round(count * scale) };
-    if (datatype) statistic.datatype = datatype;
-    return statistic;
-  }).sort((a, b) => b.count - a.count || (a.key < b.key ? -1 : 1));
-}
 
 export function readStatistics(db: Database.Database, sid: number): SpaceStatistics {
   const space = db.prepare('SELECT feature_count AS count, data_size AS size FROM spaces WHERE sid = ?')
@@ -52,7 +34,9 @@ export function readStatistics(db: Database.Database, sid: number): SpaceStatist
     bbox: extent.w === null ? null : [extent.w, extent.s as number, extent.e as number, extent.n as number],
     geometryTypes,
     tags,
-    properties: propertyStatistics(propertyRows, sampled ? space.count / PROPERTY_SAMPLE : 1),
+    properties: propertyStatistics(
+      propertyRows.map((row) => ({ key: row.key, datatype: jsonTypeToDatatype[row.type], n: row.n })),
+      sampled ? space.count / PROPERTY_SAMPLE : 1),
     propertiesEstimated: sampled,
   };
 }
