@@ -34,6 +34,29 @@ export class HubClient {
     });
   }
 
+  /**
+   * GET keeping only the last bytes of the answer: timed iterations read the handle from the tail and
+   * drop the rest, so the figure measures the hub rather than the benchmark's own copying and scanning.
+   */
+  tail(path: string, keep = 512): Promise<Buffer> {
+    return new Promise((resolve, reject) => {
+      const request = httpRequest({
+        agent: this.agent, hostname: this.url.hostname, port: this.url.port, method: 'GET', path,
+        headers: { authorization: `Bearer ${this.token}` },
+      }, (response) => {
+        let last: Buffer = Buffer.alloc(0);
+        response.on('data', (chunk: Buffer) => {
+          last = chunk.length >= keep ? chunk : Buffer.concat([last, chunk]);
+          if (last.length > keep) last = last.subarray(last.length - keep);
+        });
+        response.on('end', () => (response.statusCode === 200 ? resolve(last) : reject(new Error(`GET ${path} answered ${response.statusCode}`))));
+        response.on('error', reject);
+      });
+      request.on('error', reject);
+      request.end();
+    });
+  }
+
   /** Like `request`, but fails unless the status is the expected one. */
   async expect(status: number, method: string, path: string, body?: Buffer | string, headers?: Record<string, string>): Promise<Buffer> {
     const response = await this.request(method, path, body, headers);
