@@ -38,3 +38,14 @@ export interface FeatureRow {
   seq: number;
   json: string;
 }
+
+/**
+ * A page of features as one text: their stored JSON joined by commas, in result order, ready to be
+ * copied into a response. The engine may hand it over as UTF-8 bytes, which spares a decode and an encode.
+ */
+export interface FeatureTextPage {
+  text: string | Buffer;
+  count: number;
+  /** The insertion sequence of the page's last feature (iterate handles). */
+  lastSeq: number;
+}

@@ -1,5 +1,5 @@
 // The storage interface every engine implements: spaces, features and access records.
-import type { FeatureFilter, FeatureQuery, FeatureRow } from './feature-query.js';
+import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage } from './feature-query.js';
 
 export type BBox = [west: number, south: number, east: number, north: number];
 
@@ -71,6 +71,8 @@ export interface FeatureStore {
    * one await per page instead of per row keeps large reads cheap.
    */
   query(query: FeatureQuery): AsyncIterable<FeatureRow[]>;
+  /** The same features as `query`, each page joined into one text by the database: reads that transform nothing. */
+  queryText(query: FeatureQuery): AsyncIterable<FeatureTextPage>;
   count(spaceId: string, filter: FeatureFilter): Promise<number>;
   statistics(spaceId: string): Promise<SpaceStatistics>;
 }

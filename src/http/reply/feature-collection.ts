@@ -3,24 +3,19 @@ import { Readable } from 'node:stream';
 import type { FeatureCollectionStream } from '../../hub/features/read-pipeline.js';
 import type { WriteResult } from '../../hub/features/write-plan.js';
 
-/** Pages of feature texts are gathered into chunks of at least this many characters before they go to the socket. */
-const CHUNK_SIZE = 64 * 1024;
-
-async function* collectionText(pages: AsyncIterable<string[]> | Iterable<string[]>, trailer: () => Record<string, unknown>): AsyncIterable<string> {
-  let chunk = '{"type":"FeatureCollection","features":[';
+/** Pages are comma-joined feature texts, copied to the socket as they come (strings or UTF-8 bytes). */
+async function* collectionText(pages: AsyncIterable<string | Buffer> | Iterable<string | Buffer>, trailer: () => Record<string, unknown>): AsyncIterable<string | Buffer> {
+  yield '{"type":"FeatureCollection","features":[';
   let first = true;
   for await (const page of pages) {
     if (page.length === 0) continue;
-    chunk += (first ? '' : ',') + page.join(',');
+    if (!first) yield ',';
+    yield page;
     first = false;
-    if (chunk.length >= CHUNK_SIZE) {
-      yield chunk;
-      chunk = '';
-    }
   }
-  chunk += ']';
-  for (const [key, value] of Object.entries(trailer())) chunk += `,${JSON.stringify(key)}:${JSON.stringify(value)}`;
-  yield chunk + '}';
+  let end = ']';
+  for (const [key, value] of Object.entries(trailer())) end += `,${JSON.stringify(key)}:${JSON.stringify(value)}`;
+  yield end + '}';
 }
 
 export function featureCollectionBody(result: FeatureCollectionStream): Readable {
@@ -29,7 +24,7 @@ export function featureCollectionBody(result: FeatureCollectionStream): Readable
 
 /** The write response of API.md 4.7: features, then the id lists that are not empty. */
 export function writeResultBody(result: WriteResult): Readable {
-  return Readable.from(collectionText([result.features], () => {
+  return Readable.from(collectionText([result.features.join(',')], () => {
     const lists: Record<string, unknown> = {};
     if (result.inserted.length > 0) lists.inserted = result.inserted;
     if (result.updated.length > 0) lists.updated = result.updated;

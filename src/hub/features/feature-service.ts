@@ -1,5 +1,5 @@
 // The feature operations of the hub: writes through the write plan, reads through the read pipeline.
-import type { FeatureFilter, FeatureRow } from '../../storage/feature-query.js';
+import type { FeatureFilter, FeatureQuery } from '../../storage/feature-query.js';
 import type { Storage, StoredSpace } from '../../storage/storage.js';
 import { hubError } from '../errors.js';
 import { normalizeFeature } from './feature-input.js';
@@ -93,12 +93,12 @@ export class FeatureService {
   async getByIds(spaceId: string, ids: string[], options: ReadOptions): Promise<FeatureCollectionStream> {
     const space = await this.space(spaceId);
     const unique = [...new Set(ids)];
-    return this.collection(space, this.storage.features.query({ spaceId, ids: unique, limit: unique.length }), options);
+    return this.collection(space, { spaceId, ids: unique, limit: unique.length }, options);
   }
 
   async search(spaceId: string, filter: FeatureFilter, limit: number, options: ReadOptions): Promise<FeatureCollectionStream> {
     const space = await this.space(spaceId);
-    return this.collection(space, this.storage.features.query({ spaceId, ...filter, limit }), options);
+    return this.collection(space, { spaceId, ...filter, limit }, options);
   }
 
   /** A handle is the last insertion sequence returned; one comes back only when the page is full (API.md 5.7). */
@@ -106,15 +106,14 @@ export class FeatureService {
     const space = await this.space(spaceId);
     let returned = 0;
     let lastSeq = afterSeq;
-    const pages = this.storage.features.query({ spaceId, ...filter, afterSeq, limit });
-    const onPage = (rows: FeatureRow[]) => {
-      returned += rows.length;
-      if (rows.length > 0) lastSeq = rows[rows.length - 1].seq;
+    const onPage = (count: number, last: number) => {
+      returned += count;
+      lastSeq = last;
     };
     return {
       etag: contentEtag(space, options.etagKey),
       cacheTTL: cacheTTLOf(space),
-      features: renderPages(pages, options, onPage),
+      features: renderPages(this.storage.features, { spaceId, ...filter, afterSeq, limit }, options, onPage),
       trailer: () => (returned === limit ? { handle: String(lastSeq), nextPageToken: String(lastSeq) } : {}),
     };
   }
@@ -124,11 +123,11 @@ export class FeatureService {
     return { etag: contentEtag(space, 'count ' + JSON.stringify(filter)), count: await this.storage.features.count(spaceId, filter) };
   }
 
-  private collection(space: StoredSpace, pages: AsyncIterable<FeatureRow[]>, options: ReadOptions): FeatureCollectionStream {
+  private collection(space: StoredSpace, query: FeatureQuery, options: ReadOptions): FeatureCollectionStream {
     return {
       etag: contentEtag(space, options.etagKey),
       cacheTTL: cacheTTLOf(space),
-      features: renderPages(pages, options),
+      features: renderPages(this.storage.features, query, options),
       trailer: () => ({}),
     };
   }

@@ -2,8 +2,8 @@
 import { createHash } from 'node:crypto';
 import { force2D } from '../../geo/coordinates.js';
 import type { Geometry } from '../../geo/geometry.js';
-import type { FeatureRow } from '../../storage/feature-query.js';
-import type { StoredSpace } from '../../storage/storage.js';
+import type { FeatureQuery } from '../../storage/feature-query.js';
+import type { FeatureStore, StoredSpace } from '../../storage/storage.js';
 import { applySelection, type Selection } from '../feature-selection.js';
 
 export interface ReadOptions {
@@ -14,13 +14,13 @@ export interface ReadOptions {
 }
 
 /**
- * A FeatureCollection answer: feature texts stream lazily, a page at a time; `trailer` is complete once
- * they have been consumed.
+ * A FeatureCollection answer: feature texts stream lazily, a page at a time, each page the features'
+ * JSON joined by commas; `trailer` is complete once they have been consumed.
  */
 export interface FeatureCollectionStream {
   etag: string;
   cacheTTL?: number;
-  features: AsyncIterable<string[]>;
+  features: AsyncIterable<string | Buffer>;
   trailer(): Record<string, unknown>;
 }
 
@@ -44,14 +44,26 @@ export function transformText(json: string, options: ReadOptions): string {
   return JSON.stringify(feature);
 }
 
-/** Pages of stored rows to pages of response texts; `onPage` sees each page of rows first. */
+/**
+ * The response pages of a query. Without a transformation the database's joined page texts go out as they
+ * are; with one, each feature is transformed and the page joined here. `onPage` sees each page's size and
+ * last insertion sequence.
+ */
 export async function* renderPages(
-  pages: AsyncIterable<FeatureRow[]>,
+  features: FeatureStore,
+  query: FeatureQuery,
   options: ReadOptions,
-  onPage: (rows: FeatureRow[]) => void = () => {},
-): AsyncIterable<string[]> {
-  for await (const rows of pages) {
-    onPage(rows);
-    yield rows.map((row) => transformText(row.json, options));
+  onPage: (count: number, lastSeq: number) => void = () => {},
+): AsyncIterable<string | Buffer> {
+  if (!options.force2D && !options.selection) {
+    for await (const page of features.queryText(query)) {
+      onPage(page.count, page.lastSeq);
+      yield page.text;
+    }
+    return;
+  }
+  for await (const rows of features.query(query)) {
+    onPage(rows.length, rows[rows.length - 1].seq);
+    yield rows.map((row) => transformText(row.json, options)).join(',');
   }
 }

@@ -1,6 +1,6 @@
 // Features in PostgreSQL: one transaction per write with the space's counters locked, bulk statements, keyset-paged streamed reads.
 import { hubError } from '../../hub/errors.js';
-import type { FeatureFilter, FeatureQuery, FeatureRow } from '../feature-query.js';
+import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage } from '../feature-query.js';
 import type { FeatureStore, FeatureWrite, SpaceStatistics, WritePlanner } from '../storage.js';
 import type { Client, Prepared } from './database.js';
 import { compileFilter, isEmptyFilter, SqlParams } from './filter-sql.js';
@@ -76,11 +76,6 @@ function growthLevel(count: number): number {
 }
 
 interface ExistingRow { seq: number; json: string }
-
-type PageRows = Array<[seq: number, json: string]>;
-
-/** A page being fetched, and how many rows were asked for (fewer means the end). */
-interface Page { size: number; rows: Promise<PageRows> }
 
 /** Consecutive slices of at most CHUNK_ROWS rows and about CHUNK_CHARS characters of feature text. */
 function chunks<T>(rows: T[], textOf: (row: T) => string): T[][] {
@@ -192,6 +187,35 @@ export class PostgresFeatureStore implements FeatureStore {
   }
 
   async *query(query: FeatureQuery): AsyncIterable<FeatureRow[]> {
+    const shape = (rows: unknown[][]): FeatureRow[] => (rows as Array<[number, string]>).map(([seq, json]) => ({ seq, json }));
+    const measure = (rows: FeatureRow[]) => ({ count: rows.length, lastSeq: rows[rows.length - 1]?.seq ?? 0 });
+    yield* this.read(query, { name: 'features_by_id', outer: (inner) => inner, shape, measure });
+  }
+
+  /** PostgreSQL joins each page with string_agg, so Node receives one string per page instead of one per feature. */
+  async *queryText(query: FeatureQuery): AsyncIterable<FeatureTextPage> {
+    const shape = ([row]: unknown[][]): FeatureTextPage => ({
+      text: (row?.[0] as string | null) ?? '', count: Number(row?.[1] ?? 0), lastSeq: Number(row?.[2] ?? 0),
+    });
+    yield* this.read(query, {
+      name: 'feature_text_by_id',
+      outer: (inner) => `SELECT string_agg(p.feature, ',' ORDER BY p.ord), count(*)::int, max(p.seq) FROM (${inner}) p`,
+      shape,
+      measure: (page) => page,
+    });
+  }
+
+  /**
+   * The by-id lookup, or keyset pages over insertion order with the next page fetched while the current
+   * one streams. The inner SELECT yields `seq, feature, ord` (`ord` is the result order); `outer` may
+   * wrap it, and `shape` turns the rows of one statement into a page.
+   */
+  private async *read<T>(query: FeatureQuery, how: {
+    name: string;
+    outer: (inner: string) => string;
+    shape: (rows: unknown[][]) => T;
+    measure: (page: T) => { count: number; lastSeq: number };
+  }): AsyncIterable<T> {
     const { sid, db } = await this.locations.ofSpace(query.spaceId);
     const params = new SqlParams();
     params.add(sid);
@@ -199,37 +223,42 @@ export class PostgresFeatureStore implements FeatureStore {
       params.add(query.ids);
       params.add(query.limit);
       const where = compileFilter(query, params);
-      // Looking ids up one by one is the right plan whatever the values, so without a filter it is prepared once.
-      const sql = `SELECT f.seq, f.feature FROM unnest($2::text[]) WITH ORDINALITY AS u(id, ord)
+      const sql = how.outer(`SELECT f.seq, f.feature, u.ord FROM unnest($2::text[]) WITH ORDINALITY AS u(id, ord)
                      JOIN features f ON f.sid = $1 AND f.id = u.id
-                    WHERE ${where} ORDER BY u.ord LIMIT $3`;
-      const rows = await db.queryArrays<[number, string]>(isEmptyFilter(query) ? { name: 'features_by_id', text: sql } : sql, params.values);
-      yield rows.map(([seq, json]) => ({ seq, json }));
+                    WHERE ${where} ORDER BY u.ord LIMIT $3`);
+      // Looking ids up one by one is the right plan whatever the values, so without a filter it is prepared once.
+      const page = how.shape(await db.queryArrays(isEmptyFilter(query) ? { name: how.name, text: sql } : sql, params.values));
+      if (how.measure(page).count > 0) yield page;
       return;
     }
     params.add(0);
     params.add(0);
-    const sql = `SELECT f.seq, f.feature FROM features f WHERE f.sid = $1 AND f.seq > $2 AND ${compileFilter(query, params)}
-                  ORDER BY f.seq LIMIT $3`;
-    const page = (after: number, size: number): Page => {
+    const sql = how.outer(`SELECT f.seq, f.feature, f.seq AS ord FROM features f
+                  WHERE f.sid = $1 AND f.seq > $2 AND ${compileFilter(query, params)} ORDER BY f.seq LIMIT $3`);
+    const fetchPage = async (after: number, size: number): Promise<T> => {
       const values = [...params.values];
       values[1] = after;
       values[2] = size;
-      return { size, rows: db.queryArrays<[seq: number, json: string]>(sql, values) };
+      return how.shape(await db.queryArrays(sql, values));
     };
     let remaining = query.limit;
-    let pending: Page | undefined = page(query.afterSeq ?? 0, Math.min(PAGE_SIZE, remaining));
+    let size = Math.min(PAGE_SIZE, remaining);
+    let pending: Promise<T> | undefined = fetchPage(query.afterSeq ?? 0, size);
     try {
       while (pending) {
-        const { size, rows: fetching }: Page = pending;
-        const rows: PageRows = await fetching;
-        remaining -= rows.length;
-        pending = rows.length === size && remaining > 0 ? page(rows[rows.length - 1][0], Math.min(PAGE_SIZE, remaining)) : undefined;
-        yield rows.map(([seq, json]) => ({ seq, json }));
+        const page: T = await pending;
+        const { count, lastSeq } = how.measure(page);
+        remaining -= count;
+        pending = undefined;
+        if (count === size && remaining > 0) {
+          size = Math.min(PAGE_SIZE, remaining);
+          pending = fetchPage(lastSeq, size);
+        }
+        if (count > 0) yield page;
       }
     } finally {
       // A reader that stops early leaves a prefetched page nobody awaits.
-      pending?.rows.catch(() => {});
+      pending?.catch(() => {});
     }
   }
 

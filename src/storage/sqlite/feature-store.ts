@@ -1,7 +1,7 @@
 // Features in the embedded SQLite database: transactional batch writes and paged, streamed reads.
 import type Database from 'better-sqlite3';
 import { hubError } from '../../hub/errors.js';
-import type { FeatureFilter, FeatureQuery, FeatureRow } from '../feature-query.js';
+import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage } from '../feature-query.js';
 import type { FeatureStore, FeatureWrite, SpaceStatistics, WritePlanner } from '../storage.js';
 import { compileFilter } from './filter-sql.js';
 import { readStatistics } from './statistics.js';
@@ -135,6 +135,22 @@ export class SqliteFeatureStore implements FeatureStore {
     return rows;
   }
 
+  /** Keyset pagination over insertion order, shared by both read shapes: `fetch` reads a page after `after`. */
+  private async *paged<T>(limit: number, afterSeq: number, fetch: (after: number, size: number) => T,
+    measure: (page: T) => { count: number; lastSeq: number }): AsyncIterable<T> {
+    let after = afterSeq;
+    let remaining = limit;
+    while (remaining > 0) {
+      const size = Math.min(PAGE_SIZE, remaining);
+      const page = fetch(after, size);
+      const { count, lastSeq } = measure(page);
+      if (count > 0) yield page;
+      if (count < size) return;
+      after = lastSeq;
+      remaining -= count;
+    }
+  }
+
   async *query(query: FeatureQuery): AsyncIterable<FeatureRow[]> {
     const sid = this.sid(query.spaceId);
     const where = compileFilter(query);
@@ -143,17 +159,31 @@ export class SqliteFeatureStore implements FeatureStore {
       yield this.rows(sql, [JSON.stringify(query.ids), sid, ...where.params, query.limit]);
       return;
     }
-    const page = `SELECT f.seq, f.json FROM features f WHERE f.sid = ? AND f.seq > ? AND ${where.sql} ORDER BY f.seq LIMIT ?`;
-    let after = query.afterSeq ?? 0;
-    let remaining = query.limit;
-    while (remaining > 0) {
-      const size = Math.min(PAGE_SIZE, remaining);
-      const rows = this.rows(page, [sid, after, ...where.params, size]);
-      if (rows.length > 0) yield rows;
-      if (rows.length < size) return;
-      after = rows[rows.length - 1].seq;
-      remaining -= rows.length;
+    const sql = `SELECT f.seq, f.json FROM features f WHERE f.sid = ? AND f.seq > ? AND ${where.sql} ORDER BY f.seq LIMIT ?`;
+    yield* this.paged(query.limit, query.afterSeq ?? 0, (after, size) => this.rows(sql, [sid, after, ...where.params, size]),
+      (rows) => ({ count: rows.length, lastSeq: rows[rows.length - 1]?.seq ?? 0 }));
+  }
+
+  /** SQLite joins the page and hands it over as one UTF-8 blob: no string per feature, nothing to encode for the socket. */
+  private textPage(sql: string, params: unknown[]): FeatureTextPage {
+    const [text, count, lastSeq] = this.statement(sql).raw(true).get(...params) as [Buffer | null, number, number | null];
+    return { text: text ?? Buffer.alloc(0), count, lastSeq: lastSeq ?? 0 };
+  }
+
+  async *queryText(query: FeatureQuery): AsyncIterable<FeatureTextPage> {
+    const sid = this.sid(query.spaceId);
+    const where = compileFilter(query);
+    const aggregate = (order: string) => `SELECT CAST(string_agg(json, ',' ORDER BY ${order}) AS BLOB), count(*), max(seq)`;
+    if (query.ids) {
+      const page = this.textPage(`${aggregate('ord')} FROM (SELECT f.seq, f.json, j.key AS ord ${BY_IDS}
+        WHERE ${where.sql} ORDER BY j.key LIMIT ?)`, [JSON.stringify(query.ids), sid, ...where.params, query.limit]);
+      if (page.count > 0) yield page;
+      return;
     }
+    const sql = `${aggregate('seq')} FROM (SELECT f.seq, f.json FROM features f
+      WHERE f.sid = ? AND f.seq > ? AND ${where.sql} ORDER BY f.seq LIMIT ?)`;
+    yield* this.paged(query.limit, query.afterSeq ?? 0, (after, size) => this.textPage(sql, [sid, after, ...where.params, size]),
+      (page) => page);
   }
 
   async count(spaceId: string, filter: FeatureFilter): Promise<number> {
