@@ -18,13 +18,18 @@ async function* collectionText(pages: AsyncIterable<string | Buffer> | Iterable<
   yield end + '}';
 }
 
+/** Write answers hold their feature texts in a list; joining them a page at a time keeps big answers streaming. */
+function* pagesOf(texts: string[], size = 2000): Iterable<string> {
+  for (let start = 0; start < texts.length; start += size) yield texts.slice(start, start + size).join(',');
+}
+
 export function featureCollectionBody(result: FeatureCollectionStream): Readable {
   return Readable.from(collectionText(result.features, () => ({ ...result.trailer(), etag: result.etag })), { objectMode: false });
 }
 
 /** The write response of API.md 4.7: features, then the id lists that are not empty. */
 export function writeResultBody(result: WriteResult): Readable {
-  return Readable.from(collectionText([result.features.join(',')], () => {
+  return Readable.from(collectionText(pagesOf(result.features), () => {
     const lists: Record<string, unknown> = {};
     if (result.inserted.length > 0) lists.inserted = result.inserted;
     if (result.updated.length > 0) lists.updated = result.updated;
