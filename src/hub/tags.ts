@@ -1,5 +1,4 @@
-// Tag normalization (API.md 4.3), tag-parameter splitting (4.5) and in-memory tag-expression matching (5.4).
-import type { TagExpression } from '../storage/feature-query.js';
+// Tag normalization (API.md 4.3) and tag-parameter splitting (4.5).
 
 /** Prefixes whose tags keep their case: client-side references and source ids are case-sensitive. */
 const CASE_KEEPING_PREFIXES = ['~', 'ref_', 'sourceID_'];
@@ -30,10 +29,4 @@ export function normalizeTagList(tags: readonly string[]): string[] {
  */
 export function splitTagParameter(values: readonly string[]): string[] {
   return normalizeTagList(values.flatMap((value) => value.split(',')));
-}
-
-/** True when `tags` (normalized) holds every member of at least one AND-group; `[]` matches all. */
-export function matchesTagExpression(tags: readonly string[], expr: TagExpression): boolean {
-  if (expr.length === 0) return true;
-  return expr.some((group) => group.every((tag) => tags.includes(tag)));
 }

@@ -2,7 +2,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  matchesTagExpression, normalizeTag, normalizeTagList, splitTagParameter,
+  normalizeTag, normalizeTagList, splitTagParameter,
 } from '../../src/hub/tags.js';
 
 describe('normalizeTag', () => {
@@ -51,23 +51,5 @@ describe('splitTagParameter', () => {
 
   it('drops empty pieces', () => {
     assert.deepEqual(splitTagParameter(['', 'a,,b']), ['a', 'b']);
-  });
-});
-
-describe('matchesTagExpression', () => {
-  const tags = ['football', 'stadium'];
-
-  it('an empty expression matches everything', () => {
-    assert.equal(matchesTagExpression([], []), true);
-  });
-
-  it('AND-groups need every member', () => {
-    assert.equal(matchesTagExpression(tags, [['football', 'stadium']]), true);
-    assert.equal(matchesTagExpression(tags, [['football', 'arena']]), false);
-  });
-
-  it('OR over groups', () => {
-    assert.equal(matchesTagExpression(tags, [['arena'], ['stadium']]), true);
-    assert.equal(matchesTagExpression(tags, [['arena'], ['park']]), false);
   });
 });

@@ -21,7 +21,7 @@ class SizeLimit extends Transform {
   }
 }
 
-export function effectiveLimit(request: IncomingMessage, configured: number): number {
+function effectiveLimit(request: IncomingMessage, configured: number): number {
   const header = Number(request.headers[LIMIT_HEADER]);
   const limit = configured === 0 ? Infinity : configured;
   return Number.isFinite(header) && header > 0 ? Math.min(limit, header) : limit;

@@ -8,7 +8,7 @@ import { FeatureArrayScanner } from './feature-array-scanner.js';
  * Up to this size the body is buffered and handed to JSON.parse in one piece. Above it, the text is
  * never held whole: the scanner parses one feature at a time as the bytes arrive.
  */
-export const STREAM_PARSE_THRESHOLD = 8 * 1024 * 1024;
+const STREAM_PARSE_THRESHOLD = 8 * 1024 * 1024;
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
@@ -20,7 +20,7 @@ function describeRoot(root: unknown): string {
 }
 
 /** Checks the root type (API.md 1.7) and the shape of its list member. */
-export function toWriteBody(root: unknown): WriteBody {
+function toWriteBody(root: unknown): WriteBody {
   if (typeof root === 'object' && root !== null && !Array.isArray(root)) {
     const body = root as Record<string, unknown>;
     if (body.type === 'Feature') return { type: 'Feature', feature: body };

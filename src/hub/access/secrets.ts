@@ -1,5 +1,5 @@
-// Hashing of passwords (scrypt) and token strings (sha256), and constant-time comparison.
-import { createHash, randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
+// Hashing of passwords (scrypt) and token strings (sha256).
+import { createHash, randomBytes, scryptSync } from 'node:crypto';
 import { randomId } from '../ids.js';
 
 const SCRYPT = { N: 16384, r: 8, p: 1, keyLength: 32 };
@@ -8,14 +8,6 @@ export function hashPassword(password: string): string {
   const salt = randomBytes(16);
   const key = scryptSync(password, salt, SCRYPT.keyLength, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p });
   return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64'), key.toString('base64')].join('$');
-}
-
-export function verifyPassword(password: string, stored: string): boolean {
-  const [scheme, N, r, p, salt, key] = stored.split('$');
-  if (scheme !== 'scrypt' || !salt || !key) return false;
-  const expected = Buffer.from(key, 'base64');
-  const actual = scryptSync(password, Buffer.from(salt, 'base64'), expected.length, { N: Number(N), r: Number(r), p: Number(p) });
-  return timingSafeEqual(actual, expected);
 }
 
 /** Tokens carry 40 random alphanumerics (about 238 bits), so a fast hash is enough to keep them secret at rest. */
