@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startFlags } from '../test/helpers/hub-process.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MAIN = join(ROOT, 'dist', 'src', 'main.js');
@@ -27,7 +28,7 @@ export interface HubStartOptions {
 
 export async function startBenchHub(options: HubStartOptions): Promise<BenchHub> {
   const token = 'bench-' + randomBytes(16).toString('hex');
-  const child: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), MAIN, '--port', '0', '--data-dir', options.dataDir], {
+  const child: ChildProcess = spawn(process.execPath, [...startFlags(), ...(options.nodeArgs ?? []), MAIN, '--port', '0', '--data-dir', options.dataDir], {
     env: { ...process.env, HUB_ADMIN_TOKEN: token, HUB_LOG_LEVEL: 'warn', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,6 +1,6 @@
 // Starts the real hub as a child process on a free port against a throw-away data directory (and for PostgreSQL a private cluster), for black-box tests.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,6 +8,12 @@ import { type PostgresCluster, postgresUnavailable, startPostgresCluster } from 
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const MAIN = join(ROOT, 'dist', 'src', 'main.js');
+
+/** The Node.js flags `npm start` gives the hub (package.json), so tests and benchmark run it as users do. */
+export function startFlags(): string[] {
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  return manifest.scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
+}
 
 export type Backend = 'sqlite' | 'postgres';
 const KNOWN_BACKENDS: readonly Backend[] = ['sqlite', 'postgres'];
@@ -91,7 +97,7 @@ export async function startHub(options: StartOptions = {}): Promise<HubProcess> 
   const postgres = backend === 'postgres' ? await postgresStorage(dataDir, options) : undefined;
   const storage = postgres?.location ?? `sqlite:${join(dataDir, 'hub.db')}`;
   const storageArgs = postgres ? ['--storage', postgres.location] : [];
-  const child = spawn(process.execPath, [MAIN, '--port', '0', '--data-dir', dataDir, ...storageArgs, ...(options.args ?? [])], {
+  const child = spawn(process.execPath, [...startFlags(), MAIN, '--port', '0', '--data-dir', dataDir, ...storageArgs, ...(options.args ?? [])], {
     env: { ...process.env, HUB_ADMIN_TOKEN: ADMIN_TOKEN, HUB_LOG_LEVEL: 'warn', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
