@@ -4,12 +4,14 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { featureTexts } from '../src/hub/features/feature-text.js';
-import type { FeatureRow, FeatureTextPage, PropertyCondition } from '../src/storage/feature-query.js';
+import type { PropertyCondition } from '../src/storage/feature-query.js';
 import type { FeatureWrite, Storage } from '../src/storage/storage.js';
 import { cityFeature, cityParts, loadCities, pointParts, polygonCollection, polygonParts } from './data.js';
-import { type BenchEngine, ENGINES } from './engines.js';
+import { type BenchEngine, ENGINES, openStorage, type StorageSpec } from './engines.js';
+import { FloorReads } from './floor-reads.js';
 import { type BenchHub, type MemoryReading, readMemory, resetPeak, startBenchHub, watchMemory } from './hub-server.js';
 import { countFeatures, handleOf, HubClient } from './http.js';
+import { fastest, perSecond, type Rate, repeated, rotation, timed } from './measure.js';
 
 const SECTIONS = ['ingest', 'get', 'iterate', 'search', 'million', 'upload'] as const;
 type Section = (typeof SECTIONS)[number];
@@ -68,11 +70,6 @@ function sizes(quick: boolean) {
   };
 }
 
-interface Rate {
-  items: number;
-  seconds: number;
-}
-
 interface Row {
   figure: string;
   unit: string;
@@ -90,31 +87,20 @@ interface MemoryRow {
   after: MemoryReading;
 }
 
+/** The floors' storage: written on this thread, read (timed) in the floor worker. */
+interface Floor {
+  store: Storage;
+  spec: StorageSpec;
+  reads: FloorReads;
+}
+
 const rows: Row[] = [];
 const memoryRows: MemoryRow[] = [];
 const notes: string[] = [];
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
-const now = () => performance.now() / 1000;
-const perSecond = (rate: Rate) => rate.items / rate.seconds;
 const number = (value: number) => Math.round(value).toLocaleString('en-US');
 const mib = (kib: number) => `${(kib / 1024).toFixed(0)} MiB`;
-
-async function timed(work: () => Promise<number>): Promise<Rate> {
-  const start = now();
-  const items = await work();
-  return { items, seconds: now() - start };
-}
-
-const fastest = (runs: Rate[]) => runs.reduce((best, run) => (perSecond(run) > perSecond(best) ? run : best));
-
-/** Runs `work` (returning how many items it handled) again and again for at least `seconds` and `minRuns` runs. */
-async function repeated(seconds: number, minRuns: number, work: () => Promise<number>): Promise<Rate> {
-  const start = now();
-  let items = 0;
-  for (let runs = 0; runs < minRuns || now() - start < seconds; runs++) items += await work();
-  return { items, seconds: now() - start };
-}
 
 /**
  * Measures the HTTP side and its floor in turns and keeps each side's best turn, so that background
@@ -128,21 +114,6 @@ async function alternate(turns: number, http: (turn: number) => Promise<Rate>, f
     floorRuns.push(await floor());
   }
   return { http: fastest(httpRuns), floor: fastest(floorRuns) };
-}
-
-/** Consumes a query as the read path does: every row, with its text. */
-async function drain(pages: AsyncIterable<FeatureRow[]>): Promise<{ count: number; lastSeq: number; characters: number }> {
-  let count = 0;
-  let lastSeq = 0;
-  let characters = 0;
-  for await (const rows of pages) {
-    for (const row of rows) {
-      count++;
-      lastSeq = row.seq;
-      characters += row.json.length;
-    }
-  }
-  return { count, lastSeq, characters };
 }
 
 async function createSpace(client: HubClient, title: string): Promise<string> {
@@ -178,7 +149,7 @@ interface CitySpace {
   ids: string[];
 }
 
-async function ingest(client: HubClient, floor: Storage, settings: Settings): Promise<CitySpace> {
+async function ingest(client: HubClient, floor: Floor, settings: Settings): Promise<CitySpace> {
   const size = sizes(settings.quick);
   const cities = loadCities(size.cities);
   const ids = cities.map((city) => String(city.cityId));
@@ -208,13 +179,13 @@ async function ingest(client: HubClient, floor: Storage, settings: Settings): Pr
   for (let run = 0; run < size.ingestRuns; run++) {
     const space = `cities-${run}`;
     const timestamp = Date.now();
-    await floor.spaces.create(space, { title: 'bench cities' }, timestamp);
+    await floor.store.spaces.create(space, { title: 'bench cities' }, timestamp);
     const batches: FeatureWrite[][] = [];
     for (let i = 0; i < cities.length; i += size.batch) {
       batches.push(cities.slice(i, i + size.batch).map((city) => featureTexts(cityParts(city, space, timestamp)).stored));
     }
     floorRuns.push(await timed(async () => {
-      for (const batch of batches) await storeBatch(floor, space, batch, timestamp);
+      for (const batch of batches) await storeBatch(floor.store, space, batch, timestamp);
       return cities.length;
     }));
     floorSpaces.push(space);
@@ -229,17 +200,7 @@ async function ingest(client: HubClient, floor: Storage, settings: Settings): Pr
   return { httpSpace: httpSpaces[0], floorSpace: floorSpaces[0], ids };
 }
 
-/** Walks the ids in a scattered but complete order, so consecutive reads do not hit neighbouring rows. */
-function rotation(ids: string[]): () => string {
-  const stride = 7919;
-  let position = 0;
-  return () => {
-    position = (position + stride) % ids.length;
-    return ids[position];
-  };
-}
-
-async function getById(hub: BenchHub, floor: Storage, space: CitySpace, settings: Settings): Promise<void> {
+async function getById(hub: BenchHub, floor: Floor, space: CitySpace, settings: Settings): Promise<void> {
   const size = sizes(settings.quick);
   log(`GET by id: autocannon, 10 connections, ${size.getSeconds} s`);
   const nextId = rotation(space.ids);
@@ -258,15 +219,7 @@ async function getById(hub: BenchHub, floor: Storage, space: CitySpace, settings
   // The same load on the health route, which touches no storage, shows what the HTTP stack alone allows.
   const ceiling = await autocannon({ url: `${hub.origin}/hub`, connections: 10, duration: size.floorSeconds });
 
-  const floorNext = rotation(space.ids);
-  const floorRate = await repeated(size.floorSeconds, 1, async () => {
-    let found = 0;
-    for (let i = 0; i < 1000; i++) {
-      found += (await drain(floor.features.query({ spaceId: space.floorSpace, ids: [floorNext()], limit: 1 }))).count;
-    }
-    if (found !== 1000) throw new Error('floor GET by id missed features');
-    return found;
-  });
+  const floorRate = await floor.reads.run('getById', { spec: floor.spec, spaceId: space.floorSpace, ids: space.ids, seconds: size.floorSeconds });
   rows.push({
     figure: 'GET feature by id (10 connections)', unit: 'requests/s',
     http: { items: result.requests.total, seconds: result.duration }, floor: floorRate, goal: settings.engine.goals.getById,
@@ -298,31 +251,7 @@ async function iterateHttpTimed(client: HubClient, space: string, limit: number,
   return pages;
 }
 
-/** Consumes a query as the read path does when it transforms nothing: the database's joined page texts. */
-async function drainText(pages: AsyncIterable<FeatureTextPage>): Promise<{ count: number; lastSeq: number; bytes: number }> {
-  let count = 0;
-  let lastSeq = 0;
-  let bytes = 0;
-  for await (const page of pages) {
-    count += page.count;
-    lastSeq = page.lastSeq;
-    bytes += page.text.length;
-  }
-  return { count, lastSeq, bytes };
-}
-
-async function iterateFloor(storage: Storage, spaceId: string, limit: number): Promise<number> {
-  let total = 0;
-  let afterSeq = 0;
-  for (;;) {
-    const page = await drainText(storage.features.queryText({ spaceId, afterSeq, limit }));
-    total += page.count;
-    if (page.count < limit) return total;
-    afterSeq = page.lastSeq;
-  }
-}
-
-async function iterate(client: HubClient, floor: Storage, space: CitySpace, settings: Settings): Promise<void> {
+async function iterate(client: HubClient, floor: Floor, space: CitySpace, settings: Settings): Promise<void> {
   const size = sizes(settings.quick);
   log(`iterate: whole city space, limit ${size.iteratePage}`);
   const check = (count: number) => {
@@ -335,11 +264,13 @@ async function iterate(client: HubClient, floor: Storage, space: CitySpace, sett
       await iterateHttpTimed(client, space.httpSpace, size.iteratePage);
       return space.ids.length;
     }),
-    () => repeated(size.turnSeconds, 1, async () => check(await iterateFloor(floor, space.floorSpace, size.iteratePage))));
+    () => floor.reads.run('iterate', {
+      spec: floor.spec, spaceId: space.floorSpace, limit: size.iteratePage, seconds: size.turnSeconds, expected: space.ids.length,
+    }));
   rows.push({ figure: `Iterate (limit ${size.iteratePage}, follow handle)`, unit: 'features/s', http, floor: floorRate, goal: settings.engine.goals.read });
 }
 
-async function search(client: HubClient, floor: Storage, space: CitySpace, settings: Settings): Promise<void> {
+async function search(client: HubClient, floor: Floor, space: CitySpace, settings: Settings): Promise<void> {
   const size = sizes(settings.quick);
   log('property search: population > 100000');
   const condition: PropertyCondition = { path: ['properties', 'population'], op: 'gt', values: [100000] };
@@ -351,10 +282,11 @@ async function search(client: HubClient, floor: Storage, space: CitySpace, setti
       httpCount = countFeatures(body);
       return httpCount;
     }),
-    () => repeated(size.turnSeconds, 2, async () => {
-      floorCount = (await drainText(floor.features.queryText({ spaceId: space.floorSpace, properties: [condition], limit: 100000 }))).count;
-      return floorCount;
-    }));
+    async () => {
+      const rate = await floor.reads.run('search', { spec: floor.spec, spaceId: space.floorSpace, condition, limit: 100000, seconds: size.turnSeconds });
+      floorCount = rate.count;
+      return rate;
+    });
   if (httpCount !== floorCount) throw new Error(`search found ${httpCount} features over HTTP and ${floorCount} in storage`);
   rows.push({
     figure: 'Property search (p.population>100000)', unit: 'features/s', http, floor: floorRate, goal: settings.engine.goals.read,
@@ -379,7 +311,7 @@ async function withMemory<T>(hub: BenchHub, figure: string, work: () => Promise<
   return result;
 }
 
-async function upload(hub: BenchHub, client: HubClient, floor: Storage, settings: Settings): Promise<void> {
+async function upload(hub: BenchHub, client: HubClient, floor: Floor, settings: Settings): Promise<void> {
   const size = sizes(settings.quick);
   const body = Buffer.from(polygonCollection(size.uploadFeatures));
   const megabytes = (body.length / 1e6).toFixed(1);
@@ -393,21 +325,22 @@ async function upload(hub: BenchHub, client: HubClient, floor: Storage, settings
   if (stored !== size.uploadFeatures) throw new Error(`the hub holds ${stored} of ${size.uploadFeatures} polygons`);
 
   const timestamp = Date.now();
-  await floor.spaces.create('upload', { title: 'bench upload' }, timestamp);
+  await floor.store.spaces.create('upload', { title: 'bench upload' }, timestamp);
   const upserts: FeatureWrite[] = [];
   for (let i = 0; i < size.uploadFeatures; i++) upserts.push(featureTexts(polygonParts(i, 'upload', timestamp)).stored);
   const floorRate = await timed(async () => {
-    await storeBatch(floor, 'upload', upserts, timestamp);
+    await storeBatch(floor.store, 'upload', upserts, timestamp);
     return upserts.length;
   });
   rows.push({ figure: `Large PUT (${megabytes} MB, 1 request)`, unit: 'features/s', http, floor: floorRate, note: 'streamed body parse' });
 }
 
-async function million(hub: BenchHub, client: HubClient, settings: Settings): Promise<void> {
+async function million(hub: BenchHub, client: HubClient, reads: FloorReads, settings: Settings): Promise<void> {
   const size = sizes(settings.quick);
   const space = await createSpace(client, 'bench points');
   log(`filling ${size.millionPoints} points through a second storage connection`);
-  const side = settings.engine.openHubStorage(hub.dataDir);
+  const hubSpec = settings.engine.hubSpec(hub.dataDir);
+  const side = openStorage(hubSpec);
   try {
     const timestamp = Date.now();
     const fill = await timed(async () => {
@@ -434,7 +367,7 @@ async function million(hub: BenchHub, client: HubClient, settings: Settings): Pr
     };
     const { http, floor: floorRate } = await alternate(2,
       (turn) => (turn === 0 ? withMemory(hub, figure, () => timed(httpTurn)) : timed(httpTurn)),
-      () => timed(() => iterateFloor(side, space, size.millionPage)));
+      () => reads.run('iterate', { spec: hubSpec, spaceId: space, limit: size.millionPage, seconds: 0, expected: size.millionPoints }));
     const pages = pageRss.length / 2;
     notes.push(`Hub RSS after each iterate page: ${pageRss.slice(0, pages).map((kib) => (kib / 1024).toFixed(0)).join(', ')} MiB.`);
     rows.push({ figure, unit: 'features/s', http, floor: floorRate, goal: settings.engine.goals.read, note: `${pages} pages` });
@@ -484,11 +417,12 @@ async function main(): Promise<void> {
     mkdirSync(settings.profileDir, { recursive: true });
     nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${settings.profileDir}`);
   }
-  const started = now();
+  const started = performance.now();
   await settings.engine.start?.();
   const hub = await startBenchHub({ dataDir: hubDir, env: settings.engine.hubEnv(hubDir), nodeArgs });
   const client = new HubClient(hub.origin, hub.token);
-  const floor = settings.engine.openFloor(floorDir);
+  const floorSpec = settings.engine.floorSpec(floorDir);
+  const floor: Floor = { store: openStorage(floorSpec), spec: floorSpec, reads: new FloorReads() };
   try {
     const sections = settings.sections;
     if (sections.has('ingest')) {
@@ -498,17 +432,18 @@ async function main(): Promise<void> {
       if (sections.has('search')) await search(client, floor, cities, settings);
     }
     // The iteration goes before the upload: V8 keeps the heap the upload grew, which would hide the iteration's own peak.
-    if (sections.has('million')) await million(hub, client, settings);
+    if (sections.has('million')) await million(hub, client, floor.reads, settings);
     if (sections.has('upload')) await upload(hub, client, floor, settings);
   } finally {
     client.close();
-    await floor.close();
+    await floor.reads.close();
+    await floor.store.close();
     await hub.stop();
     await settings.engine.stop?.();
     rmSync(root, { recursive: true, force: true });
   }
   printTables(settings);
-  process.stdout.write(`\nTotal run time ${(now() - started).toFixed(0)} s.\n`);
+  process.stdout.write(`\nTotal run time ${((performance.now() - started) / 1000).toFixed(0)} s.\n`);
   if (settings.profileDir) process.stdout.write(`Hub CPU profile written to ${settings.profileDir}\n`);
 }
 

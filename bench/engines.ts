@@ -15,15 +15,22 @@ export interface Goals {
   getById?: number;
 }
 
+/** Where a storage is, in a form that can be sent to the floor worker. */
+export type StorageSpec = { engine: 'sqlite'; path: string } | { engine: 'postgres'; url: string };
+
+export function openStorage(spec: StorageSpec): Storage {
+  return spec.engine === 'sqlite' ? new SqliteStorage(spec.path) : new PostgresStorage([spec.url], { poolSize: 10 });
+}
+
 export interface BenchEngine {
   name: string;
   goals: Goals;
   /** Environment that makes a hub started on `dataDir` use this engine. */
   hubEnv(dataDir: string): Record<string, string>;
   /** A fresh, empty storage in `dir` for the floor measurements. */
-  openFloor(dir: string): Storage;
-  /** A second connection to the storage of the hub running on `dataDir`, to fill it without HTTP. */
-  openHubStorage(dataDir: string): Storage;
+  floorSpec(dir: string): StorageSpec;
+  /** The storage of the hub running on `dataDir`, for a second connection that fills or reads it without HTTP. */
+  hubSpec(dataDir: string): StorageSpec;
   /** Brings up what the engine needs before the hub starts (a database server), and takes it down after. */
   start?(): Promise<void>;
   stop?(): Promise<void>;
@@ -40,9 +47,9 @@ const sqlite: BenchEngine = {
   // Issue 2: ingest and iterate at least 50%; GET by id has no goal (the floor is an in-process synchronous lookup).
   goals: { ingest: 0.5, read: 0.5 },
   hubEnv: (dataDir) => ({ HUB_STORAGE: `sqlite:${join(dataDir, 'hub.db')}` }),
-  openFloor: (dir) => new SqliteStorage(join(dir, 'floor.db')),
+  floorSpec: (dir) => ({ engine: 'sqlite', path: join(dir, 'floor.db') }),
   // WAL mode lets a second connection write while the hub has the file open.
-  openHubStorage: (dataDir) => new SqliteStorage(join(dataDir, 'hub.db')),
+  hubSpec: (dataDir) => ({ engine: 'sqlite', path: join(dataDir, 'hub.db') }),
 };
 
 /** A private throw-away cluster (the one the tests use) with one database for the hub and one for the floor. */
@@ -83,12 +90,12 @@ class PostgresEngine implements BenchEngine {
     return { HUB_STORAGE: this.url };
   }
 
-  openFloor(): Storage {
-    return new PostgresStorage([this.floorUrl], { poolSize: 10 });
+  floorSpec(): StorageSpec {
+    return { engine: 'postgres', url: this.floorUrl };
   }
 
-  openHubStorage(): Storage {
-    return new PostgresStorage([this.url], { poolSize: 10 });
+  hubSpec(): StorageSpec {
+    return { engine: 'postgres', url: this.url };
   }
 }
 

@@ -1,0 +1,63 @@
+// Timing helpers shared by the benchmark's HTTP side and its floors.
+import type { FeatureRow, FeatureTextPage } from '../src/storage/feature-query.js';
+
+export interface Rate {
+  items: number;
+  seconds: number;
+}
+
+const now = () => performance.now() / 1000;
+export const perSecond = (rate: Rate) => rate.items / rate.seconds;
+export const fastest = (runs: Rate[]) => runs.reduce((best, run) => (perSecond(run) > perSecond(best) ? run : best));
+
+export async function timed(work: () => Promise<number>): Promise<Rate> {
+  const start = now();
+  const items = await work();
+  return { items, seconds: now() - start };
+}
+
+/** Runs `work` (returning how many items it handled) again and again for at least `seconds` and `minRuns` runs. */
+export async function repeated(seconds: number, minRuns: number, work: () => Promise<number>): Promise<Rate> {
+  const start = now();
+  let items = 0;
+  for (let runs = 0; runs < minRuns || now() - start < seconds; runs++) items += await work();
+  return { items, seconds: now() - start };
+}
+
+/** Walks the ids in a scattered but complete order, so consecutive reads do not hit neighbouring rows. */
+export function rotation(ids: string[]): () => string {
+  const stride = 7919;
+  let position = 0;
+  return () => {
+    position = (position + stride) % ids.length;
+    return ids[position];
+  };
+}
+
+/** Consumes a query as the read path does: every row, with its text. */
+export async function drain(pages: AsyncIterable<FeatureRow[]>): Promise<{ count: number; lastSeq: number; characters: number }> {
+  let count = 0;
+  let lastSeq = 0;
+  let characters = 0;
+  for await (const rows of pages) {
+    for (const row of rows) {
+      count++;
+      lastSeq = row.seq;
+      characters += row.json.length;
+    }
+  }
+  return { count, lastSeq, characters };
+}
+
+/** Consumes a query as the read path does when it transforms nothing: the database's joined page texts. */
+export async function drainText(pages: AsyncIterable<FeatureTextPage>): Promise<{ count: number; lastSeq: number; bytes: number }> {
+  let count = 0;
+  let lastSeq = 0;
+  let bytes = 0;
+  for await (const page of pages) {
+    count += page.count;
+    lastSeq = page.lastSeq;
+    bytes += page.text.length;
+  }
+  return { count, lastSeq, bytes };
+}
