@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { featureTexts } from '../src/hub/features/feature-text.js';
 import type { PropertyCondition } from '../src/storage/feature-query.js';
 import type { FeatureWrite, Storage } from '../src/storage/storage.js';
+import { startFlags } from '../test/helpers/hub-process.js';
 import { cityFeature, cityParts, loadCities, pointParts, polygonCollection, polygonParts } from './data.js';
 import { type BenchEngine, ENGINES, openStorage, type StorageSpec } from './engines.js';
 import { FloorReads } from './floor-reads.js';
@@ -407,6 +408,8 @@ function printTables(settings: Settings): void {
 
 async function main(): Promise<void> {
   const settings = parseArguments(process.argv.slice(2));
+  const missingFlags = startFlags().filter((flag) => !process.execArgv.includes(flag));
+  if (missingFlags.length > 0) log(`run through \`npm run bench\`: without ${missingFlags.join(' ')} the floor worker is not measured as the hub runs`);
   const root = mkdtempSync(join(tmpdir(), 'hub-bench-'));
   const hubDir = join(root, 'hub');
   const floorDir = join(root, 'floor');
