@@ -22,6 +22,7 @@ export const errorCatalogue = {
   invalidGeometry: { status: 400, template: 'Invalid geometry of the feature at position {position} (id {id}): {problem}' },
   duplicateFeatureId: { status: 400, template: 'Objects with the same ID {id} is included in the request.' },
   emptyFeatureId: { status: 400, template: 'Minimum length of object id should be 1. The feature at position {position} has an empty id.' },
+  nulInFeatureId: { status: 400, template: 'The feature at position {position} has an id containing the NUL character (U+0000), which feature ids cannot hold.' },
   invalidModification: { status: 400, template: 'Invalid feature modification list: {problem}' },
   invalidParameter: { status: 400, template: 'Invalid value for the parameter {name}: {problem}' },
   limitOutOfRange: { status: 400, template: 'The parameter limit must be between 1 and 100000.' },

@@ -1,7 +1,14 @@
 // Tag normalization (API.md 4.3) and tag-parameter splitting (4.5).
+import { hubError } from './errors.js';
 
 /** Prefixes whose tags keep their case: client-side references and source ids are case-sensitive. */
 const CASE_KEEPING_PREFIXES = ['~', 'ref_', 'sourceID_'];
+
+/**
+ * Ids and tags cannot hold U+0000: PostgreSQL text cannot store it, so both engines refuse it on write
+ * (and a filter for it matches nothing). Property values may carry it.
+ */
+export const NUL = '\u0000';
 
 /** Characters outside 7-bit ASCII; after NFD these include the combining accents of `é`, `ü`, … */
 const NON_ASCII = /[^\x00-\x7F]/g;
@@ -27,6 +34,9 @@ export function normalizeTagList(tags: readonly string[]): string[] {
  * `addTags` / `removeTags` values, already split on raw commas and decoded. Tags cannot contain
  * commas, so a comma that was sent as `%2C` splits the value as well (API.md 4.3).
  */
-export function splitTagParameter(values: readonly string[]): string[] {
+export function splitTagParameter(name: string, values: readonly string[]): string[] {
+  if (values.some((value) => value.includes(NUL))) {
+    throw hubError('invalidParameter', { name, problem: 'tags cannot hold the NUL character (U+0000)' });
+  }
   return normalizeTagList(values.flatMap((value) => value.split(',')));
 }

@@ -71,6 +71,8 @@ for (const backend of BACKENDS) {
       ['a LineString of 1 position', withGeometry('g', { type: 'LineString', coordinates: [[0, 0]] }), 'invalidGeometry'],
       ['a duplicate id', point('ok'), 'duplicateFeatureId', 'Objects with the same ID ok is included in the request.'],
       ['an empty-string id', point(''), 'emptyFeatureId', 'Minimum length of object id should be 1.'],
+      ['an id holding the NUL character', point('a\u0000b'), 'nulInFeatureId', 'The feature at position 1 has an id containing the NUL character'],
+      ['a tag holding the NUL character', point('t', { '@ns:com:here:xyz': { tags: ['ok', 'x\u0000y'] } }), 'invalidFeature'],
     ];
     const cases = [
       ...bodyCases,
@@ -90,6 +92,50 @@ for (const backend of BACKENDS) {
         });
       }
     }
+
+    // PostgreSQL text cannot hold U+0000: both engines refuse it in ids and tags, a lookup of it finds
+    // nothing, and property values keep it (PostgreSQL filters compare them with U+FFFD in its place).
+    test('the NUL character: refused in ids, tags and space ids, found nowhere by lookups, kept in property values', async () => {
+      const space = await createSpace(hub);
+      assert.equal((await put(space, collection(point('p1', { name: 'a\u0000b', 'k\u0000ey': 1 }, [1, 1]), point('p2', { name: 'ab' }, [2, 2])))).status, 200);
+
+      const addTags = await call(hub, 'PUT', `/hub/spaces/${space}/features?addTags=q%00r`, { body: point('p3') });
+      assert.equal(addTags.status, 400, addTags.text);
+      assert.equal(addTags.body.code, 'invalidParameter');
+      assert.match(addTags.body.errorMessage ?? '', /addTags/);
+      const pathId = await call(hub, 'PUT', `/hub/spaces/${space}/features/x%00y`, { body: point(undefined) });
+      assert.equal(pathId.status, 400, pathId.text);
+      assert.equal(pathId.body.code, 'nulInFeatureId');
+      assert.equal(await countOf(space), 2);
+
+      assert.equal((await call(hub, 'GET', `/hub/spaces/${space}/features/a%00b`)).status, 404);
+      const byIds = await call(hub, 'GET', `/hub/spaces/${space}/features?id=a%00b&id=p2`);
+      assert.equal(byIds.status, 200, byIds.text);
+      assert.deepEqual(byIds.body.features?.map((feature) => feature.id), ['p2']);
+      const byTag = await call(hub, 'GET', `/hub/spaces/${space}/search?tags=x%00y`);
+      assert.equal(byTag.status, 200, byTag.text);
+      assert.deepEqual(byTag.body.features, []);
+      const byIdFilter = await call(hub, 'GET', `/hub/spaces/${space}/search?f.id=a%00b`);
+      assert.equal(byIdFilter.status, 200, byIdFilter.text);
+      assert.deepEqual(byIdFilter.body.features, []);
+      const deleted = await call(hub, 'DELETE', `/hub/spaces/${space}/features?id=a%00b`);
+      assert.ok([200, 204].includes(deleted.status), deleted.text);
+      assert.equal(await countOf(space), 2);
+
+      const byValue = await call(hub, 'GET', `/hub/spaces/${space}/search?p.name=a%00b`);
+      assert.equal(byValue.status, 200, byValue.text);
+      assert.deepEqual(byValue.body.features?.map((feature) => feature.id), ['p1']);
+      assert.equal(byValue.body.features?.[0].properties.name, 'a\u0000b');
+      const byKey = await call(hub, 'GET', `/hub/spaces/${space}/search?p.k%00ey=1`);
+      assert.equal(byKey.status, 200, byKey.text);
+      assert.deepEqual(byKey.body.features?.map((feature) => feature.id), ['p1']);
+
+      assert.equal((await call(hub, 'GET', '/hub/spaces/a%00b')).status, 404);
+      assert.equal((await call(hub, 'GET', '/hub/spaces/a%00b/features/p1')).status, 404);
+      const spaceId = await call(hub, 'POST', '/hub/spaces', { body: { title: 'nul', id: 'a\u0000b' } });
+      assert.equal(spaceId.status, 400, spaceId.text);
+      assert.equal(spaceId.body.code, 'spaceValidation');
+    });
 
     test('single-feature PUT and PATCH reject malformed JSON and invalid geometry', async () => {
       const space = await createSpace(hub);

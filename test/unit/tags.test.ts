@@ -46,10 +46,10 @@ describe('normalizeTagList', () => {
 
 describe('splitTagParameter', () => {
   it('splits on commas that came from %2C, normalizes and deduplicates', () => {
-    assert.deepEqual(splitTagParameter(['Baseball,soccer', 'SOCCER', 'x']), ['baseball', 'soccer', 'x']);
+    assert.deepEqual(splitTagParameter('addTags', ['Baseball,soccer', 'SOCCER', 'x']), ['baseball', 'soccer', 'x']);
   });
 
   it('drops empty pieces', () => {
-    assert.deepEqual(splitTagParameter(['', 'a,,b']), ['a', 'b']);
+    assert.deepEqual(splitTagParameter('addTags', ['', 'a,,b']), ['a', 'b']);
   });
 });

@@ -23,8 +23,8 @@ function writeOptions(context: HandlerContext): WriteOptions & { prefixId: strin
   return {
     transactional: context.query.boolean('transactional', true),
     respond: !wantsNoBody(context),
-    addTags: splitTagParameter(context.query.values('addTags')),
-    removeTags: splitTagParameter(context.query.values('removeTags')),
+    addTags: splitTagParameter('addTags', context.query.values('addTags')),
+    removeTags: splitTagParameter('removeTags', context.query.values('removeTags')),
     prefixId: context.query.first('prefixId') ?? '',
   };
 }

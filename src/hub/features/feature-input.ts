@@ -4,7 +4,7 @@ import { validateGeometry } from '../../geo/geometry-validation.js';
 import { roundPositions } from '../../geo/coordinates.js';
 import { hubError } from '../errors.js';
 import { newFeatureId } from '../ids.js';
-import { normalizeTagList } from '../tags.js';
+import { normalizeTagList, NUL } from '../tags.js';
 import { NS, readNamespace } from './namespace.js';
 
 /** One input feature after normalization; `undefined` members were not given by the client. */
@@ -46,6 +46,7 @@ export function normalizeFeature(raw: unknown, position: number, prefixId = '', 
   else if (typeof rawId === 'string') id = rawId;
   else id = newFeatureId();
   if (id === '') throw hubError('emptyFeatureId', { position });
+  if (id.includes(NUL)) throw hubError('nulInFeatureId', { position });
   id = prefixId + id;
 
   if (geometry !== undefined && geometry !== null) {
@@ -60,6 +61,9 @@ export function normalizeFeature(raw: unknown, position: number, prefixId = '', 
   const tags = namespace?.tags;
   if (tags !== undefined && tags !== null && !(Array.isArray(tags) && tags.every((tag) => typeof tag === 'string'))) {
     throw hubError('invalidFeature', { position, problem: `has namespace tags that are not an array of strings` });
+  }
+  if (Array.isArray(tags) && tags.some((tag) => (tag as string).includes(NUL))) {
+    throw hubError('invalidFeature', { position, problem: 'has a tag containing the NUL character (U+0000), which tags cannot hold' });
   }
   return {
     position,

@@ -65,8 +65,8 @@ export class SpaceService {
     const fields = normalizeSpaceInput(input);
     if (fields.title === undefined || fields.title === null) emptyTitle();
     const id = input.id === undefined || input.id === null ? newSpaceId() : input.id;
-    if (typeof id !== 'string' || id === '' || /[/?#%\s]/.test(id)) {
-      throw hubError('spaceValidation', { problem: "The property 'id' must be a non-empty string without '/', '?', '#', '%' or white space." });
+    if (typeof id !== 'string' || id === '' || /[/?#%\s\u0000-\u001f\u007f]/.test(id)) {
+      throw hubError('spaceValidation', { problem: "The property 'id' must be a non-empty string without '/', '?', '#', '%', white space or control characters." });
     }
     const now = Date.now();
     const definition: Record<string, unknown> = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null));

@@ -5,6 +5,7 @@ import type { FeatureStore, FeatureWrite, SpaceStatistics, WritePlanner } from '
 import type { Client, Prepared } from './database.js';
 import { compileFilter, isEmptyFilter, SqlParams } from './filter-sql.js';
 import type { Locations } from './locations.js';
+import { cannotExist, jsonbStandIn } from './nul-stand-in.js';
 import { readStatistics } from './statistics.js';
 
 /** Rows fetched per statement while streaming; the next page is fetched while the current one is consumed. */
@@ -23,17 +24,6 @@ const ROWS = (key: string, keyType: string) => `
   ROWS FROM (json_array_elements($2::json), unnest($3::${keyType}[]), unnest($4::text[]), jsonb_array_elements($5::jsonb), unnest($6::text[]))
     WITH ORDINALITY AS u(feature, ${key}, geometry_type, tags, stand_in, ord),
   LATERAL (SELECT coalesce(u.stand_in, u.feature::text)::jsonb AS parsed OFFSET 0) p`;
-
-/** A `\u0000` escape, not preceded by an escaping backslash. */
-const NUL_ESCAPE = /(?<!\\)((?:\\\\)*)\\u0000/g;
-
-/**
- * jsonb rejects the NUL character, which JSON text may carry as `\u0000`. Such a feature is stored
- * and returned exactly as sent; only its indexed copy (for filters and statistics) has U+FFFD instead.
- */
-function jsonbStandIn(json: string): string | null {
-  return json.includes('\\u0000') ? json.replace(NUL_ESCAPE, '$1\\ufffd') : null;
-}
 
 /** Geometries are stored 2D: spatial predicates are planar on lon/lat, and the typed column takes one dimensionality. */
 const GEOMETRY = `CASE WHEN u.geometry_type IS NOT NULL THEN ST_Force2D(ST_GeomFromGeoJSON(p.parsed -> 'geometry')) END`;
@@ -121,10 +111,11 @@ export class PostgresFeatureStore implements FeatureStore {
     const outcome = await db.transaction(async (client) => {
       await lockSpace(client, sid);
       const stored = new Map<string, ExistingRow>();
-      if (ids.length > 0) {
+      const lookup = ids.filter((id) => !cannotExist(id));
+      if (lookup.length > 0) {
         const { rows } = await client.query<[number, string, string]>({
           text: 'SELECT seq, id, feature FROM features WHERE sid = $1 AND id = ANY($2::text[]) FOR UPDATE',
-          values: [sid, ids],
+          values: [sid, lookup],
           rowMode: 'array',
         });
         for (const [seq, id, json] of rows) stored.set(id, { seq, json });
@@ -226,7 +217,7 @@ export class PostgresFeatureStore implements FeatureStore {
     const params = new SqlParams();
     params.add(sid);
     if (query.ids) {
-      params.add(query.ids);
+      params.add(query.ids.filter((id) => !cannotExist(id)));
       params.add(query.limit);
       const where = compileFilter(query, params);
       const sql = how.outer(`SELECT f.seq, f.feature FROM unnest($2::text[]) WITH ORDINALITY AS u(id, ord)

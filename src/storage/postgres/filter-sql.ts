@@ -1,6 +1,7 @@
 // Compiles tag expressions and property conditions into PostgreSQL WHERE clauses, with the semantics of the SQLite engine.
 import { hubError } from '../../hub/errors.js';
 import type { FeatureFilter, JsonScalar, PropertyCondition, TagExpression } from '../feature-query.js';
+import { standIn } from './nul-stand-in.js';
 
 /** Collects statement parameters and hands out their `$n` placeholders. */
 export class SqlParams {
@@ -89,11 +90,14 @@ function compileTags(tags: TagExpression, params: SqlParams): string {
   return `(${tags.map((group) => `f.tags @> ${params.add(group)}::text[]`).join(' OR ')})`;
 }
 
-/** The WHERE conditions (joined with AND) for a filter over the features table aliased `f`. */
+/**
+ * The WHERE conditions (joined with AND) for a filter over the features table aliased `f`. Filter
+ * values compare with U+FFFD for U+0000, as the indexed copies hold it (see nul-stand-in.ts).
+ */
 export function compileFilter(filter: FeatureFilter, params: SqlParams): string {
   const clauses: string[] = [];
-  if (filter.tags && filter.tags.length > 0) clauses.push(compileTags(filter.tags, params));
-  for (const condition of filter.properties ?? []) clauses.push(compileCondition(condition, params));
+  if (filter.tags && filter.tags.length > 0) clauses.push(compileTags(standIn(filter.tags), params));
+  for (const condition of filter.properties ?? []) clauses.push(compileCondition(standIn(condition), params));
   return clauses.length > 0 ? clauses.join(' AND ') : 'true';
 }
 

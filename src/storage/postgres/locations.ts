@@ -1,6 +1,7 @@
 // The databases named in HUB_STORAGE: which one holds the catalog, where each space lives, and where a new space goes.
 import { hubError } from '../../hub/errors.js';
 import type { Client, Database, Prepared } from './database.js';
+import { cannotExist } from './nul-stand-in.js';
 
 const LOCATE: Prepared = { name: 'locate_space', text: 'SELECT sid, location FROM spaces WHERE id = $1' };
 
@@ -25,6 +26,7 @@ export class Locations {
   }
 
   async ofSpace(spaceId: string): Promise<SpaceLocation> {
+    if (cannotExist(spaceId)) throw hubError('spaceOfFeaturesNotFound');
     const [row] = await this.catalog.query<{ sid: number; location: string }>(LOCATE, [spaceId]);
     if (!row) throw hubError('spaceOfFeaturesNotFound');
     return { sid: row.sid, db: this.byId(row.location) };

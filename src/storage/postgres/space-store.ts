@@ -3,6 +3,7 @@ import { hubError } from '../../hub/errors.js';
 import type { SpaceStore, StoredSpace } from '../storage.js';
 import { type Client, type Database, type Prepared, sqlState } from './database.js';
 import type { Locations } from './locations.js';
+import { cannotExist } from './nul-stand-in.js';
 
 interface CatalogRow {
   sid: number;
@@ -91,6 +92,7 @@ export class PostgresSpaceStore implements SpaceStore {
   }
 
   async get(id: string): Promise<StoredSpace | undefined> {
+    if (cannotExist(id)) return undefined;
     const rows = await this.locations.catalog.query<JoinedRow>(GET, [id]);
     return (await this.complete(rows))[0];
   }
@@ -100,6 +102,7 @@ export class PostgresSpaceStore implements SpaceStore {
   }
 
   async update(id: string, change: (current: StoredSpace) => Record<string, unknown>): Promise<StoredSpace | undefined> {
+    if (cannotExist(id)) return undefined;
     return this.locations.catalog.transaction(async (client) => {
       const { rows } = await client.query<JoinedRow>(`${JOINED} WHERE s.id = $1 FOR UPDATE OF s`, [id]);
       const [current] = await this.complete(rows);
@@ -115,6 +118,7 @@ export class PostgresSpaceStore implements SpaceStore {
    * so a failure in between leaves unreachable rows (the sid is never reused), never a space without features.
    */
   async delete(id: string): Promise<StoredSpace | undefined> {
+    if (cannotExist(id)) return undefined;
     const removed = await this.locations.catalog.transaction(async (client) => {
       const { rows: [row] } = await client.query<CatalogRow>(
         'DELETE FROM spaces WHERE id = $1 RETURNING sid, id, definition, location', [id]);
