@@ -15,6 +15,7 @@ export type FloorRequest = { [K in keyof FloorRequests]: { id: number; kind: K; 
 
 export interface FloorAnswer {
   id: number;
+  /** The timed rate, and how many features the last run found. */
   rate?: Rate & { count: number };
   error?: string;
 }

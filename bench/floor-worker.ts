@@ -33,13 +33,14 @@ const floors: { [K in keyof FloorRequests]: (args: FloorRequests[K]) => Promise<
   async getById({ spec, spaceId, ids, seconds }) {
     const store = storage(spec);
     const next = rotation(ids);
+    let found = 0;
     const rate = await repeated(seconds, 1, async () => {
-      let found = 0;
+      found = 0;
       for (let i = 0; i < 1000; i++) found += (await drain(store.features.query({ spaceId, ids: [next()], limit: 1 }))).count;
       if (found !== 1000) throw new Error('floor GET by id missed features');
       return found;
     });
-    return { ...rate, count: 1 };
+    return { ...rate, count: found };
   },
   async iterate({ spec, spaceId, limit, seconds, expected }) {
     const store = storage(spec);
