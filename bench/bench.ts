@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { featureTexts } from '../src/hub/features/feature-text.js';
-import type { PropertyCondition } from '../src/storage/feature-query.js';
+import type { PropertyCondition } from '../src/core/feature-query.js';
 import type { FeatureWrite, Storage } from '../src/storage/storage.js';
 import { startFlags } from '../test/helpers/hub-process.js';
 import { cityFeature, cityParts, loadCities, pointParts, polygonCollection, polygonParts } from './data.js';

@@ -1,6 +1,6 @@
 // The read floors, run in a worker thread: an isolate whose heap holds only the storage reads, as the hub's does.
 import { Worker } from 'node:worker_threads';
-import type { PropertyCondition } from '../src/storage/feature-query.js';
+import type { PropertyCondition } from '../src/core/feature-query.js';
 import type { StorageSpec } from './engines.js';
 import type { Rate } from './measure.js';
 

@@ -1,5 +1,5 @@
 // Timing helpers shared by the benchmark's HTTP side and its floors.
-import type { FeatureRow, FeatureTextPage } from '../src/storage/feature-query.js';
+import type { FeatureRow, FeatureTextPage } from '../src/core/feature-query.js';
 
 export interface Rate {
   items: number;

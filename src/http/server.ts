@@ -3,7 +3,7 @@ import compress from '@fastify/compress';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
 import type { Hub } from '../hub/hub.js';
-import { hubError } from '../hub/errors.js';
+import { hubError } from '../core/errors.js';
 import { randomId } from '../hub/ids.js';
 import { RawQuery } from './query/raw-query.js';
 import { sendError } from './reply/error-reply.js';

@@ -1,4 +1,5 @@
 // The `selection` read parameter (API.md 5.1): which feature members a read returns.
+import { isObject } from '../core/json.js';
 
 /** `!geometry` asks for features without their geometry (newest reference behaviour). */
 const NO_GEOMETRY = '!geometry';
@@ -83,7 +84,7 @@ function project(source: Record<string, unknown>, tree: SelectionTree): Record<s
     const value = source[name];
     if (selected === true) {
       defineMember(result, name, value);
-    } else if (isPlainObject(value)) {
+    } else if (isObject(value)) {
       const nested = project(value, selected);
       if (Object.keys(nested).length > 0) defineMember(result, name, nested);
     }
@@ -94,8 +95,4 @@ function project(source: Record<string, unknown>, tree: SelectionTree): Record<s
 /** Plain assignment would turn a member named `__proto__` into the object's prototype. */
 function defineMember(target: Record<string, unknown>, name: string, value: unknown): void {
   Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true });
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

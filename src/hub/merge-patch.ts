@@ -1,4 +1,5 @@
 // The JSON patch walk of API.md 4.4 (feature PATCH, POST e=patch) and 3.4 (space PATCH), plus deep JSON equality.
+import { isObject } from '../core/json.js';
 
 export interface PatchResult {
   result: Record<string, unknown>;
@@ -24,7 +25,7 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   if (Array.isArray(a) || Array.isArray(b)) {
     return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, i) => deepEqual(item, b[i]));
   }
-  if (!isPlainObject(a) || !isPlainObject(b)) return false;
+  if (!isObject(a) || !isObject(b)) return false;
   const keys = Object.keys(a);
   return keys.length === Object.keys(b).length
     && keys.every((key) => Object.hasOwn(b, key) && deepEqual(a[key], b[key]));
@@ -35,7 +36,7 @@ function patchInPlace(target: Record<string, unknown>, input: Record<string, unk
     const current = Object.hasOwn(target, key) ? target[key] : undefined;
     if (value === null) {
       delete target[key];
-    } else if (isPlainObject(value) && isPlainObject(current)) {
+    } else if (isObject(value) && isObject(current)) {
       patchInPlace(current, value);
     } else {
       setMember(target, key, structuredClone(value));
@@ -46,8 +47,4 @@ function patchInPlace(target: Record<string, unknown>, input: Record<string, unk
 /** Plain assignment would turn a member named `__proto__` into the object's prototype. */
 function setMember(target: Record<string, unknown>, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

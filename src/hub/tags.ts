@@ -1,5 +1,5 @@
 // Tag normalization (API.md 4.3) and tag-parameter splitting (4.5).
-import { hubError } from './errors.js';
+import { hubError } from '../core/errors.js';
 
 /** Prefixes whose tags keep their case: client-side references and source ids are case-sensitive. */
 const CASE_KEEPING_PREFIXES = ['~', 'ref_', 'sourceID_'];

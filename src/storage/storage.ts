@@ -1,7 +1,6 @@
 // The storage interface every engine implements: spaces, features and access records.
-import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage } from './feature-query.js';
-
-export type BBox = [west: number, south: number, east: number, north: number];
+import type { BBox } from '../geo/bbox.js';
+import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage } from '../core/feature-query.js';
 
 export interface StoredSpace {
   id: string;

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FeatureArrayScanner } from '../../src/http/body/feature-array-scanner.js';
-import { HubError } from '../../src/hub/errors.js';
+import { HubError } from '../../src/core/errors.js';
 
 function scan(text: string, chunkSize: number): unknown {
   const scanner = new FeatureArrayScanner();

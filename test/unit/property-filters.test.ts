@@ -1,10 +1,10 @@
 // Unit tests for the p.* / f.* property-filter parser (API.md 5.5).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { HubError } from '../../src/hub/errors.js';
+import { HubError } from '../../src/core/errors.js';
 import { RawQuery } from '../../src/http/query/raw-query.js';
 import { parsePropertyFilters } from '../../src/http/query/property-filters.js';
-import type { PropertyCondition } from '../../src/storage/feature-query.js';
+import type { PropertyCondition } from '../../src/core/feature-query.js';
 
 const NS = '@ns:com:here:xyz';
 

@@ -1,7 +1,7 @@
-// Unit tests for RawQuery: segments, the comma rule, form decoding, booleans, integers, limit and the tags filter.
+// Unit tests for RawQuery: segments, the comma rule, form decoding, booleans, limit and the tags filter.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { HubError } from '../../src/hub/errors.js';
+import { HubError } from '../../src/core/errors.js';
 import { RawQuery, formDecode, percentDecode } from '../../src/http/query/raw-query.js';
 
 function isHubError(code: string): (error: unknown) => boolean {
@@ -17,7 +17,7 @@ describe('RawQuery segments', () => {
 
   it('fromUrl without ? has no parameters', () => {
     const query = RawQuery.fromUrl('/hub/spaces/x/search');
-    assert.equal(query.has('limit'), false);
+    assert.equal(query.first('limit'), undefined);
     assert.deepEqual(query.tags(), []);
   });
 
@@ -39,13 +39,11 @@ describe('RawQuery segments', () => {
 
   it('a segment without = has the value ""', () => {
     const query = new RawQuery('flag');
-    assert.equal(query.has('flag'), true);
     assert.equal(query.first('flag'), '');
     assert.deepEqual(query.values('flag'), ['']);
   });
 
-  it('has() is false for absent names', () => {
-    assert.equal(new RawQuery('a=1').has('b'), false);
+  it('absent names have no value', () => {
     assert.equal(new RawQuery('a=1').first('b'), undefined);
     assert.deepEqual(new RawQuery('a=1').values('b'), []);
   });
@@ -86,36 +84,6 @@ describe('RawQuery.boolean', () => {
     assert.equal(new RawQuery('b=1').boolean('b', true), true);
     assert.equal(new RawQuery('b=').boolean('b', true), true);
     assert.equal(new RawQuery('').boolean('b', false), false);
-  });
-});
-
-describe('RawQuery.integer', () => {
-  const options = { fallback: 9, min: 0, max: 20 };
-
-  it('returns the fallback when absent', () => {
-    assert.equal(new RawQuery('').integer('n', options), 9);
-  });
-
-  it('parses integers with leading zeros and signs', () => {
-    assert.equal(new RawQuery('n=007').integer('n', options), 7);
-    assert.equal(new RawQuery('n=-3').integer('n', { fallback: 0 }), -3);
-  });
-
-  it('rejects non-integers and empty values', () => {
-    for (const value of ['1.5', 'abc', '', '1e3', ' 1']) {
-      assert.throws(() => new RawQuery(`n=${value}`).integer('n', options), isHubError('invalidParameter'), value);
-    }
-  });
-
-  it('rejects values out of range', () => {
-    assert.throws(() => new RawQuery('n=21').integer('n', options), isHubError('invalidParameter'));
-    assert.throws(() => new RawQuery('n=-1').integer('n', options), isHubError('invalidParameter'));
-    assert.throws(() => new RawQuery('n=99999999999999999999').integer('n', { fallback: 0 }),
-      isHubError('invalidParameter'));
-  });
-
-  it('names the parameter in the message', () => {
-    assert.throws(() => new RawQuery('margin=x').integer('margin', options), /margin/);
   });
 });
 

@@ -2,7 +2,7 @@
 import type { IncomingMessage } from 'node:http';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { createGunzip, createInflate } from 'node:zlib';
-import { hubError } from '../../hub/errors.js';
+import { hubError } from '../../core/errors.js';
 
 /** Lowers the configured limit for one request (API.md 1.7). */
 const LIMIT_HEADER = 'x-upload-content-length-limit';

@@ -1,5 +1,5 @@
 // Splits a large FeatureCollection body into its features as the bytes arrive, parsing each with JSON.parse.
-import { hubError } from '../../hub/errors.js';
+import { hubError } from '../../core/errors.js';
 
 /*
  * Why not stream-json: on a 50 MB upload its token stream parsed about 10,000 features/s with heavy

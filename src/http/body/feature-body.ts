@@ -1,6 +1,7 @@
 // Parses a feature write body: small bodies with JSON.parse, large ones feature by feature as they arrive.
+import { isObject, withoutBom } from '../../core/json.js';
 import type { Readable } from 'node:stream';
-import { hubError } from '../../hub/errors.js';
+import { hubError } from '../../core/errors.js';
 import type { WriteBody } from '../../hub/features/write-entries.js';
 import { FeatureArrayScanner } from './feature-array-scanner.js';
 
@@ -9,8 +10,6 @@ import { FeatureArrayScanner } from './feature-array-scanner.js';
  * never held whole: the scanner parses one feature at a time as the bytes arrive.
  */
 const STREAM_PARSE_THRESHOLD = 8 * 1024 * 1024;
-
-const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 function describeRoot(root: unknown): string {
   if (Array.isArray(root)) return 'is an array';
@@ -21,7 +20,7 @@ function describeRoot(root: unknown): string {
 
 /** Checks the root type (API.md 1.7) and the shape of its list member. */
 function toWriteBody(root: unknown): WriteBody {
-  if (typeof root === 'object' && root !== null && !Array.isArray(root)) {
+  if (isObject(root)) {
     const body = root as Record<string, unknown>;
     if (body.type === 'Feature') return { type: 'Feature', feature: body };
     if (body.type === 'FeatureCollection' && Array.isArray(body.features)) return { type: 'FeatureCollection', features: body.features };
@@ -36,9 +35,8 @@ function toWriteBody(root: unknown): WriteBody {
 }
 
 function parseText(buffer: Buffer): unknown {
-  const start = buffer.subarray(0, 3).equals(BOM) ? 3 : 0;
   try {
-    return JSON.parse(buffer.toString('utf8', start));
+    return JSON.parse(withoutBom(buffer).toString('utf8'));
   } catch (error) {
     throw hubError('invalidJsonFeatures', { detail: (error as Error).message });
   }
@@ -46,7 +44,7 @@ function parseText(buffer: Buffer): unknown {
 
 async function streamParse(buffered: Buffer[], rest: AsyncIterator<Buffer>): Promise<unknown> {
   const scanner = new FeatureArrayScanner();
-  if (buffered[0].subarray(0, 3).equals(BOM)) buffered[0] = buffered[0].subarray(3);
+  buffered[0] = withoutBom(buffered[0]);
   for (const chunk of buffered.splice(0)) scanner.write(chunk);
   for (let next = await rest.next(); !next.done; next = await rest.next()) scanner.write(next.value);
   return scanner.end();

@@ -1,5 +1,5 @@
 // Handlers of the feature read routes: by id, one feature, search, iterate, count and statistics.
-import { hubError } from '../../hub/errors.js';
+import { hubError } from '../../core/errors.js';
 import type { HandlerContext } from '../request-context.js';
 import { sendFeatureCollection, sendFeatureText, sendJsonRead } from '../reply/read-reply.js';
 import { featureFilter, readOptions } from './read-parameters.js';

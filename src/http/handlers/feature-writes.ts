@@ -1,5 +1,5 @@
 // Handlers of the feature write routes: PUT/POST of collections, single-feature PUT/PATCH/DELETE, and deletes.
-import { hubError } from '../../hub/errors.js';
+import { hubError } from '../../core/errors.js';
 import { ON_CONFLICT, ON_EXISTS, ON_NOT_EXISTS } from '../../hub/features/write-entries.js';
 import type { WriteOptions, WriteResult } from '../../hub/features/write-plan.js';
 import { splitTagParameter } from '../../hub/tags.js';

@@ -1,7 +1,7 @@
 // Query parameters shared by the feature read routes: filters, selection, force2D and the ETag key.
 import type { ReadOptions } from '../../hub/features/read-pipeline.js';
 import { parseSelection } from '../../hub/feature-selection.js';
-import type { FeatureFilter } from '../../storage/feature-query.js';
+import type { FeatureFilter } from '../../core/feature-query.js';
 import { parsePropertyFilters } from '../query/property-filters.js';
 import type { HandlerContext } from '../request-context.js';
 

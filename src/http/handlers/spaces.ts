@@ -1,5 +1,5 @@
 // Handlers of the space routes: list, create, read, patch and delete (API.md 3).
-import { hubError } from '../../hub/errors.js';
+import { hubError } from '../../core/errors.js';
 import type { ComparisonOperator, OwnerFilter, SpaceListQuery } from '../../hub/spaces/space-service.js';
 import { bodyStream } from '../body/body-stream.js';
 import { readJsonObject } from '../body/json-body.js';

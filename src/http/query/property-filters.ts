@@ -1,7 +1,7 @@
 // Parses the `p.*` / `f.*` property filters of API.md 5.5 from the raw query string into storage conditions.
-import { hubError, type HubError } from '../../hub/errors.js';
+import { hubError, type HubError } from '../../core/errors.js';
 import { normalizeTag } from '../../hub/tags.js';
-import type { JsonScalar, PropertyCondition, PropertyOperator } from '../../storage/feature-query.js';
+import type { JsonScalar, PropertyCondition, PropertyOperator } from '../../core/feature-query.js';
 import { formDecode, splitRawList, type RawQuery } from './raw-query.js';
 
 const NAMESPACE = '@ns:com:here:xyz';

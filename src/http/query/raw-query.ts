@@ -1,7 +1,7 @@
 // Reads query parameters from the undecoded query string, because the comma rule (API.md 1.2) and the `tags` `+` rule (5.4) depend on what was encoded.
-import { hubError } from '../../hub/errors.js';
+import { hubError } from '../../core/errors.js';
 import { normalizeTagList } from '../../hub/tags.js';
-import type { TagExpression } from '../../storage/feature-query.js';
+import type { TagExpression } from '../../core/feature-query.js';
 
 export const DEFAULT_LIMIT = 30000;
 export const MAX_LIMIT = 100000;
@@ -17,13 +17,6 @@ interface Segment {
   readonly key: string;
   /** The undecoded value; `''` when the segment has no `=`. */
   readonly rawValue: string;
-}
-
-export interface IntegerOptions {
-  /** Returned when the parameter is absent. */
-  fallback: number;
-  min?: number;
-  max?: number;
 }
 
 /** Percent-decoding only (`+` stays `+`); undefined when the encoding is malformed. */
@@ -60,10 +53,6 @@ export class RawQuery {
     this.segments = rawQueryString.split('&').filter((raw) => raw !== '').map(parseSegment);
   }
 
-  has(name: string): boolean {
-    return this.matching(name).length > 0;
-  }
-
   /** The whole value of the first occurrence, form-decoded, without comma splitting. */
   first(name: string): string | undefined {
     const segment = this.matching(name)[0];
@@ -82,22 +71,6 @@ export class RawQuery {
     if (value === 'true') return true;
     if (value === 'false') return false;
     return fallback;
-  }
-
-  /** The first occurrence as an integer; an empty or non-integer value, or one out of range, is a 400. */
-  integer(name: string, options: IntegerOptions): number {
-    const value = this.first(name);
-    if (value === undefined) return options.fallback;
-    const min = options.min ?? Number.MIN_SAFE_INTEGER;
-    const max = options.max ?? Number.MAX_SAFE_INTEGER;
-    const parsed = parseInteger(value);
-    if (parsed === undefined) {
-      throw hubError('invalidParameter', { name, problem: `"${value}" is not an integer` });
-    }
-    if (parsed < min || parsed > max) {
-      throw hubError('invalidParameter', { name, problem: `${value} is not between ${min} and ${max}` });
-    }
-    return parsed;
   }
 
   /** `limit` per API.md 1.8: any value that is not an integer in 1..100000 gets the fixed message. */

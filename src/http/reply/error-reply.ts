@@ -1,7 +1,7 @@
 // Writes any error as one of the two documented error bodies (API.md 1.6) with its status.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
-import { HubError, hubError } from '../../hub/errors.js';
+import { HubError, hubError } from '../../core/errors.js';
 
 /** Maps what is not already a HubError: framework errors carry a status, zlib errors mean a bad gzip body. */
 function toHubError(error: unknown, request: FastifyRequest): HubError {

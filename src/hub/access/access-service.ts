@@ -1,6 +1,6 @@
 // Authentication of bearer tokens, and the admin account and token created on first start.
 import type { Storage } from '../../storage/storage.js';
-import { hubError } from '../errors.js';
+import { hubError } from '../../core/errors.js';
 import { randomId } from '../ids.js';
 import { allRights, type Claims, type RightsMatrix } from './claims.js';
 import { hashPassword, hashToken, newPassword, newTokenString, TOKEN_PATTERN } from './secrets.js';

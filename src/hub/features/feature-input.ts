@@ -1,8 +1,9 @@
 // Validates and normalizes one input feature (API.md 4.2) before anything is written.
+import { isObject } from '../../core/json.js';
 import type { Geometry } from '../../geo/geometry.js';
 import { validateGeometry } from '../../geo/geometry-validation.js';
 import { roundPositions } from '../../geo/coordinates.js';
-import { hubError } from '../errors.js';
+import { hubError } from '../../core/errors.js';
 import { newFeatureId } from '../ids.js';
 import { normalizeTagList, NUL } from '../tags.js';
 import { NS, readNamespace } from './namespace.js';
@@ -21,9 +22,6 @@ export interface FeatureInput {
   uuid: string | undefined;
   extra: Record<string, unknown>;
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function describe(value: unknown): string {
   if (value === null) return 'null';

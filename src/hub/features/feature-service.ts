@@ -1,7 +1,7 @@
 // The feature operations of the hub: writes through the write plan, reads through the read pipeline.
-import type { FeatureFilter, FeatureQuery } from '../../storage/feature-query.js';
+import type { FeatureFilter, FeatureQuery } from '../../core/feature-query.js';
 import type { Storage, StoredSpace } from '../../storage/storage.js';
-import { hubError } from '../errors.js';
+import { hubError } from '../../core/errors.js';
 import { normalizeFeature } from './feature-input.js';
 import { contentEtag, type FeatureCollectionStream, type ReadOptions, renderPages, transformText } from './read-pipeline.js';
 import { type EntryDefaults, type WriteBody, writeEntries } from './write-entries.js';

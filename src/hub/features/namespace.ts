@@ -1,4 +1,5 @@
 // The `@ns:com:here:xyz` namespace inside feature properties (API.md 4.1).
+import { isObject } from '../../core/json.js';
 
 export const NS = '@ns:com:here:xyz';
 
@@ -15,7 +16,5 @@ export interface Namespace {
 export function readNamespace(properties: unknown): Record<string, unknown> | undefined {
   if (typeof properties !== 'object' || properties === null) return undefined;
   const namespace = (properties as Record<string, unknown>)[NS];
-  return typeof namespace === 'object' && namespace !== null && !Array.isArray(namespace)
-    ? namespace as Record<string, unknown>
-    : undefined;
+  return isObject(namespace) ? namespace : undefined;
 }

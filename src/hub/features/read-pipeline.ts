@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { force2D } from '../../geo/coordinates.js';
 import type { Geometry } from '../../geo/geometry.js';
-import type { FeatureQuery } from '../../storage/feature-query.js';
+import type { FeatureQuery } from '../../core/feature-query.js';
 import type { FeatureStore, StoredSpace } from '../../storage/storage.js';
 import { applySelection, type Selection } from '../feature-selection.js';
 

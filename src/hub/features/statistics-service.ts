@@ -1,6 +1,6 @@
 // The StatisticsResponse of a space (API.md 5.9).
 import type { Storage } from '../../storage/storage.js';
-import { hubError } from '../errors.js';
+import { hubError } from '../../core/errors.js';
 import { contentEtag } from './read-pipeline.js';
 
 const estimated = <T>(value: T, isEstimate = false) => ({ value, estimated: isEstimate });

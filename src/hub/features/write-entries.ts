@@ -1,5 +1,6 @@
 // Turns a parsed write body (Feature, FeatureCollection or modification list) into validated write entries.
-import { hubError } from '../errors.js';
+import { isObject } from '../../core/json.js';
+import { hubError } from '../../core/errors.js';
 import { normalizeFeature } from './feature-input.js';
 import type { OnConflict, OnExists, OnNotExists, WriteEntry } from './write-plan.js';
 
@@ -19,9 +20,6 @@ export interface EntryDefaults {
   onConflict: OnConflict;
   prefixId: string;
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function pick<T extends string>(value: unknown, allowed: readonly T[], fallback: T, where: string): T {
   if (value === undefined || value === null) return fallback;

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Geometry } from '../../geo/geometry.js';
 import { pad3D } from '../../geo/coordinates.js';
 import type { FeatureWrite, WritePlan } from '../../storage/storage.js';
-import { type ErrorCode, type ErrorParams, hubError } from '../errors.js';
+import { type ErrorCode, type ErrorParams, hubError } from '../../core/errors.js';
 import { applyPatch, deepEqual } from '../merge-patch.js';
 import type { FeatureInput } from './feature-input.js';
 import { featureTexts, type FeatureParts, parseStoredFeature } from './feature-text.js';

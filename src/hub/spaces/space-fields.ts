@@ -1,5 +1,6 @@
 // The client-settable members of a space (API.md 3.1): how each one is validated and normalized.
-import { hubError } from '../errors.js';
+import { isObject } from '../../core/json.js';
+import { hubError } from '../../core/errors.js';
 
 const LICENSES = new Set(('AFL-3.0 Apache-2.0 Artistic-2.0 BSL-1.0 BSD-2-Clause BSD-3-Clause BSD-3-Clause-Clear CC0-1.0 ' +
   'CC-BY-4.0 CC-BY-SA-4.0 WTFPL ECL-1.0 ECL-2.0 EUPL-1.1 AGPL-3.0-only GPL-2.0-only GPL-3.0-only LGPL-2.1-only ' +
@@ -13,9 +14,6 @@ type FieldNormalizer = (value: unknown, name: string) => unknown;
 function invalid(name: string, expected: string): never {
   throw hubError('spaceValidation', { problem: `The property '${name}' must be ${expected}.` });
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const text: FieldNormalizer = (value, name) => (typeof value === 'string' ? value : invalid(name, 'a string'));
 

@@ -1,7 +1,7 @@
 // Space management: create, read, list, patch and delete (API.md 3).
 import type { Storage, StoredSpace } from '../../storage/storage.js';
 import { type Claims, hasRight, type SpaceResource } from '../access/claims.js';
-import { hubError } from '../errors.js';
+import { hubError } from '../../core/errors.js';
 import { newSpaceId } from '../ids.js';
 import { applyPatch, deepEqual } from '../merge-patch.js';
 import { CONNECTOR_MEMBERS, CREATION_ONLY, emptyTitle, normalizeSpaceInput } from './space-fields.js';

@@ -1,6 +1,6 @@
 // One PostgreSQL database the hub uses: its connection pool, transactions, and the mapping of driver errors to hub errors.
 import pg from 'pg';
-import { HubError, hubError } from '../../hub/errors.js';
+import { HubError, hubError } from '../../core/errors.js';
 import { maskUrl } from './mask-url.js';
 
 export type Client = pg.PoolClient;

@@ -1,6 +1,6 @@
 // Features in PostgreSQL: one transaction per write with the space's counters locked, bulk statements, keyset-paged streamed reads.
-import { hubError } from '../../hub/errors.js';
-import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage } from '../feature-query.js';
+import { hubError } from '../../core/errors.js';
+import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage } from '../../core/feature-query.js';
 import type { FeatureStore, FeatureWrite, SpaceStatistics, WritePlanner } from '../storage.js';
 import type { Client, Prepared } from './database.js';
 import { compileFilter, isEmptyFilter, SqlParams } from './filter-sql.js';

@@ -1,6 +1,6 @@
 // Compiles tag expressions and property conditions into PostgreSQL WHERE clauses, with the semantics of the SQLite engine.
-import { hubError } from '../../hub/errors.js';
-import type { FeatureFilter, JsonScalar, PropertyCondition, TagExpression } from '../feature-query.js';
+import { hubError } from '../../core/errors.js';
+import type { FeatureFilter, JsonScalar, PropertyCondition, TagExpression } from '../../core/feature-query.js';
 import { standIn } from './nul-stand-in.js';
 
 /** Collects statement parameters and hands out their `$n` placeholders. */

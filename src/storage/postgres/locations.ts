@@ -1,5 +1,5 @@
 // The databases named in HUB_STORAGE: which one holds the catalog, where each space lives, and where a new space goes.
-import { hubError } from '../../hub/errors.js';
+import { hubError } from '../../core/errors.js';
 import type { Client, Database, Prepared } from './database.js';
 import { cannotExist } from './nul-stand-in.js';
 

@@ -1,5 +1,5 @@
 // Spaces in PostgreSQL: the catalog row (id, definition, location) joined with the counters kept next to the space's features.
-import { hubError } from '../../hub/errors.js';
+import { hubError } from '../../core/errors.js';
 import type { SpaceStore, StoredSpace } from '../storage.js';
 import { type Client, type Database, type Prepared, sqlState } from './database.js';
 import type { Locations } from './locations.js';

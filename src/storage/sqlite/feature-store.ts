@@ -1,7 +1,7 @@
 // Features in the embedded SQLite database: transactional batch writes and paged, streamed reads.
 import type Database from 'better-sqlite3';
-import { hubError } from '../../hub/errors.js';
-import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage } from '../feature-query.js';
+import { hubError } from '../../core/errors.js';
+import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage } from '../../core/feature-query.js';
 import type { FeatureStore, FeatureWrite, SpaceStatistics, WritePlanner } from '../storage.js';
 import { compileFilter } from './filter-sql.js';
 import { readStatistics } from './statistics.js';

@@ -1,6 +1,6 @@
 // Compiles tag expressions and property conditions into SQLite WHERE clauses over the stored JSON.
-import { hubError } from '../../hub/errors.js';
-import type { FeatureFilter, JsonScalar, PropertyCondition, TagExpression } from '../feature-query.js';
+import { hubError } from '../../core/errors.js';
+import type { FeatureFilter, JsonScalar, PropertyCondition, TagExpression } from '../../core/feature-query.js';
 
 export interface SqlFragment {
   sql: string;

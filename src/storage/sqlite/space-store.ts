@@ -1,6 +1,6 @@
 // Spaces in the embedded SQLite database.
 import type Database from 'better-sqlite3';
-import { hubError } from '../../hub/errors.js';
+import { hubError } from '../../core/errors.js';
 import type { SpaceStore, StoredSpace } from '../storage.js';
 
 interface SpaceRow {
