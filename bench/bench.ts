@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { featureTexts } from '../src/hub/features/feature-text.js';
 import type { PropertyCondition } from '../src/core/feature-query.js';
-import type { FeatureWrite, Storage } from '../src/storage/storage.js';
+import type { FeatureWrite, SpaceKey, Storage } from '../src/storage/storage.js';
 import { startFlags } from '../test/helpers/hub-process.js';
 import { cityFeature, cityParts, loadCities, pointParts, polygonCollection, polygonParts } from './data.js';
-import { type BenchEngine, ENGINES, openStorage, type StorageSpec } from './engines.js';
+import { type BenchEngine, ENGINES, openStorage, spaceKey, type StorageSpec } from './engines.js';
 import { FloorReads } from './floor-reads.js';
 import { type BenchHub, type MemoryReading, readMemory, resetPeak, startBenchHub, watchMemory } from './hub-server.js';
 import { countFeatures, handleOf, HubClient } from './http.js';
@@ -128,8 +128,8 @@ async function httpCount(client: HubClient, space: string): Promise<number> {
 }
 
 /** Writes prepared rows in one storage transaction per batch, as the hub does for one request. */
-async function storeBatch(storage: Storage, spaceId: string, upserts: FeatureWrite[], timestamp: number): Promise<void> {
-  await storage.features.write(spaceId, upserts.map((row) => row.id), () => ({ plan: { upserts, deletes: [], timestamp }, result: undefined }));
+async function storeBatch(storage: Storage, space: SpaceKey, upserts: FeatureWrite[], timestamp: number): Promise<void> {
+  await storage.features.write(space, upserts.map((row) => row.id), () => ({ plan: { upserts, deletes: [], timestamp }, result: undefined }));
 }
 
 /** Sends the bodies with a fixed number of requests in flight. */
@@ -180,13 +180,13 @@ async function ingest(client: HubClient, floor: Floor, settings: Settings): Prom
   for (let run = 0; run < size.ingestRuns; run++) {
     const space = `cities-${run}`;
     const timestamp = Date.now();
-    await floor.store.spaces.create(space, { title: 'bench cities' }, timestamp);
+    const { key } = await floor.store.spaces.create(space, { title: 'bench cities', createdAt: timestamp, updatedAt: timestamp }, timestamp);
     const batches: FeatureWrite[][] = [];
     for (let i = 0; i < cities.length; i += size.batch) {
       batches.push(cities.slice(i, i + size.batch).map((city) => featureTexts(cityParts(city, space, timestamp)).stored));
     }
     floorRuns.push(await timed(async () => {
-      for (const batch of batches) await storeBatch(floor.store, space, batch, timestamp);
+      for (const batch of batches) await storeBatch(floor.store, key, batch, timestamp);
       return cities.length;
     }));
     floorSpaces.push(space);
@@ -326,11 +326,11 @@ async function upload(hub: BenchHub, client: HubClient, floor: Floor, settings: 
   if (stored !== size.uploadFeatures) throw new Error(`the hub holds ${stored} of ${size.uploadFeatures} polygons`);
 
   const timestamp = Date.now();
-  await floor.store.spaces.create('upload', { title: 'bench upload' }, timestamp);
+  const { key } = await floor.store.spaces.create('upload', { title: 'bench upload', createdAt: timestamp, updatedAt: timestamp }, timestamp);
   const upserts: FeatureWrite[] = [];
   for (let i = 0; i < size.uploadFeatures; i++) upserts.push(featureTexts(polygonParts(i, 'upload', timestamp)).stored);
   const floorRate = await timed(async () => {
-    await storeBatch(floor.store, 'upload', upserts, timestamp);
+    await storeBatch(floor.store, key, upserts, timestamp);
     return upserts.length;
   });
   rows.push({ figure: `Large PUT (${megabytes} MB, 1 request)`, unit: 'features/s', http, floor: floorRate, note: 'streamed body parse' });
@@ -341,8 +341,9 @@ async function million(hub: BenchHub, client: HubClient, reads: FloorReads, sett
   const space = await createSpace(client, 'bench points');
   log(`filling ${size.millionPoints} points through a second storage connection`);
   const hubSpec = settings.engine.hubSpec(hub.dataDir);
-  const side = openStorage(hubSpec);
+  const side = await openStorage(hubSpec);
   try {
+    const key = await spaceKey(side, space);
     const timestamp = Date.now();
     const fill = await timed(async () => {
       for (let start = 0; start < size.millionPoints; start += size.fillBatch) {
@@ -350,7 +351,7 @@ async function million(hub: BenchHub, client: HubClient, reads: FloorReads, sett
         for (let i = start; i < Math.min(start + size.fillBatch, size.millionPoints); i++) {
           upserts.push(featureTexts(pointParts(i, space, timestamp)).stored);
         }
-        await storeBatch(side, space, upserts, timestamp);
+        await storeBatch(side, key, upserts, timestamp);
       }
       return size.millionPoints;
     });
@@ -425,7 +426,7 @@ async function main(): Promise<void> {
   const hub = await startBenchHub({ dataDir: hubDir, env: settings.engine.hubEnv(hubDir), nodeArgs });
   const client = new HubClient(hub.origin, hub.token);
   const floorSpec = settings.engine.floorSpec(floorDir);
-  const floor: Floor = { store: openStorage(floorSpec), spec: floorSpec, reads: new FloorReads() };
+  const floor: Floor = { store: await openStorage(floorSpec), spec: floorSpec, reads: new FloorReads() };
   try {
     const sections = settings.sections;
     if (sections.has('ingest')) {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { PostgresStorage } from '../src/storage/postgres/postgres-storage.js';
 import { SqliteStorage } from '../src/storage/sqlite/sqlite-storage.js';
-import type { Storage } from '../src/storage/storage.js';
+import type { SpaceKey, Storage } from '../src/storage/storage.js';
 import { type PostgresCluster, startPostgresCluster } from '../test/helpers/postgres-cluster.js';
 
 /** Minimum HTTP/floor ratios, as the issues that built each engine set them. */
@@ -18,8 +18,15 @@ export interface Goals {
 /** Where a storage is, in a form that can be sent to the floor worker. */
 export type StorageSpec = { engine: 'sqlite'; path: string } | { engine: 'postgres'; url: string };
 
-export function openStorage(spec: StorageSpec): Storage {
-  return spec.engine === 'sqlite' ? new SqliteStorage(spec.path) : new PostgresStorage([spec.url], { poolSize: 10 });
+export async function openStorage(spec: StorageSpec): Promise<Storage> {
+  return spec.engine === 'sqlite' ? SqliteStorage.open(spec.path) : new PostgresStorage([spec.url], { poolSize: 10 });
+}
+
+/** The storage key of a space, as the hub resolves it once per request. */
+export async function spaceKey(storage: Storage, spaceId: string): Promise<SpaceKey> {
+  const space = await storage.spaces.get(spaceId);
+  if (!space) throw new Error(`no space ${spaceId} in the floor storage`);
+  return space.key;
 }
 
 export interface BenchEngine {

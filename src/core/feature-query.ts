@@ -25,7 +25,6 @@ export interface FeatureFilter {
 }
 
 export interface FeatureQuery extends FeatureFilter {
-  spaceId: string;
   /** Only these ids; results then come in the order of this list. */
   ids?: string[];
   /** Only features whose insertion sequence is greater (iterate handles). */

@@ -18,8 +18,8 @@ const POSTGRES_URL = /^postgres(ql)?:\/\//;
  * `sqlite:<file>`, or one or more comma-separated `postgres://user@host:port/db` URLs: the first database
  * holds the catalog and every one holds features (each new space goes to the one with the fewest spaces).
  */
-export function openStorage(location: string, options: StorageOptions = {}): Storage {
-  if (location.startsWith('sqlite:')) return new SqliteStorage(location.slice('sqlite:'.length));
+export async function openStorage(location: string, options: StorageOptions = {}): Promise<Storage> {
+  if (location.startsWith('sqlite:')) return SqliteStorage.open(location.slice('sqlite:'.length));
   if (POSTGRES_URL.test(location)) {
     const urls = location.split(',').map((url) => url.trim());
     const wrong = urls.find((url) => !POSTGRES_URL.test(url));

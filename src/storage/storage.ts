@@ -1,25 +1,34 @@
 // The storage interface every engine implements: spaces, features and access records.
-import type { BBox } from '../geo/bbox.js';
 import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage } from '../core/feature-query.js';
+import type { SpaceDefinition } from '../core/space-definition.js';
+import type { BBox } from '../geo/bbox.js';
+
+/**
+ * Where a space's features live, as the engine resolved it: its internal number and the database holding it
+ * (`''` for an engine with one database). Feature operations take it, so a request resolves its space once.
+ */
+export interface SpaceKey {
+  sid: number;
+  location: string;
+}
 
 export interface StoredSpace {
   id: string;
-  /** The space definition as the hub keeps it (title, owner, createdAt, updatedAt, …). */
-  definition: Record<string, unknown>;
+  key: SpaceKey;
+  definition: SpaceDefinition;
   /** Time of the last feature write or delete; the creation time until then. */
   contentUpdatedAt: number;
-  /** Bumped by every feature write; identifies the state of the content (ETags). */
+  /** Grows with every feature write; identifies the state of the content (ETags). */
   revision: number;
-  featureCount: number;
 }
 
 export interface SpaceStore {
-  /** Throws `spaceExists` when the id is taken. */
-  create(id: string, definition: Record<string, unknown>, createdAt: number): Promise<StoredSpace>;
+  /** Throws a StorageError `spaceExists` when the id is taken. */
+  create(id: string, definition: SpaceDefinition, createdAt: number): Promise<StoredSpace>;
   get(id: string): Promise<StoredSpace | undefined>;
   list(): Promise<StoredSpace[]>;
   /** Read-modify-write of the definition inside one transaction; undefined when the space is unknown. */
-  update(id: string, change: (current: StoredSpace) => Record<string, unknown>): Promise<StoredSpace | undefined>;
+  update(id: string, change: (current: StoredSpace) => SpaceDefinition): Promise<StoredSpace | undefined>;
   /** Removes the space and all its features; undefined when unknown. */
   delete(id: string): Promise<StoredSpace | undefined>;
 }
@@ -60,20 +69,21 @@ export interface SpaceStatistics {
   propertiesEstimated: boolean;
 }
 
+/** Every feature operation names the space by the key its lookup returned; a space deleted since then has no features. */
 export interface FeatureStore {
-  /** Throws `spaceOfFeaturesNotFound` when the space is gone. */
-  write<T>(spaceId: string, ids: readonly string[], planner: WritePlanner<T>): Promise<T>;
+  /** Throws a StorageError `spaceGone` when the space was deleted in the meantime. */
+  write<T>(space: SpaceKey, ids: readonly string[], planner: WritePlanner<T>): Promise<T>;
   /** Deletes the features matching the filter (all of them for an empty filter); returns how many. */
-  deleteMatching(spaceId: string, filter: FeatureFilter): Promise<number>;
+  deleteMatching(space: SpaceKey, filter: FeatureFilter): Promise<number>;
   /**
    * Streams matching features in insertion order (or in the order of `ids`), a page of rows at a time:
    * one await per page instead of per row keeps large reads cheap.
    */
-  query(query: FeatureQuery): AsyncIterable<FeatureRow[]>;
+  query(space: SpaceKey, query: FeatureQuery): AsyncIterable<FeatureRow[]>;
   /** The same features as `query`, each page joined into one text by the database: reads that transform nothing. */
-  queryText(query: FeatureQuery): AsyncIterable<FeatureTextPage>;
-  count(spaceId: string, filter: FeatureFilter): Promise<number>;
-  statistics(spaceId: string): Promise<SpaceStatistics>;
+  queryText(space: SpaceKey, query: FeatureQuery): AsyncIterable<FeatureTextPage>;
+  count(space: SpaceKey, filter: FeatureFilter): Promise<number>;
+  statistics(space: SpaceKey): Promise<SpaceStatistics>;
 }
 
 export interface AccountRecord {

@@ -1,6 +1,7 @@
 // Query parameters shared by the feature read routes: filters, selection, force2D and the ETag key.
 import type { ReadOptions } from '../../hub/features/read-pipeline.js';
 import { parseSelection } from '../../hub/feature-selection.js';
+import { planTransforms } from '../../hub/features/transform-plan.js';
 import type { FeatureFilter } from '../../core/feature-query.js';
 import { parsePropertyFilters } from '../query/property-filters.js';
 import type { HandlerContext } from '../request-context.js';
@@ -17,8 +18,10 @@ function etagKey(context: HandlerContext): string {
 
 export function readOptions(context: HandlerContext): ReadOptions {
   return {
-    force2D: context.query.boolean('force2D', false),
-    selection: parseSelection(context.query.values('selection')),
+    transforms: planTransforms({
+      force2D: context.query.boolean('force2D', false),
+      selection: parseSelection(context.query.values('selection')),
+    }),
     etagKey: etagKey(context),
   };
 }

@@ -2,9 +2,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import { HubError, hubError } from '../../core/errors.js';
+import { fromStorage } from '../../hub/storage-failures.js';
 
 /** Maps what is not already a HubError: framework errors carry a status, zlib errors mean a bad gzip body. */
-function toHubError(error: unknown, request: FastifyRequest): HubError {
+function toHubError(raised: unknown, request: FastifyRequest): HubError {
+  const error = fromStorage(raised);
   if (error instanceof HubError) return error;
   const failure = error as { code?: string; statusCode?: number; message?: string };
   if (typeof failure.code === 'string' && failure.code.startsWith('Z_')) {

@@ -1,9 +1,10 @@
 // The feature operations of the hub: writes through the write plan, reads through the read pipeline.
+import { hubError } from '../../core/errors.js';
 import type { FeatureFilter, FeatureQuery } from '../../core/feature-query.js';
 import type { Storage, StoredSpace } from '../../storage/storage.js';
-import { hubError } from '../../core/errors.js';
 import { normalizeFeature } from './feature-input.js';
-import { contentEtag, type FeatureCollectionStream, type ReadOptions, renderPages, transformText } from './read-pipeline.js';
+import { contentEtag, type FeatureCollectionStream, type ReadOptions, renderPages } from './read-pipeline.js';
+import { transformText } from './transform-plan.js';
 import { type EntryDefaults, type WriteBody, writeEntries } from './write-entries.js';
 import { planWrite, type WriteEntry, type WriteOptions, type WriteResult } from './write-plan.js';
 
@@ -23,12 +24,13 @@ export interface SingleFeature { etag: string; cacheTTL?: number; json: string }
 
 const cacheTTLOf = (space: StoredSpace): number | undefined => {
   const ttl = space.definition.cacheTTL;
-  return typeof ttl === 'number' && ttl > 0 ? ttl : undefined;
+  return ttl !== undefined && ttl > 0 ? ttl : undefined;
 };
 
 export class FeatureService {
   constructor(private readonly storage: Storage) {}
 
+  /** Each request looks its space up once; storage then works on the key it returned. */
   private async space(spaceId: string): Promise<StoredSpace> {
     const space = await this.storage.spaces.get(spaceId);
     if (!space) throw hubError('spaceOfFeaturesNotFound');
@@ -43,7 +45,7 @@ export class FeatureService {
 
   private async apply(space: StoredSpace, entries: WriteEntry[], options: WriteOptions): Promise<WriteResult> {
     const context = { id: space.id, enableUUID: space.definition.enableUUID === true };
-    return this.storage.features.write(space.id, entries.map((entry) => entry.id),
+    return this.storage.features.write(space.key, entries.map((entry) => entry.id),
       (existing) => planWrite(context, entries, options, existing));
   }
 
@@ -78,14 +80,15 @@ export class FeatureService {
 
   /** An empty filter deletes every feature of the space (`tags=*`). */
   async deleteMatching(spaceId: string, filter: FeatureFilter): Promise<number> {
-    await this.writableSpace(spaceId);
-    return this.storage.features.deleteMatching(spaceId, filter);
+    const space = await this.writableSpace(spaceId);
+    return this.storage.features.deleteMatching(space.key, filter);
   }
 
   async getOne(spaceId: string, featureId: string, options: ReadOptions): Promise<SingleFeature> {
     const space = await this.space(spaceId);
-    for await (const [row] of this.storage.features.query({ spaceId, ids: [featureId], limit: 1 })) {
-      if (row) return { etag: contentEtag(space, options.etagKey), cacheTTL: cacheTTLOf(space), json: transformText(row.json, options) };
+    for await (const [row] of this.storage.features.query(space.key, { ids: [featureId], limit: 1 })) {
+      const json = row && transformText(row.json, options.transforms);
+      if (json !== undefined) return { etag: contentEtag(space, options.etagKey), cacheTTL: cacheTTLOf(space), json };
     }
     throw hubError('featureNotFound');
   }
@@ -93,12 +96,12 @@ export class FeatureService {
   async getByIds(spaceId: string, ids: string[], options: ReadOptions): Promise<FeatureCollectionStream> {
     const space = await this.space(spaceId);
     const unique = [...new Set(ids)];
-    return this.collection(space, { spaceId, ids: unique, limit: unique.length }, options);
+    return this.collection(space, { ids: unique, limit: unique.length }, options);
   }
 
   async search(spaceId: string, filter: FeatureFilter, limit: number, options: ReadOptions): Promise<FeatureCollectionStream> {
     const space = await this.space(spaceId);
-    return this.collection(space, { spaceId, ...filter, limit }, options);
+    return this.collection(space, { ...filter, limit }, options);
   }
 
   /** A handle is the last insertion sequence returned; one comes back only when the page is full (API.md 5.7). */
@@ -113,21 +116,21 @@ export class FeatureService {
     return {
       etag: contentEtag(space, options.etagKey),
       cacheTTL: cacheTTLOf(space),
-      features: renderPages(this.storage.features, { spaceId, ...filter, afterSeq, limit }, options, onPage),
+      features: renderPages(this.storage.features, space, { ...filter, afterSeq, limit }, options, onPage),
       trailer: () => (returned === limit ? { handle: String(lastSeq), nextPageToken: String(lastSeq) } : {}),
     };
   }
 
   async count(spaceId: string, filter: FeatureFilter): Promise<{ etag: string; count: number }> {
     const space = await this.space(spaceId);
-    return { etag: contentEtag(space, 'count ' + JSON.stringify(filter)), count: await this.storage.features.count(spaceId, filter) };
+    return { etag: contentEtag(space, 'count ' + JSON.stringify(filter)), count: await this.storage.features.count(space.key, filter) };
   }
 
   private collection(space: StoredSpace, query: FeatureQuery, options: ReadOptions): FeatureCollectionStream {
     return {
       etag: contentEtag(space, options.etagKey),
       cacheTTL: cacheTTLOf(space),
-      features: renderPages(this.storage.features, query, options),
+      features: renderPages(this.storage.features, space, query, options),
       trailer: () => ({}),
     };
   }

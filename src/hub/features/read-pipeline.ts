@@ -1,14 +1,11 @@
-// Turns stored feature rows into response texts, transforming only when the request asks for it.
+// Turns stored feature rows into response texts: the database's joined text when nothing transforms, else the transform plan per feature.
 import { createHash } from 'node:crypto';
-import { force2D } from '../../geo/coordinates.js';
-import type { Geometry } from '../../geo/geometry.js';
 import type { FeatureQuery } from '../../core/feature-query.js';
 import type { FeatureStore, StoredSpace } from '../../storage/storage.js';
-import { applySelection, type Selection } from '../feature-selection.js';
+import { type TransformPlan, transformText } from './transform-plan.js';
 
 export interface ReadOptions {
-  force2D: boolean;
-  selection?: Selection;
+  transforms: TransformPlan;
   /** Identifies the request (route and parameters) for the ETag. */
   etagKey: string;
 }
@@ -36,34 +33,32 @@ export function contentEtag(space: StoredSpace, key: string): string {
   return `"${hash.slice(0, 32)}"`;
 }
 
-export function transformText(json: string, options: ReadOptions): string {
-  if (!options.force2D && !options.selection) return json;
-  let feature = JSON.parse(json) as Record<string, unknown>;
-  if (options.force2D && feature.geometry) feature.geometry = force2D(feature.geometry as Geometry);
-  if (options.selection) feature = applySelection(feature, options.selection);
-  return JSON.stringify(feature);
-}
-
 /**
- * The response pages of a query. Without a transformation the database's joined page texts go out as they
- * are; with one, each feature is transformed and the page joined here. `onPage` sees each page's size and
- * last insertion sequence.
+ * The response pages of a query. Without transformation the database's joined page texts go out as they
+ * are; with one, each feature runs through the plan and the page is joined here. `onPage` sees each page's
+ * size and last insertion sequence as read from storage.
  */
 export async function* renderPages(
   features: FeatureStore,
+  space: StoredSpace,
   query: FeatureQuery,
   options: ReadOptions,
   onPage: (count: number, lastSeq: number) => void = () => {},
 ): AsyncIterable<string | Buffer> {
-  if (!options.force2D && !options.selection) {
-    for await (const page of features.queryText(query)) {
+  if (options.transforms.length === 0) {
+    for await (const page of features.queryText(space.key, query)) {
       onPage(page.count, page.lastSeq);
       yield page.text;
     }
     return;
   }
-  for await (const rows of features.query(query)) {
+  for await (const rows of features.query(space.key, query)) {
     onPage(rows.length, rows[rows.length - 1].seq);
-    yield rows.map((row) => transformText(row.json, options)).join(',');
+    const texts: string[] = [];
+    for (const row of rows) {
+      const text = transformText(row.json, options.transforms);
+      if (text !== undefined) texts.push(text);
+    }
+    yield texts.join(',');
   }
 }

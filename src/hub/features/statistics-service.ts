@@ -11,9 +11,9 @@ export class StatisticsService {
   async statistics(spaceId: string): Promise<{ etag: string; body: Record<string, unknown> }> {
     const space = await this.storage.spaces.get(spaceId);
     if (!space) throw hubError('spaceOfFeaturesNotFound');
-    const stats = await this.storage.features.statistics(spaceId);
+    const stats = await this.storage.features.statistics(space.key);
     const searchable = space.definition.searchableProperties ? 'PARTIAL' : 'ALL';
-    const searchableKeys = new Set(Object.keys((space.definition.searchableProperties ?? {}) as object)
+    const searchableKeys = new Set(Object.keys(space.definition.searchableProperties ?? {})
       .map((path) => path.split('::')[0]));
     const properties = stats.properties.map((property) => ({
       key: property.key,

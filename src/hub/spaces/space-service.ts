@@ -1,9 +1,12 @@
 // Space management: create, read, list, patch and delete (API.md 3).
+import { isObject } from '../../core/json.js';
+import type { SpaceDefinition } from '../../core/space-definition.js';
 import type { Storage, StoredSpace } from '../../storage/storage.js';
 import { type Claims, hasRight, type SpaceResource } from '../access/claims.js';
 import { hubError } from '../../core/errors.js';
 import { newSpaceId } from '../ids.js';
 import { applyPatch, deepEqual } from '../merge-patch.js';
+import { fromStorage } from '../storage-failures.js';
 import { CONNECTOR_MEMBERS, CREATION_ONLY, emptyTitle, normalizeSpaceInput } from './space-fields.js';
 import { spaceView } from './space-view.js';
 
@@ -20,8 +23,7 @@ export interface SpaceListQuery {
 const ACCESS_ACTIONS = ['adminSpaces', 'manageSpaces', 'readFeatures', 'createFeatures', 'updateFeatures', 'deleteFeatures'];
 
 function resourceOf(space: StoredSpace): SpaceResource & Record<string, unknown> {
-  const packages = space.definition.packages;
-  return { owner: space.definition.owner as string | undefined, space: space.id, packages: Array.isArray(packages) ? packages as string[] : undefined };
+  return { owner: space.definition.owner, space: space.id, packages: space.definition.packages };
 }
 
 function compare(op: ComparisonOperator, actual: number, wanted: number): boolean {
@@ -39,7 +41,7 @@ function compare(op: ComparisonOperator, actual: number, wanted: number): boolea
  * Connectors sent in the list form replace the stored map, as any array does (API.md 3.4); a map merges
  * per connector id. Returns the stored definition without the members that get replaced.
  */
-function withoutReplacedConnectors(stored: Record<string, unknown>, input: Record<string, unknown>): Record<string, unknown> {
+function withoutReplacedConnectors(stored: SpaceDefinition, input: Record<string, unknown>): Record<string, unknown> {
   const base = { ...stored };
   for (const name of CONNECTOR_MEMBERS) {
     if (Array.isArray(input[name])) delete base[name];
@@ -69,20 +71,28 @@ export class SpaceService {
       throw hubError('spaceValidation', { problem: "The property 'id' must be a non-empty string without '/', '?', '#', '%', white space or control characters." });
     }
     const now = Date.now();
-    const definition: Record<string, unknown> = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null));
+    const given: Record<string, unknown> = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null));
     for (const name of CONNECTOR_MEMBERS) {
       // A connector set to null means "remove it" to PATCH; on creation there is nothing to remove.
-      const byId = definition[name] as Record<string, unknown> | undefined;
-      if (byId) definition[name] = Object.fromEntries(Object.entries(byId).filter(([, configs]) => configs !== null));
+      const byId = given[name];
+      if (isObject(byId)) given[name] = Object.fromEntries(Object.entries(byId).filter(([, configs]) => configs !== null));
     }
-    definition.owner ??= claims.aid;
-    definition.cid ??= claims.cid;
-    definition.storage ??= { id: this.defaultStorageId };
+    const definition: SpaceDefinition = {
+      ...given,
+      title: fields.title as string,
+      owner: (given.owner as string | undefined) ?? claims.aid,
+      cid: (given.cid as string | undefined) ?? claims.cid,
+      storage: given.storage ?? { id: this.defaultStorageId },
+      versionsToKeep: given.versionsToKeep ?? 1,
+      createdAt: now,
+      updatedAt: now,
+    };
     if (definition.enableHistory === true) definition.enableUUID = true;
-    definition.versionsToKeep ??= 1;
-    definition.createdAt = now;
-    definition.updatedAt = now;
-    return this.view(claims, await this.storage.spaces.create(id, definition, now));
+    try {
+      return this.view(claims, await this.storage.spaces.create(id, definition, now));
+    } catch (error) {
+      throw fromStorage(error);
+    }
   }
 
   async get(claims: Claims, id: string): Promise<Record<string, unknown>> {
@@ -117,7 +127,8 @@ export class SpaceService {
       if (fields.owner === null) delete fields.owner;
       if (fields.cid === null) delete fields.cid;
       if (fields.title === null) emptyTitle();
-      const { result } = applyPatch(withoutReplacedConnectors(current.definition, input), fields);
+      // The title cannot be removed (checked above) and createdAt is not a client member, so the merge is a definition.
+      const result = applyPatch(withoutReplacedConnectors(current.definition, input), fields).result as SpaceDefinition;
       if (deepEqual(result, current.definition)) return current.definition;
       return { ...result, updatedAt: Date.now() };
     });

@@ -1,6 +1,6 @@
 // One PostgreSQL database the hub uses: its connection pool, transactions, and the mapping of driver errors to hub errors.
 import pg from 'pg';
-import { HubError, hubError } from '../../core/errors.js';
+import { StorageError } from '../storage-error.js';
 import { maskUrl } from './mask-url.js';
 
 export type Client = pg.PoolClient;
@@ -49,22 +49,22 @@ export function sqlState(error: unknown): string | undefined {
 }
 
 /**
- * The one place where driver and server errors become hub errors: unreachable → storageFailure (502),
- * too slow → storageTimeout (504). Hub errors (from a write planner) and anything else pass through.
+ * The one place where driver and server errors become storage errors: unreachable → `unavailable`, too
+ * slow → `timeout`. Errors of the caller's own (a write planner's) and anything else pass through.
  */
 export function storageError(error: unknown): unknown {
-  if (error instanceof HubError || !(error instanceof Error)) return error;
+  if (error instanceof StorageError || !(error instanceof Error)) return error;
   const state = sqlState(error);
   if (state !== undefined) {
-    if (TIMEOUT_STATES.has(state)) return hubError('storageTimeout');
-    if (UNAVAILABLE_STATES.has(state) || state.startsWith('08')) return hubError('storageFailure');
+    if (TIMEOUT_STATES.has(state)) return new StorageError('timeout', error.message);
+    if (UNAVAILABLE_STATES.has(state) || state.startsWith('08')) return new StorageError('unavailable', error.message);
     return error;
   }
   const code = (error as { code?: unknown }).code;
-  if (code === 'ETIMEDOUT' || /timeout/i.test(error.message)) return hubError('storageTimeout');
-  if (typeof code === 'string' && NETWORK_CODES.has(code)) return hubError('storageFailure');
+  if (code === 'ETIMEDOUT' || /timeout/i.test(error.message)) return new StorageError('timeout', error.message);
+  if (typeof code === 'string' && NETWORK_CODES.has(code)) return new StorageError('unavailable', error.message);
   if (/Connection terminated|connection error|Client has encountered a connection error|not queryable/i.test(error.message)) {
-    return hubError('storageFailure');
+    return new StorageError('unavailable', error.message);
   }
   return error;
 }
@@ -72,7 +72,7 @@ export function storageError(error: unknown): unknown {
 /** Errors after which a connection must not go back to the pool. */
 function breaksConnection(error: unknown): boolean {
   const mapped = storageError(error);
-  return mapped instanceof HubError && (mapped.code === 'storageFailure' || mapped.code === 'storageTimeout');
+  return mapped instanceof StorageError && (mapped.failure === 'unavailable' || mapped.failure === 'timeout');
 }
 
 export class Database {

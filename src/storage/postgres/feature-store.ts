@@ -1,14 +1,16 @@
-// Features in PostgreSQL: one transaction per write with the space's counters locked, bulk statements, keyset-paged streamed reads.
-import { hubError } from '../../core/errors.js';
+// Features in PostgreSQL: one transaction per write, bulk statements, counters kept as change rows, keyset-paged streamed reads.
 import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage } from '../../core/feature-query.js';
-import type { FeatureStore, FeatureWrite, SpaceStatistics, WritePlanner } from '../storage.js';
-import type { Client, Prepared } from './database.js';
+import { keysetPages } from '../shared/keyset-pages.js';
+import { planWrite, type StoredRow } from '../shared/write-diff.js';
+import { StorageError } from '../storage-error.js';
+import type { FeatureStore, FeatureWrite, SpaceKey, SpaceStatistics, WritePlanner } from '../storage.js';
+import type { Client, Database, Prepared } from './database.js';
 import { compileFilter, isEmptyFilter, SqlParams } from './filter-sql.js';
 import type { Locations } from './locations.js';
 import { cannotExist, jsonbStandIn } from './nul-stand-in.js';
 import { readStatistics } from './statistics.js';
 
-/** Rows fetched per statement while streaming; the next page is fetched while the current one is consumed. */
+/** Rows fetched per statement while streaming. */
 const PAGE_SIZE = 1000;
 /** Bounds of one bulk statement: large writes become a few big statements, never one per feature. */
 const CHUNK_ROWS = 10_000;
@@ -42,15 +44,40 @@ const UPDATE = `
     FROM ${ROWS('seq', 'bigint')}
    WHERE f.sid = $1 AND f.seq = u.seq`;
 
-const UPDATE_COUNTERS: Prepared = {
-  name: 'update_counters',
-  text: `UPDATE space_contents SET feature_count = feature_count + $2, data_size = data_size + $3,
-                revision = revision + 1, content_updated_at = $4
-          WHERE sid = $1
-         RETURNING feature_count`,
+/**
+ * A write records what it changed in the space's counters as a row of its own instead of updating the
+ * counters row: concurrent writers to one space would queue on that row's lock until each commits.
+ * Readers add the change rows to the counters (the view `space_counters`); every change row counts one
+ * revision, so the revision grows with every committed write.
+ */
+const RECORD_CHANGE: Prepared = {
+  name: 'record_change',
+  text: `INSERT INTO space_changes (sid, feature_delta, size_delta, changed_at) VALUES ($1, $2, $3, $4) RETURNING change`,
 };
-const LOCK_SPACE: Prepared = { name: 'lock_space', text: 'SELECT 1 FROM space_contents WHERE sid = $1 FOR UPDATE' };
-const COUNT: Prepared = { name: 'count_features', text: 'SELECT feature_count AS n FROM space_contents WHERE sid = $1' };
+/** Writers fold the change rows of a space into its counters every this many changes, so readers add few rows. */
+const FOLD_EVERY = 16;
+/**
+ * Folding moves change rows into the counters in one transaction: readers see the sum before or after,
+ * never half of it. Concurrent folds each move only the rows they deleted.
+ */
+const FOLD_CHANGES: Prepared = {
+  name: 'fold_changes',
+  text: `WITH folded AS (DELETE FROM space_changes WHERE sid = $1 RETURNING feature_delta, size_delta, changed_at),
+              total AS (SELECT count(*) AS n, coalesce(sum(feature_delta), 0) AS features, coalesce(sum(size_delta), 0) AS size,
+                               max(changed_at) AS changed_at FROM folded)
+         UPDATE space_contents c
+            SET revision = c.revision + t.n, feature_count = c.feature_count + t.features, data_size = c.data_size + t.size,
+                content_updated_at = greatest(c.content_updated_at, t.changed_at)
+           FROM total t
+          WHERE c.sid = $1
+         RETURNING c.feature_count, t.features::bigint AS folded`,
+};
+/**
+ * A shared lock on the space's counters row for the rest of the write: many writers hold it at once, and a
+ * concurrent delete of the space waits for them (or they find the space gone).
+ */
+const HOLD_SPACE: Prepared = { name: 'hold_space', text: 'SELECT 1 FROM space_contents WHERE sid = $1 FOR KEY SHARE' };
+const COUNT: Prepared = { name: 'count_features', text: 'SELECT feature_count AS n FROM space_counters WHERE sid = $1' };
 
 /**
  * The planner knows how many rows a space has only from the table statistics. A space that grew far
@@ -64,8 +91,6 @@ const ANALYZE_FROM = 10_000;
 function growthLevel(count: number): number {
   return count < ANALYZE_FROM ? -1 : Math.floor(Math.log2(count / ANALYZE_FROM));
 }
-
-interface ExistingRow { seq: number; json: string }
 
 /** Consecutive slices of at most CHUNK_ROWS rows and about CHUNK_CHARS characters of feature text. */
 function chunks<T>(rows: T[], textOf: (row: T) => string): T[][] {
@@ -96,21 +121,27 @@ function rowParameters(features: FeatureWrite[], keys: Array<string | number>): 
   ];
 }
 
-/** Locks the counters of a space for the rest of the transaction: writes to one space take turns, so their seqs commit in order. */
-async function lockSpace(client: Client, sid: number): Promise<void> {
-  const { rowCount } = await client.query({ ...LOCK_SPACE, values: [sid] });
-  if (rowCount === 0) throw hubError('spaceOfFeaturesNotFound');
+async function holdSpace(client: Client, sid: number): Promise<void> {
+  const { rowCount } = await client.query({ ...HOLD_SPACE, values: [sid] });
+  if (rowCount === 0) throw new StorageError('spaceGone');
+}
+
+/** Records a write's counter changes; returns the change number. */
+async function recordChange(client: Client, sid: number, features: number, size: number, at: number): Promise<number> {
+  const { rows: [row] } = await client.query<{ change: number }>({ ...RECORD_CHANGE, values: [sid, features, size, at] });
+  return row.change;
 }
 
 export class PostgresFeatureStore implements FeatureStore {
   constructor(private readonly locations: Locations) {}
 
-  async write<T>(spaceId: string, ids: readonly string[], planner: WritePlanner<T>): Promise<T> {
-    const { sid, db } = await this.locations.ofSpace(spaceId);
-    let grown = false;
+  async write<T>(space: SpaceKey, ids: readonly string[], planner: WritePlanner<T>): Promise<T> {
+    const { sid } = space;
+    const db = this.locations.byId(space.location);
+    let change = 0;
     const outcome = await db.transaction(async (client) => {
-      await lockSpace(client, sid);
-      const stored = new Map<string, ExistingRow>();
+      await holdSpace(client, sid);
+      const stored = new Map<string, StoredRow>();
       const lookup = ids.filter((id) => !cannotExist(id));
       if (lookup.length > 0) {
         const { rows } = await client.query<[number, string, string]>({
@@ -120,51 +151,27 @@ export class PostgresFeatureStore implements FeatureStore {
         });
         for (const [seq, id, json] of rows) stored.set(id, { seq, json });
       }
-      const existing = new Map<string, string>();
-      for (const [id, row] of stored) existing.set(id, row.json);
-
-      const { plan, result } = planner(existing);
-      const inserts: FeatureWrite[] = [];
-      const updates: Array<{ seq: number; feature: FeatureWrite }> = [];
-      const deletes: number[] = [];
-      let sizeDelta = 0;
-      for (const feature of plan.upserts) {
-        const before = stored.get(feature.id);
-        if (before) updates.push({ seq: before.seq, feature });
-        else inserts.push(feature);
-        sizeDelta += feature.json.length - (before?.json.length ?? 0);
-      }
-      for (const id of plan.deletes) {
-        const before = stored.get(id);
-        if (!before) continue;
-        deletes.push(before.seq);
-        sizeDelta -= before.json.length;
-      }
-
-      for (const chunk of chunks(inserts, (feature) => feature.json)) {
+      const { diff, result } = planWrite(stored, planner);
+      for (const chunk of chunks(diff.inserts, (feature) => feature.json)) {
         await client.query(INSERT, [sid, ...rowParameters(chunk, chunk.map((feature) => feature.id))]);
       }
-      for (const chunk of chunks(updates, (update) => update.feature.json)) {
+      for (const chunk of chunks(diff.updates, (update) => update.feature.json)) {
         await client.query(UPDATE, [sid, ...rowParameters(chunk.map((update) => update.feature), chunk.map((update) => update.seq))]);
       }
-      if (deletes.length > 0) await client.query('DELETE FROM features WHERE sid = $1 AND seq = ANY($2::bigint[])', [sid, deletes]);
-      if (plan.upserts.length > 0 || plan.deletes.length > 0) {
-        const countDelta = inserts.length - deletes.length;
-        const { rows: [counters] } = await client.query<{ feature_count: number }>(
-          { ...UPDATE_COUNTERS, values: [sid, countDelta, sizeDelta, plan.timestamp] });
-        grown = growthLevel(counters.feature_count) > growthLevel(counters.feature_count - countDelta);
-      }
+      if (diff.deletes.length > 0) await client.query('DELETE FROM features WHERE sid = $1 AND seq = ANY($2::bigint[])', [sid, diff.deletes]);
+      if (diff.changed) change = await recordChange(client, sid, diff.countDelta, diff.sizeDelta, diff.timestamp);
       return result;
     });
-    // After the commit and without waiting for it: ANALYZE only samples, but takes a moment on a big table.
-    if (grown) db.query('ANALYZE features').catch(() => {});
+    await this.afterChange(db, sid, change);
     return outcome;
   }
 
-  async deleteMatching(spaceId: string, filter: FeatureFilter): Promise<number> {
-    const { sid, db } = await this.locations.ofSpace(spaceId);
-    return db.transaction(async (client) => {
-      await lockSpace(client, sid);
+  async deleteMatching(space: SpaceKey, filter: FeatureFilter): Promise<number> {
+    const { sid } = space;
+    const db = this.locations.byId(space.location);
+    let change = 0;
+    const deleted = await db.transaction(async (client) => {
+      await holdSpace(client, sid);
       const params = new SqlParams();
       params.add(sid);
       const where = compileFilter(filter, params);
@@ -172,15 +179,27 @@ export class PostgresFeatureStore implements FeatureStore {
       const { rows: [victims] } = await client.query<{ count: number; size: number }>(
         `WITH victims AS (DELETE FROM features f WHERE f.sid = $1 AND ${where} RETURNING char_length(f.feature) AS size)
          SELECT count(*) AS count, coalesce(sum(size), 0)::bigint AS size FROM victims`, params.values);
-      if (victims.count > 0) await client.query({ ...UPDATE_COUNTERS, values: [sid, -victims.count, -victims.size, Date.now()] });
+      if (victims.count > 0) change = await recordChange(client, sid, -victims.count, -victims.size, Date.now());
       return victims.count;
     });
+    await this.afterChange(db, sid, change);
+    return deleted;
   }
 
-  async *query(query: FeatureQuery): AsyncIterable<FeatureRow[]> {
+  /** After the commit: every FOLD_EVERY changes fold the change rows, and refresh the statistics of a grown space. */
+  private async afterChange(db: Database, sid: number, change: number): Promise<void> {
+    if (change === 0 || change % FOLD_EVERY !== 0) return;
+    const [counters] = await db.query<{ feature_count: number; folded: number }>(FOLD_CHANGES, [sid]);
+    // ANALYZE only samples, but takes a moment on a big table: it runs without anyone waiting for it.
+    if (counters && growthLevel(counters.feature_count) > growthLevel(counters.feature_count - counters.folded)) {
+      db.query('ANALYZE features').catch(() => {});
+    }
+  }
+
+  async *query(space: SpaceKey, query: FeatureQuery): AsyncIterable<FeatureRow[]> {
     const shape = (rows: unknown[][]): FeatureRow[] => (rows as Array<[number, string]>).map(([seq, json]) => ({ seq, json }));
     const measure = (rows: FeatureRow[]) => ({ count: rows.length, lastSeq: rows[rows.length - 1]?.seq ?? 0 });
-    yield* this.read(query, { name: 'features_by_id', outer: (inner) => inner, shape, measure });
+    yield* this.read(space, query, { name: 'features_by_id', outer: (inner) => inner, shape, measure });
   }
 
   /**
@@ -190,11 +209,11 @@ export class PostgresFeatureStore implements FeatureStore {
    * string_agg would sort every page a second time (PostgreSQL 15 does not skip presorted input). The
    * insertion-order tests of both engines hold this to account.
    */
-  async *queryText(query: FeatureQuery): AsyncIterable<FeatureTextPage> {
+  async *queryText(space: SpaceKey, query: FeatureQuery): AsyncIterable<FeatureTextPage> {
     const shape = ([row]: unknown[][]): FeatureTextPage => ({
       text: (row?.[0] as string | null) ?? '', count: Number(row?.[1] ?? 0), lastSeq: Number(row?.[2] ?? 0),
     });
-    yield* this.read(query, {
+    yield* this.read(space, query, {
       name: 'feature_text_by_id',
       outer: (inner) => `SELECT string_agg(p.feature, ','), count(*)::int, max(p.seq) FROM (${inner}) p`,
       shape,
@@ -207,15 +226,15 @@ export class PostgresFeatureStore implements FeatureStore {
    * one streams. The inner SELECT yields `seq, feature` in result order; `outer` may
    * wrap it, and `shape` turns the rows of one statement into a page.
    */
-  private async *read<T>(query: FeatureQuery, how: {
+  private async *read<T>(space: SpaceKey, query: FeatureQuery, how: {
     name: string;
     outer: (inner: string) => string;
     shape: (rows: unknown[][]) => T;
     measure: (page: T) => { count: number; lastSeq: number };
   }): AsyncIterable<T> {
-    const { sid, db } = await this.locations.ofSpace(query.spaceId);
+    const db = this.locations.byId(space.location);
     const params = new SqlParams();
-    params.add(sid);
+    params.add(space.sid);
     if (query.ids) {
       params.add(query.ids.filter((id) => !cannotExist(id)));
       params.add(query.limit);
@@ -238,29 +257,12 @@ export class PostgresFeatureStore implements FeatureStore {
       values[2] = size;
       return how.shape(await db.queryArrays(sql, values));
     };
-    let remaining = query.limit;
-    let size = Math.min(PAGE_SIZE, remaining);
-    let pending: Promise<T> | undefined = fetchPage(query.afterSeq ?? 0, size);
-    try {
-      while (pending) {
-        const page: T = await pending;
-        const { count, lastSeq } = how.measure(page);
-        remaining -= count;
-        pending = undefined;
-        if (count === size && remaining > 0) {
-          size = Math.min(PAGE_SIZE, remaining);
-          pending = fetchPage(lastSeq, size);
-        }
-        if (count > 0) yield page;
-      }
-    } finally {
-      // A reader that stops early leaves a prefetched page nobody awaits.
-      pending?.catch(() => {});
-    }
+    yield* keysetPages(query.limit, query.afterSeq ?? 0, PAGE_SIZE, fetchPage, how.measure);
   }
 
-  async count(spaceId: string, filter: FeatureFilter): Promise<number> {
-    const { sid, db } = await this.locations.ofSpace(spaceId);
+  async count(space: SpaceKey, filter: FeatureFilter): Promise<number> {
+    const { sid } = space;
+    const db = this.locations.byId(space.location);
     if (isEmptyFilter(filter)) {
       const [row] = await db.query<{ n: number }>(COUNT, [sid]);
       return row?.n ?? 0;
@@ -272,8 +274,7 @@ export class PostgresFeatureStore implements FeatureStore {
     return row.n;
   }
 
-  async statistics(spaceId: string): Promise<SpaceStatistics> {
-    const { sid, db } = await this.locations.ofSpace(spaceId);
-    return readStatistics(db, sid);
+  async statistics(space: SpaceKey): Promise<SpaceStatistics> {
+    return readStatistics(this.locations.byId(space.location), space.sid);
   }
 }

@@ -1,14 +1,6 @@
 // The databases named in HUB_STORAGE: which one holds the catalog, where each space lives, and where a new space goes.
-import { hubError } from '../../core/errors.js';
-import type { Client, Database, Prepared } from './database.js';
-import { cannotExist } from './nul-stand-in.js';
-
-const LOCATE: Prepared = { name: 'locate_space', text: 'SELECT sid, location FROM spaces WHERE id = $1' };
-
-export interface SpaceLocation {
-  sid: number;
-  db: Database;
-}
+import { StorageError } from '../storage-error.js';
+import type { Client, Database } from './database.js';
 
 export class Locations {
   constructor(readonly all: readonly Database[]) {}
@@ -21,15 +13,8 @@ export class Locations {
   /** A catalog location that no configured database answers to (removed from HUB_STORAGE) is a storage failure. */
   byId(location: string): Database {
     const db = this.all.find((candidate) => candidate.id === location);
-    if (!db) throw hubError('storageFailure');
+    if (!db) throw new StorageError('unavailable', `no configured database has the identity ${location}`);
     return db;
-  }
-
-  async ofSpace(spaceId: string): Promise<SpaceLocation> {
-    if (cannotExist(spaceId)) throw hubError('spaceOfFeaturesNotFound');
-    const [row] = await this.catalog.query<{ sid: number; location: string }>(LOCATE, [spaceId]);
-    if (!row) throw hubError('spaceOfFeaturesNotFound');
-    return { sid: row.sid, db: this.byId(row.location) };
   }
 
   /**

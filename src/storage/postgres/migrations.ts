@@ -1,4 +1,5 @@
 // Versioned schema of the PostgreSQL databases, applied at start-up under an advisory lock so that nodes starting together do not race.
+import { migrate as runMigrations, type SchemaComponent } from '../shared/migration-runner.js';
 import type { Client } from './database.js';
 
 /** Each entry moves a component one version up; never edit a released entry, append a new one. */
@@ -66,38 +67,59 @@ const contentMigrations: Migrations = [
    CREATE INDEX features_by_properties ON features USING gin (properties jsonb_path_ops);
    CREATE INDEX features_by_tags ON features USING gin (tags);
    CREATE INDEX features_by_geometry ON features USING gist (geom);`,
+  // Writers record counter changes as rows of their own (see feature-store.ts): parallel writes to one space
+  // no longer queue on the lock of its counters row. The view adds the change rows to the counters.
+  `CREATE TABLE space_changes (
+     sid bigint NOT NULL,
+     change bigint GENERATED ALWAYS AS IDENTITY,
+     feature_delta bigint NOT NULL,
+     size_delta bigint NOT NULL,
+     changed_at bigint NOT NULL,
+     PRIMARY KEY (sid, change)
+   );
+   CREATE VIEW space_counters AS
+   SELECT c.sid,
+          c.revision + w.changes AS revision,
+          (c.feature_count + w.features)::bigint AS feature_count,
+          (c.data_size + w.size)::bigint AS data_size,
+          greatest(c.content_updated_at, w.changed_at) AS content_updated_at
+     FROM space_contents c
+     CROSS JOIN LATERAL (SELECT count(*) AS changes, coalesce(sum(feature_delta), 0) AS features,
+                                coalesce(sum(size_delta), 0) AS size, max(changed_at) AS changed_at
+                           FROM space_changes s WHERE s.sid = c.sid) w;`,
 ];
 
-export const CATALOG = { name: 'catalog', migrations: catalogMigrations };
-export const CONTENT = { name: 'content', migrations: contentMigrations };
-export type Component = typeof CATALOG;
+export const CATALOG: SchemaComponent = { name: 'catalog', migrations: catalogMigrations };
+export const CONTENT: SchemaComponent = { name: 'content', migrations: contentMigrations };
 
 /** An arbitrary constant naming the hub's migration lock among the advisory locks of the database. */
 const MIGRATION_LOCK = 0x5d4b_0001;
 
-export async function migrate(client: Client, components: readonly Component[]): Promise<void> {
+/** Versions live in `hub_schema`, one row per component; the advisory lock lets nodes that start together take turns. */
+export async function migrate(client: Client, components: readonly SchemaComponent[]): Promise<void> {
   await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
   try {
     await client.query('CREATE TABLE IF NOT EXISTS hub_schema (component text PRIMARY KEY, version integer NOT NULL)');
     for (const component of components) {
-      const { rows } = await client.query<{ version: number }>('SELECT version FROM hub_schema WHERE component = $1', [component.name]);
-      const current = rows[0]?.version ?? 0;
-      if (current > component.migrations.length) {
-        throw new Error(`The ${component.name} schema is at version ${current}, newer than this hub knows (${component.migrations.length}): upgrade the hub.`);
-      }
-      for (let version = current; version < component.migrations.length; version++) {
-        await client.query('BEGIN');
-        try {
-          await client.query(component.migrations[version]);
-          await client.query(
-            `INSERT INTO hub_schema (component, version) VALUES ($1, $2)
-             ON CONFLICT (component) DO UPDATE SET version = excluded.version`, [component.name, version + 1]);
-          await client.query('COMMIT');
-        } catch (error) {
-          await client.query('ROLLBACK');
-          throw error;
-        }
-      }
+      await runMigrations(component, {
+        version: async () => {
+          const { rows } = await client.query<{ version: number }>('SELECT version FROM hub_schema WHERE component = $1', [component.name]);
+          return rows[0]?.version ?? 0;
+        },
+        apply: async (_component, sql, version) => {
+          await client.query('BEGIN');
+          try {
+            await client.query(sql);
+            await client.query(
+              `INSERT INTO hub_schema (component, version) VALUES ($1, $2)
+               ON CONFLICT (component) DO UPDATE SET version = excluded.version`, [component.name, version]);
+            await client.query('COMMIT');
+          } catch (error) {
+            await client.query('ROLLBACK');
+            throw error;
+          }
+        },
+      });
     }
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);

@@ -1,5 +1,6 @@
 // Spaces in PostgreSQL: the catalog row (id, definition, location) joined with the counters kept next to the space's features.
-import { hubError } from '../../core/errors.js';
+import type { SpaceDefinition } from '../../core/space-definition.js';
+import { StorageError } from '../storage-error.js';
 import type { SpaceStore, StoredSpace } from '../storage.js';
 import { type Client, type Database, type Prepared, sqlState } from './database.js';
 import type { Locations } from './locations.js';
@@ -16,31 +17,31 @@ interface ContentsRow {
   sid: number;
   content_updated_at: number;
   revision: number;
-  feature_count: number;
 }
 
 /** The catalog row with the counters of the catalog database itself (NULL for spaces held elsewhere). */
 type JoinedRow = CatalogRow & { [K in keyof Omit<ContentsRow, 'sid'>]: ContentsRow[K] | null };
 
-const JOINED = `SELECT s.sid, s.id, s.definition, s.location, c.content_updated_at, c.revision, c.feature_count
-                  FROM spaces s LEFT JOIN space_contents c ON c.sid = s.sid`;
-const CONTENTS = 'SELECT sid, content_updated_at, revision, feature_count FROM space_contents';
+const JOINED = `SELECT s.sid, s.id, s.definition, s.location, c.content_updated_at, c.revision
+                  FROM spaces s LEFT JOIN space_counters c ON c.sid = s.sid`;
+const CONTENTS = 'SELECT sid, content_updated_at, revision FROM space_counters';
 const GET: Prepared = { name: 'get_space', text: `${JOINED} WHERE s.id = $1` };
 
 function toSpace(row: CatalogRow, contents: Omit<ContentsRow, 'sid'>): StoredSpace {
   return {
     id: row.id,
-    definition: JSON.parse(row.definition) as Record<string, unknown>,
+    key: { sid: row.sid, location: row.location },
+    definition: JSON.parse(row.definition) as SpaceDefinition,
     contentUpdatedAt: contents.content_updated_at,
     revision: contents.revision,
-    featureCount: contents.feature_count,
   };
 }
 
 /** Removes a space's features and counters from the database holding them; returns the counters. */
 async function deleteContents(client: Client, sid: number): Promise<ContentsRow | undefined> {
-  const { rows } = await client.query<ContentsRow>(
-    'DELETE FROM space_contents WHERE sid = $1 RETURNING sid, content_updated_at, revision, feature_count', [sid]);
+  const { rows } = await client.query<ContentsRow>(`${CONTENTS} WHERE sid = $1`, [sid]);
+  await client.query('DELETE FROM space_contents WHERE sid = $1', [sid]);
+  await client.query('DELETE FROM space_changes WHERE sid = $1', [sid]);
   await client.query('DELETE FROM features WHERE sid = $1', [sid]);
   return rows[0];
 }
@@ -73,7 +74,7 @@ export class PostgresSpaceStore implements SpaceStore {
     return spaces;
   }
 
-  async create(id: string, definition: Record<string, unknown>, createdAt: number): Promise<StoredSpace> {
+  async create(id: string, definition: SpaceDefinition, createdAt: number): Promise<StoredSpace> {
     return this.locations.catalog.transaction(async (client) => {
       const db = await this.locations.placeNew(client);
       let sid: number;
@@ -81,13 +82,13 @@ export class PostgresSpaceStore implements SpaceStore {
         ({ rows: [{ sid }] } = await client.query<{ sid: number }>(
           'INSERT INTO spaces (id, definition, location) VALUES ($1, $2, $3) RETURNING sid', [id, JSON.stringify(definition), db.id]));
       } catch (error) {
-        if (sqlState(error) === '23505') throw hubError('spaceExists', { id });
+        if (sqlState(error) === '23505') throw new StorageError('spaceExists', id);
         throw error;
       }
       // On another database the counters commit first: a failure before the catalog commits leaves an unreachable row, never a space without counters.
       await this.locations.within(db, client, (target) =>
         target.query('INSERT INTO space_contents (sid, content_updated_at) VALUES ($1, $2)', [sid, createdAt]));
-      return { id, definition, contentUpdatedAt: createdAt, revision: 0, featureCount: 0 };
+      return { id, key: { sid, location: db.id }, definition, contentUpdatedAt: createdAt, revision: 0 };
     });
   }
 
@@ -101,7 +102,7 @@ export class PostgresSpaceStore implements SpaceStore {
     return this.complete(await this.locations.catalog.query<JoinedRow>(`${JOINED} ORDER BY s.sid`));
   }
 
-  async update(id: string, change: (current: StoredSpace) => Record<string, unknown>): Promise<StoredSpace | undefined> {
+  async update(id: string, change: (current: StoredSpace) => SpaceDefinition): Promise<StoredSpace | undefined> {
     if (cannotExist(id)) return undefined;
     return this.locations.catalog.transaction(async (client) => {
       const { rows } = await client.query<JoinedRow>(`${JOINED} WHERE s.id = $1 FOR UPDATE OF s`, [id]);

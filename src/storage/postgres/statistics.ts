@@ -12,7 +12,7 @@ interface PropertyRow { key: string; type: string; n: number }
 
 export async function readStatistics(db: Database, sid: number): Promise<SpaceStatistics> {
   const [[space], [extent], geometryTypes, tags, propertyRows] = await Promise.all([
-    db.query<{ count: number; size: number }>('SELECT feature_count AS count, data_size AS size FROM space_contents WHERE sid = $1', [sid]),
+    db.query<{ count: number; size: number }>('SELECT feature_count AS count, data_size AS size FROM space_counters WHERE sid = $1', [sid]),
     db.query<{ w: number | null; s: number; e: number; n: number }>(
       `SELECT ST_XMin(x) AS w, ST_YMin(x) AS s, ST_XMax(x) AS e, ST_YMax(x) AS n
          FROM (SELECT ST_Extent(geom) AS x FROM features WHERE sid = $1) extent`, [sid]),

@@ -1,8 +1,10 @@
 // Features in the embedded SQLite database: transactional batch writes and paged, streamed reads.
 import type Database from 'better-sqlite3';
-import { hubError } from '../../core/errors.js';
 import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage } from '../../core/feature-query.js';
-import type { FeatureStore, FeatureWrite, SpaceStatistics, WritePlanner } from '../storage.js';
+import { keysetPages } from '../shared/keyset-pages.js';
+import { planWrite, type StoredRow } from '../shared/write-diff.js';
+import { StorageError } from '../storage-error.js';
+import type { FeatureStore, FeatureWrite, SpaceKey, SpaceStatistics, WritePlanner } from '../storage.js';
 import { compileFilter } from './filter-sql.js';
 import { readStatistics } from './statistics.js';
 
@@ -16,11 +18,11 @@ const STATEMENT_CACHE_SIZE = 256;
  */
 const BY_IDS = 'FROM json_each(?) j CROSS JOIN features f ON f.sid = ? AND f.id = j.value';
 
-interface ExistingRow { seq: number; id: string; json: string }
+interface ExistingRow extends StoredRow { id: string }
 
 export class SqliteFeatureStore implements FeatureStore {
   private readonly statements = new Map<string, Database.Statement>();
-  private readonly selectSid;
+  private readonly spaceExists;
   private readonly selectExisting;
   private readonly insertFeature;
   private readonly updateFeature;
@@ -31,7 +33,7 @@ export class SqliteFeatureStore implements FeatureStore {
   private readonly selectCount;
 
   constructor(private readonly db: Database.Database) {
-    this.selectSid = db.prepare<[string], { sid: number }>('SELECT sid FROM spaces WHERE id = ?');
+    this.spaceExists = db.prepare<[number], { sid: number }>('SELECT sid FROM spaces WHERE sid = ?');
     this.selectExisting = db.prepare<[string, number], ExistingRow>(
       `SELECT f.seq, f.id, f.json ${BY_IDS}`);
     this.insertFeature = db.prepare(
@@ -47,10 +49,9 @@ export class SqliteFeatureStore implements FeatureStore {
     this.selectCount = db.prepare<[number], { n: number }>('SELECT feature_count AS n FROM spaces WHERE sid = ?');
   }
 
-  private sid(spaceId: string): number {
-    const row = this.selectSid.get(spaceId);
-    if (!row) throw hubError('spaceOfFeaturesNotFound');
-    return row.sid;
+  /** Inside a write transaction: the space may have been deleted since the request looked it up. */
+  private assertSpace(sid: number): void {
+    if (!this.spaceExists.get(sid)) throw new StorageError('spaceGone');
   }
 
   private statement(sql: string): Database.Statement {
@@ -75,41 +76,28 @@ export class SqliteFeatureStore implements FeatureStore {
     for (const tag of feature.tags) this.insertTag.run(sid, tag, seq);
   }
 
-  async write<T>(spaceId: string, ids: readonly string[], planner: WritePlanner<T>): Promise<T> {
+  async write<T>(space: SpaceKey, ids: readonly string[], planner: WritePlanner<T>): Promise<T> {
+    const { sid } = space;
     return this.db.transaction(() => {
-      const sid = this.sid(spaceId);
+      this.assertSpace(sid);
       const stored = new Map<string, ExistingRow>();
       for (const row of this.selectExisting.all(JSON.stringify(ids), sid)) stored.set(row.id, row);
-      const existing = new Map<string, string>();
-      for (const [id, row] of stored) existing.set(id, row.json);
-
-      const { plan, result } = planner(existing);
-      let countDelta = 0;
-      let sizeDelta = 0;
-      for (const feature of plan.upserts) {
-        const before = stored.get(feature.id);
-        this.storeRow(sid, feature, before?.seq);
-        if (!before) countDelta++;
-        sizeDelta += feature.json.length - (before?.json.length ?? 0);
+      const { diff, result } = planWrite(stored, planner);
+      for (const feature of diff.inserts) this.storeRow(sid, feature, undefined);
+      for (const { seq, feature } of diff.updates) this.storeRow(sid, feature, seq);
+      for (const seq of diff.deletes) {
+        this.deleteTagsOfFeature.run(seq);
+        this.deleteFeature.run(seq);
       }
-      for (const id of plan.deletes) {
-        const before = stored.get(id);
-        if (!before) continue;
-        this.deleteTagsOfFeature.run(before.seq);
-        this.deleteFeature.run(before.seq);
-        countDelta--;
-        sizeDelta -= before.json.length;
-      }
-      if (plan.upserts.length > 0 || plan.deletes.length > 0) {
-        this.updateCounters.run(countDelta, sizeDelta, plan.timestamp, sid);
-      }
+      if (diff.changed) this.updateCounters.run(diff.countDelta, diff.sizeDelta, diff.timestamp, sid);
       return result;
     }).immediate();
   }
 
-  async deleteMatching(spaceId: string, filter: FeatureFilter): Promise<number> {
+  async deleteMatching(space: SpaceKey, filter: FeatureFilter): Promise<number> {
+    const { sid } = space;
     return this.db.transaction(() => {
-      const sid = this.sid(spaceId);
+      this.assertSpace(sid);
       const where = compileFilter(filter);
       const victims = this.statement(`SELECT f.seq, length(f.json) AS size FROM features f WHERE f.sid = ? AND ${where.sql}`)
         .all(sid, ...where.params) as Array<{ seq: number; size: number }>;
@@ -135,24 +123,8 @@ export class SqliteFeatureStore implements FeatureStore {
     return rows;
   }
 
-  /** Keyset pagination over insertion order, shared by both read shapes: `fetch` reads a page after `after`. */
-  private async *paged<T>(limit: number, afterSeq: number, fetch: (after: number, size: number) => T,
-    measure: (page: T) => { count: number; lastSeq: number }): AsyncIterable<T> {
-    let after = afterSeq;
-    let remaining = limit;
-    while (remaining > 0) {
-      const size = Math.min(PAGE_SIZE, remaining);
-      const page = fetch(after, size);
-      const { count, lastSeq } = measure(page);
-      if (count > 0) yield page;
-      if (count < size) return;
-      after = lastSeq;
-      remaining -= count;
-    }
-  }
-
-  async *query(query: FeatureQuery): AsyncIterable<FeatureRow[]> {
-    const sid = this.sid(query.spaceId);
+  async *query(space: SpaceKey, query: FeatureQuery): AsyncIterable<FeatureRow[]> {
+    const { sid } = space;
     const where = compileFilter(query);
     if (query.ids) {
       const sql = `SELECT f.seq, f.json ${BY_IDS} WHERE ${where.sql} ORDER BY j.key LIMIT ?`;
@@ -160,7 +132,7 @@ export class SqliteFeatureStore implements FeatureStore {
       return;
     }
     const sql = `SELECT f.seq, f.json FROM features f WHERE f.sid = ? AND f.seq > ? AND ${where.sql} ORDER BY f.seq LIMIT ?`;
-    yield* this.paged(query.limit, query.afterSeq ?? 0, (after, size) => this.rows(sql, [sid, after, ...where.params, size]),
+    yield* keysetPages(query.limit, query.afterSeq ?? 0, PAGE_SIZE, (after, size) => this.rows(sql, [sid, after, ...where.params, size]),
       (rows) => ({ count: rows.length, lastSeq: rows[rows.length - 1]?.seq ?? 0 }));
   }
 
@@ -170,8 +142,8 @@ export class SqliteFeatureStore implements FeatureStore {
     return { text: text ?? Buffer.alloc(0), count, lastSeq: lastSeq ?? 0 };
   }
 
-  async *queryText(query: FeatureQuery): AsyncIterable<FeatureTextPage> {
-    const sid = this.sid(query.spaceId);
+  async *queryText(space: SpaceKey, query: FeatureQuery): AsyncIterable<FeatureTextPage> {
+    const { sid } = space;
     const where = compileFilter(query);
     const aggregate = (order: string) => `SELECT CAST(string_agg(json, ',' ORDER BY ${order}) AS BLOB), count(*), max(seq)`;
     if (query.ids) {
@@ -182,12 +154,12 @@ export class SqliteFeatureStore implements FeatureStore {
     }
     const sql = `${aggregate('seq')} FROM (SELECT f.seq, f.json FROM features f
       WHERE f.sid = ? AND f.seq > ? AND ${where.sql} ORDER BY f.seq LIMIT ?)`;
-    yield* this.paged(query.limit, query.afterSeq ?? 0, (after, size) => this.textPage(sql, [sid, after, ...where.params, size]),
+    yield* keysetPages(query.limit, query.afterSeq ?? 0, PAGE_SIZE, (after, size) => this.textPage(sql, [sid, after, ...where.params, size]),
       (page) => page);
   }
 
-  async count(spaceId: string, filter: FeatureFilter): Promise<number> {
-    const sid = this.sid(spaceId);
+  async count(space: SpaceKey, filter: FeatureFilter): Promise<number> {
+    const { sid } = space;
     const where = compileFilter(filter);
     if (where.params.length === 0) return this.selectCount.get(sid)?.n ?? 0;
     const row = this.statement(`SELECT count(*) AS n FROM features f WHERE f.sid = ? AND ${where.sql}`)
@@ -195,7 +167,7 @@ export class SqliteFeatureStore implements FeatureStore {
     return row.n;
   }
 
-  async statistics(spaceId: string): Promise<SpaceStatistics> {
-    return readStatistics(this.db, this.sid(spaceId));
+  async statistics(space: SpaceKey): Promise<SpaceStatistics> {
+    return readStatistics(this.db, space.sid);
   }
 }

@@ -1,8 +1,9 @@
 // Versioned schema of the embedded SQLite database, applied at start-up.
 import type Database from 'better-sqlite3';
+import { migrate as runMigrations, type SchemaComponent } from '../shared/migration-runner.js';
 
 /** Each entry moves the schema one version up; never edit a released entry, append a new one. */
-const migrations: string[] = [
+const SCHEMA: SchemaComponent = { name: 'SQLite', migrations: [
   `CREATE TABLE spaces (
      sid INTEGER PRIMARY KEY AUTOINCREMENT,
      id TEXT NOT NULL UNIQUE,
@@ -43,14 +44,17 @@ const migrations: string[] = [
      aid TEXT NOT NULL,
      claims TEXT NOT NULL
    );`,
-];
+] };
 
-export function migrate(db: Database.Database): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
-  for (let version = current; version < migrations.length; version++) {
-    db.transaction(() => {
-      db.exec(migrations[version]);
-      db.pragma(`user_version = ${version + 1}`);
-    }).immediate();
-  }
+/** The schema version is the database's `user_version`; each step commits with its new version. */
+export async function migrate(db: Database.Database): Promise<void> {
+  await runMigrations(SCHEMA, {
+    version: async () => db.pragma('user_version', { simple: true }) as number,
+    apply: async (_component, sql, version) => {
+      db.transaction(() => {
+        db.exec(sql);
+        db.pragma(`user_version = ${version}`);
+      }).immediate();
+    },
+  });
 }

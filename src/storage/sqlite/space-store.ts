@@ -1,25 +1,26 @@
 // Spaces in the embedded SQLite database.
 import type Database from 'better-sqlite3';
-import { hubError } from '../../core/errors.js';
+import type { SpaceDefinition } from '../../core/space-definition.js';
+import { StorageError } from '../storage-error.js';
 import type { SpaceStore, StoredSpace } from '../storage.js';
 
 interface SpaceRow {
+  sid: number;
   id: string;
   definition: string;
   content_updated_at: number;
   revision: number;
-  feature_count: number;
 }
 
-const columns = 'id, definition, content_updated_at, revision, feature_count';
+const columns = 'sid, id, definition, content_updated_at, revision';
 
 function toSpace(row: SpaceRow): StoredSpace {
   return {
     id: row.id,
-    definition: JSON.parse(row.definition) as Record<string, unknown>,
+    key: { sid: row.sid, location: '' },
+    definition: JSON.parse(row.definition) as SpaceDefinition,
     contentUpdatedAt: row.content_updated_at,
     revision: row.revision,
-    featureCount: row.feature_count,
   };
 }
 
@@ -33,23 +34,25 @@ export class SqliteSpaceStore implements SpaceStore {
   private readonly deleteTags;
 
   constructor(private readonly db: Database.Database) {
-    this.insert = db.prepare('INSERT INTO spaces (id, definition, content_updated_at) VALUES (?, ?, ?)');
+    this.insert = db.prepare<[string, string, number], { sid: number }>(
+      'INSERT INTO spaces (id, definition, content_updated_at) VALUES (?, ?, ?) RETURNING sid');
     this.selectOne = db.prepare<[string], SpaceRow>(`SELECT ${columns} FROM spaces WHERE id = ?`);
     this.selectAll = db.prepare<[], SpaceRow>(`SELECT ${columns} FROM spaces ORDER BY sid`);
-    this.updateDefinition = db.prepare('UPDATE spaces SET definition = ? WHERE id = ?');
-    this.deleteSpace = db.prepare('DELETE FROM spaces WHERE id = ?');
-    this.deleteFeatures = db.prepare('DELETE FROM features WHERE sid = (SELECT sid FROM spaces WHERE id = ?)');
-    this.deleteTags = db.prepare('DELETE FROM feature_tags WHERE sid = (SELECT sid FROM spaces WHERE id = ?)');
+    this.updateDefinition = db.prepare('UPDATE spaces SET definition = ? WHERE sid = ?');
+    this.deleteSpace = db.prepare('DELETE FROM spaces WHERE sid = ?');
+    this.deleteFeatures = db.prepare('DELETE FROM features WHERE sid = ?');
+    this.deleteTags = db.prepare('DELETE FROM feature_tags WHERE sid = ?');
   }
 
-  async create(id: string, definition: Record<string, unknown>, createdAt: number): Promise<StoredSpace> {
+  async create(id: string, definition: SpaceDefinition, createdAt: number): Promise<StoredSpace> {
+    let sid: number;
     try {
-      this.insert.run(id, JSON.stringify(definition), createdAt);
+      ({ sid } = this.insert.get(id, JSON.stringify(definition), createdAt) as { sid: number });
     } catch (error) {
-      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw hubError('spaceExists', { id });
+      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new StorageError('spaceExists', id);
       throw error;
     }
-    return { id, definition, contentUpdatedAt: createdAt, revision: 0, featureCount: 0 };
+    return { id, key: { sid, location: '' }, definition, contentUpdatedAt: createdAt, revision: 0 };
   }
 
   async get(id: string): Promise<StoredSpace | undefined> {
@@ -61,13 +64,13 @@ export class SqliteSpaceStore implements SpaceStore {
     return this.selectAll.all().map(toSpace);
   }
 
-  async update(id: string, change: (current: StoredSpace) => Record<string, unknown>): Promise<StoredSpace | undefined> {
+  async update(id: string, change: (current: StoredSpace) => SpaceDefinition): Promise<StoredSpace | undefined> {
     return this.db.transaction(() => {
       const row = this.selectOne.get(id);
       if (!row) return undefined;
       const current = toSpace(row);
       const definition = change(current);
-      this.updateDefinition.run(JSON.stringify(definition), id);
+      this.updateDefinition.run(JSON.stringify(definition), row.sid);
       return { ...current, definition };
     }).immediate();
   }
@@ -76,9 +79,9 @@ export class SqliteSpaceStore implements SpaceStore {
     return this.db.transaction(() => {
       const row = this.selectOne.get(id);
       if (!row) return undefined;
-      this.deleteTags.run(id);
-      this.deleteFeatures.run(id);
-      this.deleteSpace.run(id);
+      this.deleteTags.run(row.sid);
+      this.deleteFeatures.run(row.sid);
+      this.deleteSpace.run(row.sid);
       return toSpace(row);
     }).immediate();
   }

@@ -14,23 +14,32 @@ export class SqliteStorage implements Storage {
   readonly spaces: SqliteSpaceStore;
   readonly features: SqliteFeatureStore;
   readonly access: SqliteAccessStore;
-  private readonly db: Database.Database;
 
-  constructor(readonly file: string) {
+  private constructor(private readonly db: Database.Database) {
+    this.spaces = new SqliteSpaceStore(db);
+    this.features = new SqliteFeatureStore(db);
+    this.access = new SqliteAccessStore(db);
+  }
+
+  /** Opens (or creates) the file and brings its schema up to date. */
+  static async open(file: string): Promise<SqliteStorage> {
     mkdirSync(dirname(file), { recursive: true });
-    this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
+    const db = new Database(file);
+    db.pragma('journal_mode = WAL');
     // FULL makes every commit durable (fsync of the WAL) before a write is acknowledged:
     // NORMAL would survive kill -9 but could lose the last commits on power loss.
-    this.db.pragma('synchronous = FULL');
-    this.db.pragma('foreign_keys = OFF');
-    this.db.pragma('cache_size = -65536');
-    this.db.pragma('busy_timeout = 5000');
-    this.db.function('hub_json_contains', { deterministic: true }, jsonContains);
-    migrate(this.db);
-    this.spaces = new SqliteSpaceStore(this.db);
-    this.features = new SqliteFeatureStore(this.db);
-    this.access = new SqliteAccessStore(this.db);
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = OFF');
+    db.pragma('cache_size = -65536');
+    db.pragma('busy_timeout = 5000');
+    db.function('hub_json_contains', { deterministic: true }, jsonContains);
+    try {
+      await migrate(db);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    return new SqliteStorage(db);
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,17 @@
+// What storage reports as failures, in its own terms; hub/ maps them to the error catalogue.
+
+export type StorageFailure =
+  /** The space a feature operation names was deleted after it was looked up. */
+  | 'spaceGone'
+  /** A space with the id to create exists already; the detail is that id. */
+  | 'spaceExists'
+  /** The database cannot be reached, or a space's database is no longer configured. */
+  | 'unavailable'
+  /** A statement or a lock wait ran past its deadline and was cancelled. */
+  | 'timeout';
+
+export class StorageError extends Error {
+  constructor(readonly failure: StorageFailure, readonly detail = '') {
+    super(detail === '' ? failure : `${failure}: ${detail}`);
+  }
+}
