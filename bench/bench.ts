@@ -14,7 +14,7 @@ import { type BenchHub, type MemoryReading, readMemory, resetPeak, startBenchHub
 import { countFeatures, handleOf, HubClient } from './http.js';
 import { fastest, perSecond, type Rate, repeated, rotation, timed } from './measure.js';
 
-const SECTIONS = ['ingest', 'get', 'iterate', 'search', 'million', 'upload'] as const;
+const SECTIONS = ['ingest', 'get', 'iterate', 'search', 'parallel', 'million', 'upload'] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface Settings {
@@ -203,11 +203,12 @@ async function ingest(client: HubClient, floor: Floor, settings: Settings): Prom
 
 async function getById(hub: BenchHub, floor: Floor, space: CitySpace, settings: Settings): Promise<void> {
   const size = sizes(settings.quick);
-  log(`GET by id: autocannon, 10 connections, ${size.getSeconds} s`);
+  const connections = 10;
+  log(`GET by id: autocannon, ${connections} connections, ${size.getSeconds} s`);
   const nextId = rotation(space.ids);
   const result = await autocannon({
     url: hub.origin,
-    connections: 10,
+    connections,
     duration: size.getSeconds,
     headers: { authorization: `Bearer ${hub.token}` },
     requests: [{
@@ -216,19 +217,64 @@ async function getById(hub: BenchHub, floor: Floor, space: CitySpace, settings: 
     }],
   });
   if (result.errors > 0 || result.non2xx > 0) throw new Error(`GET by id: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
+  const http = { items: result.requests.total, seconds: result.duration };
 
   // The same load on the health route, which touches no storage, shows what the HTTP stack alone allows.
-  const ceiling = await autocannon({ url: `${hub.origin}/hub`, connections: 10, duration: size.floorSeconds });
-
-  const floorRate = await floor.reads.run('getById', { spec: floor.spec, spaceId: space.floorSpace, ids: space.ids, seconds: size.floorSeconds });
+  const health = await autocannon({ url: `${hub.origin}/hub`, connections, duration: size.getSeconds });
+  const floorRate = await floor.reads.run('getById', {
+    spec: floor.spec, spaceId: space.floorSpace, ids: space.ids, seconds: size.getSeconds, concurrency: connections,
+  });
+  const floorName = settings.engine.name === 'postgres' ? 'one SELECT by primary key' : 'storage lookup';
   rows.push({
-    figure: 'GET feature by id (10 connections)', unit: 'requests/s',
-    http: { items: result.requests.total, seconds: result.duration }, floor: floorRate, goal: settings.engine.goals.getById,
-    note: `latency avg ${result.latency.average} ms, p99 ${result.latency.p99} ms; GET /hub (no storage): ${number(ceiling.requests.total / ceiling.duration)} requests/s`,
+    figure: `GET feature by id (${connections} connections)`, unit: 'requests/s', http, floor: floorRate, goal: settings.engine.goals.getById,
+    note: `floor: ${floorName}; latency avg ${result.latency.average} ms, p99 ${result.latency.p99} ms`,
+  });
+  rows.push({
+    figure: 'GET feature by id vs GET /hub', unit: 'requests/s', http, floor: { items: health.requests.total, seconds: health.duration },
+    goal: settings.engine.goals.getByIdVsHealth, note: 'floor: GET /hub, which reads no storage',
+  });
+  if (settings.engine.statementsDone) {
+    const requests = 200;
+    const before = await settings.engine.statementsDone();
+    const client = new HubClient(hub.origin, hub.token);
+    for (let i = 0; i < requests; i++) await client.expect(200, 'GET', `/hub/spaces/${space.httpSpace}/features/${nextId()}`);
+    client.close();
+    // The second reading's own query counts once.
+    const statements = await settings.engine.statementsDone() - before - 1;
+    notes.push(`Database statements per GET by id (pg_stat_database over ${requests} GETs): ${(statements / requests).toFixed(2)}.`);
+  }
+}
+
+/** Four streams of PUTs into one space against one stream, in the same run: writers to one space must not queue. */
+async function parallelWrites(client: HubClient, settings: Settings): Promise<void> {
+  const perStream = settings.quick ? 10 : 25;
+  const batch = 1000;
+  const bodies = (stream: number) => Array.from({ length: perStream }, (_, request) => Buffer.from(JSON.stringify({
+    type: 'FeatureCollection',
+    features: Array.from({ length: batch }, (_, i) => cityFeature({
+      cityId: stream * 10_000_000 + request * batch + i, name: `p${stream}-${request}-${i}`, country: 'XX',
+      adminCode: '', featureCode: 'PPL', population: i, loc: { type: 'Point', coordinates: [(i % 360) - 180, (request % 180) - 90] },
+    })),
+  })));
+  const streams = async (count: number): Promise<Rate> => {
+    const space = await createSpace(client, `bench parallel ${count}`);
+    const prepared = Array.from({ length: count }, (_, stream) => bodies(stream));
+    return timed(async () => {
+      await Promise.all(prepared.map(async (requests) => {
+        for (const body of requests) await client.expect(204, 'PUT', `/hub/spaces/${space}/features`, body, { accept: 'application/x-empty' });
+      }));
+      return count * perStream * batch;
+    });
+  };
+  log(`parallel writes: 1 and 4 streams of ${perStream} PUTs of ${batch} features into one space`);
+  const one = fastest([await streams(1), await streams(1)]);
+  const four = fastest([await streams(4), await streams(4)]);
+  rows.push({
+    figure: 'Four parallel PUT streams into one space vs one stream', unit: 'features/s', http: four, floor: one,
+    goal: settings.engine.goals.parallelWrites, note: `floor: one stream; ${perStream} PUTs of ${batch} per stream`,
   });
 }
 
-/** Follows the handles to the end, counting the features of every page: the untimed check of an iteration. */
 async function iterateHttp(client: HubClient, space: string, limit: number): Promise<number> {
   let total = 0;
   let handle: string | undefined = '0';
@@ -435,6 +481,7 @@ async function main(): Promise<void> {
       if (sections.has('iterate')) await iterate(client, floor, cities, settings);
       if (sections.has('search')) await search(client, floor, cities, settings);
     }
+    if (sections.has('parallel')) await parallelWrites(client, settings);
     // The iteration goes before the upload: V8 keeps the heap the upload grew, which would hide the iteration's own peak.
     if (sections.has('million')) await million(hub, client, floor.reads, settings);
     if (sections.has('upload')) await upload(hub, client, floor, settings);

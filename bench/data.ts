@@ -5,7 +5,7 @@ import type { FeatureParts } from '../src/hub/features/feature-text.js';
 import { NS } from '../src/hub/features/namespace.js';
 import { normalizeTagList } from '../src/hub/tags.js';
 
-interface City {
+export interface City {
   cityId: number;
   name: string;
   country: string;

@@ -11,8 +11,12 @@ export interface Goals {
   ingest: number;
   /** Iterate, search and the 1M iterate. */
   read: number;
-  /** GET by id; undefined where the issue set none. */
+  /** GET by id against one storage lookup by primary key; undefined where the issues set none. */
   getById?: number;
+  /** GET by id against GET /hub, a request that reads nothing (issue 11). */
+  getByIdVsHealth: number;
+  /** Four parallel PUT streams into one space against one stream (issue 11). */
+  parallelWrites?: number;
 }
 
 /** Where a storage is, in a form that can be sent to the floor worker. */
@@ -47,12 +51,15 @@ export interface BenchEngine {
    * happens to be measured then.
    */
   afterBulkLoad?(): Promise<void>;
+  /** Statements the hub's database has finished so far (PostgreSQL: committed and rolled-back transactions). */
+  statementsDone?(): Promise<number>;
 }
 
 const sqlite: BenchEngine = {
   name: 'sqlite',
   // Issue 2: ingest and iterate at least 50%; GET by id has no goal (the floor is an in-process synchronous lookup).
-  goals: { ingest: 0.5, read: 0.5 },
+  // Issue 11: GET by id at least 40% of GET /hub; writes to one SQLite database take turns, so parallel streams have no goal here.
+  goals: { ingest: 0.5, read: 0.5, getByIdVsHealth: 0.4 },
   hubEnv: (dataDir) => ({ HUB_STORAGE: `sqlite:${join(dataDir, 'hub.db')}` }),
   floorSpec: (dir) => ({ engine: 'sqlite', path: join(dir, 'floor.db') }),
   // WAL mode lets a second connection write while the hub has the file open.
@@ -62,8 +69,8 @@ const sqlite: BenchEngine = {
 /** A private throw-away cluster (the one the tests use) with one database for the hub and one for the floor. */
 class PostgresEngine implements BenchEngine {
   readonly name = 'postgres';
-  // Issue 3: ingest at least 50%, reads at least 60%.
-  readonly goals: Goals = { ingest: 0.5, read: 0.6, getById: 0.6 };
+  // Issue 3: ingest at least 50%, reads at least 60%; issue 11: GET by id at least 50% of one SELECT by primary key.
+  readonly goals: Goals = { ingest: 0.5, read: 0.6, getById: 0.5, getByIdVsHealth: 0.4, parallelWrites: 1.6 };
   private cluster: PostgresCluster | undefined;
   private floorUrl = '';
 
@@ -90,6 +97,23 @@ class PostgresEngine implements BenchEngine {
       } finally {
         await client.end();
       }
+    }
+  }
+
+  /**
+   * Every statement the hub sends outside a transaction is a transaction of its own, so the database's
+   * transaction counter counts them. Backends report their counters when idle, at the latest after 10 s.
+   */
+  async statementsDone(): Promise<number> {
+    await new Promise((resolve) => setTimeout(resolve, 11_000));
+    const client = new pg.Client({ connectionString: this.url });
+    await client.connect();
+    try {
+      const { rows: [row] } = await client.query<{ n: string }>(
+        'SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()');
+      return Number(row.n);
+    } finally {
+      await client.end();
     }
   }
 

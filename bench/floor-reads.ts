@@ -6,7 +6,7 @@ import type { Rate } from './measure.js';
 
 /** The reads the worker times, each on the storage that `spec` names. */
 export interface FloorRequests {
-  getById: { spec: StorageSpec; spaceId: string; ids: string[]; seconds: number };
+  getById: { spec: StorageSpec; spaceId: string; ids: string[]; seconds: number; concurrency: number };
   iterate: { spec: StorageSpec; spaceId: string; limit: number; seconds: number; expected: number };
   search: { spec: StorageSpec; spaceId: string; condition: PropertyCondition; limit: number; seconds: number };
 }

@@ -3,6 +3,7 @@ import type { Storage } from '../../storage/storage.js';
 import { hubError } from '../../core/errors.js';
 import { randomId } from '../ids.js';
 import { allRights, type Claims, type RightsMatrix } from './claims.js';
+import { ClaimsCache } from './claims-cache.js';
 import { hashPassword, hashToken, newPassword, newTokenString, TOKEN_PATTERN } from './secrets.js';
 
 export interface AdminSettings {
@@ -20,23 +21,35 @@ export interface AdminBootstrap {
 }
 
 export class AccessService {
+  private readonly cache = new ClaimsCache();
+
   constructor(private readonly storage: Storage) {}
 
   /** Resolves a bearer token to its claims; 401 when missing, unknown or expired. */
   async authenticate(token: string | undefined): Promise<Claims> {
     if (!token) throw hubError('missingCredentials');
     if (!TOKEN_PATTERN.test(token)) throw hubError('invalidCredentials');
-    const record = await this.storage.access.findTokenBySecretHash(hashToken(token));
+    const secretHash = hashToken(token);
+    const now = Date.now();
+    const cached = this.cache.get(secretHash, now) ?? await this.lookUp(secretHash, now);
+    if (cached.expiresAt !== undefined && cached.expiresAt <= now) throw hubError('invalidCredentials');
+    return cached.claims;
+  }
+
+  private async lookUp(secretHash: string, now: number): Promise<{ claims: Claims; expiresAt?: number }> {
+    const record = await this.storage.access.findTokenBySecretHash(secretHash);
     if (!record) throw hubError('invalidCredentials');
     const { exp, cid, urm, limits } = record.claims;
-    if (typeof exp === 'number' && exp * 1000 <= Date.now()) throw hubError('invalidCredentials');
-    return {
+    const claims: Claims = {
       tid: record.tid,
       aid: record.aid,
       cid: typeof cid === 'string' ? cid : record.aid,
       urm: urm as RightsMatrix,
       limits: limits as Claims['limits'],
     };
+    const expiresAt = typeof exp === 'number' ? exp * 1000 : undefined;
+    this.cache.set(secretHash, claims, expiresAt, now);
+    return { claims, expiresAt };
   }
 
   /** Ensures the admin account and an all-rights token exist, using the configured values where given. */

@@ -1,0 +1,40 @@
+// A short-lived cache of resolved tokens, so that a client sending many requests does not cost a token lookup each.
+import type { Claims } from './claims.js';
+
+/**
+ * How long a node keeps a token it resolved. A token deleted in the storage keeps working on a node that
+ * cached it for at most this long; expiry (`exp`) is still checked on every request. Reads by id are the
+ * cheapest requests, and the token lookup was a third of their storage time (docs/decisions.md).
+ */
+export const CLAIMS_TTL_MS = 5_000;
+/** Beyond this many tokens the cache starts over: memory stays bounded under a flood of distinct tokens. */
+const MAX_ENTRIES = 10_000;
+
+interface Entry {
+  claims: Claims;
+  /** The token's own expiry in ms since the epoch, if it has one. */
+  expiresAt?: number;
+  cachedUntil: number;
+}
+
+export class ClaimsCache {
+  private readonly entries = new Map<string, Entry>();
+
+  get(secretHash: string, now: number): Entry | undefined {
+    const entry = this.entries.get(secretHash);
+    if (entry === undefined) return undefined;
+    if (entry.cachedUntil > now) return entry;
+    this.entries.delete(secretHash);
+    return undefined;
+  }
+
+  set(secretHash: string, claims: Claims, expiresAt: number | undefined, now: number): void {
+    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+    this.entries.set(secretHash, { claims, expiresAt, cachedUntil: now + CLAIMS_TTL_MS });
+  }
+
+  /** Forgets a token at once on this node, e.g. when it is revoked here. */
+  forget(secretHash: string): void {
+    this.entries.delete(secretHash);
+  }
+}
