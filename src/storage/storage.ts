@@ -22,10 +22,21 @@ export interface StoredSpace {
   revision: number;
 }
 
+/** A space and, looked up with it, the stored text of one of its features (undefined when it has none by that id). */
+export interface SpaceWithFeature {
+  space: StoredSpace;
+  feature: string | undefined;
+}
+
 export interface SpaceStore {
   /** Throws a StorageError `spaceExists` when the id is taken. */
   create(id: string, definition: SpaceDefinition, createdAt: number): Promise<StoredSpace>;
   get(id: string): Promise<StoredSpace | undefined>;
+  /**
+   * GET of one feature, the most frequent request: the space and the feature in one statement where the
+   * engine can. Undefined when the space is unknown.
+   */
+  getWithFeature(id: string, featureId: string): Promise<SpaceWithFeature | undefined>;
   list(): Promise<StoredSpace[]>;
   /** Read-modify-write of the definition inside one transaction; undefined when the space is unknown. */
   update(id: string, change: (current: StoredSpace) => SpaceDefinition): Promise<StoredSpace | undefined>;

@@ -1,7 +1,7 @@
 // Spaces in PostgreSQL: the catalog row (id, definition, location) joined with the counters kept next to the space's features.
 import type { SpaceDefinition } from '../../core/space-definition.js';
 import { StorageError } from '../storage-error.js';
-import type { SpaceStore, StoredSpace } from '../storage.js';
+import type { SpaceStore, SpaceWithFeature, StoredSpace } from '../storage.js';
 import { type Client, type Database, type Prepared, sqlState } from './database.js';
 import type { Locations } from './locations.js';
 import { cannotExist } from './nul-stand-in.js';
@@ -26,6 +26,15 @@ const JOINED = `SELECT s.sid, s.id, s.definition, s.location, c.content_updated_
                   FROM spaces s LEFT JOIN space_counters c ON c.sid = s.sid`;
 const CONTENTS = 'SELECT sid, content_updated_at, revision FROM space_counters';
 const GET: Prepared = { name: 'get_space', text: `${JOINED} WHERE s.id = $1` };
+/** The counters joined means the space's features are in the catalog database too: then the feature comes along. */
+const GET_WITH_FEATURE: Prepared = {
+  name: 'get_space_with_feature',
+  text: `SELECT s.sid, s.id, s.definition, s.location, c.content_updated_at, c.revision, f.feature
+           FROM spaces s LEFT JOIN space_counters c ON c.sid = s.sid
+           LEFT JOIN features f ON c.sid IS NOT NULL AND f.sid = s.sid AND f.id = $2
+          WHERE s.id = $1`,
+};
+const FEATURE_BY_ID: Prepared = { name: 'feature_by_id', text: 'SELECT feature FROM features WHERE sid = $1 AND id = $2' };
 
 function toSpace(row: CatalogRow, contents: Omit<ContentsRow, 'sid'>): StoredSpace {
   return {
@@ -96,6 +105,18 @@ export class PostgresSpaceStore implements SpaceStore {
     if (cannotExist(id)) return undefined;
     const rows = await this.locations.catalog.query<JoinedRow>(GET, [id]);
     return (await this.complete(rows))[0];
+  }
+
+  async getWithFeature(id: string, featureId: string): Promise<SpaceWithFeature | undefined> {
+    if (cannotExist(id)) return undefined;
+    // A feature id with U+0000 cannot be stored, and the database would reject it as a parameter.
+    const wanted = cannotExist(featureId) ? null : featureId;
+    const rows = await this.locations.catalog.query<JoinedRow & { feature: string | null }>(GET_WITH_FEATURE, [id, wanted]);
+    const [space] = await this.complete(rows);
+    if (!space) return undefined;
+    if (rows[0].content_updated_at !== null || wanted === null) return { space, feature: rows[0].feature ?? undefined };
+    const [row] = await this.locations.byId(space.key.location).query<{ feature: string }>(FEATURE_BY_ID, [space.key.sid, wanted]);
+    return { space, feature: row?.feature };
   }
 
   async list(): Promise<StoredSpace[]> {

@@ -31,7 +31,6 @@ export class SqliteFeatureStore implements FeatureStore {
   private readonly deleteTagsOfFeature;
   private readonly updateCounters;
   private readonly selectCount;
-  private readonly selectOne;
 
   constructor(private readonly db: Database.Database) {
     this.spaceExists = db.prepare<[number], { sid: number }>('SELECT sid FROM spaces WHERE sid = ?');
@@ -47,7 +46,6 @@ export class SqliteFeatureStore implements FeatureStore {
     this.updateCounters = db.prepare(
       `UPDATE spaces SET feature_count = feature_count + ?, data_size = data_size + ?,
          revision = revision + 1, content_updated_at = ? WHERE sid = ?`);
-    this.selectOne = db.prepare<[number, string], [number, string]>('SELECT seq, json FROM features WHERE sid = ? AND id = ?').raw(true);
     this.selectCount = db.prepare<[number], { n: number }>('SELECT feature_count AS n FROM spaces WHERE sid = ?');
   }
 
@@ -128,12 +126,6 @@ export class SqliteFeatureStore implements FeatureStore {
   async *query(space: SpaceKey, query: FeatureQuery): AsyncIterable<FeatureRow[]> {
     const { sid } = space;
     const where = compileFilter(query);
-    if (query.ids?.length === 1 && where.params.length === 0) {
-      // GET of one feature, the most frequent read: one primary-key lookup without the id list.
-      const row = this.selectOne.get(sid, query.ids[0]);
-      if (row) yield [{ seq: row[0], json: row[1] }];
-      return;
-    }
     if (query.ids) {
       const sql = `SELECT f.seq, f.json ${BY_IDS} WHERE ${where.sql} ORDER BY j.key LIMIT ?`;
       yield this.rows(sql, [JSON.stringify(query.ids), sid, ...where.params, query.limit]);

@@ -2,7 +2,7 @@
 import type Database from 'better-sqlite3';
 import type { SpaceDefinition } from '../../core/space-definition.js';
 import { StorageError } from '../storage-error.js';
-import type { SpaceStore, StoredSpace } from '../storage.js';
+import type { SpaceStore, SpaceWithFeature, StoredSpace } from '../storage.js';
 
 interface SpaceRow {
   sid: number;
@@ -28,6 +28,7 @@ export class SqliteSpaceStore implements SpaceStore {
   private readonly insert;
   private readonly selectOne;
   private readonly selectAll;
+  private readonly selectFeature;
   private readonly updateDefinition;
   private readonly deleteSpace;
   private readonly deleteFeatures;
@@ -38,6 +39,7 @@ export class SqliteSpaceStore implements SpaceStore {
       'INSERT INTO spaces (id, definition, content_updated_at) VALUES (?, ?, ?) RETURNING sid');
     this.selectOne = db.prepare<[string], SpaceRow>(`SELECT ${columns} FROM spaces WHERE id = ?`);
     this.selectAll = db.prepare<[], SpaceRow>(`SELECT ${columns} FROM spaces ORDER BY sid`);
+    this.selectFeature = db.prepare<[number, string], string>('SELECT json FROM features WHERE sid = ? AND id = ?').pluck();
     this.updateDefinition = db.prepare('UPDATE spaces SET definition = ? WHERE sid = ?');
     this.deleteSpace = db.prepare('DELETE FROM spaces WHERE sid = ?');
     this.deleteFeatures = db.prepare('DELETE FROM features WHERE sid = ?');
@@ -58,6 +60,11 @@ export class SqliteSpaceStore implements SpaceStore {
   async get(id: string): Promise<StoredSpace | undefined> {
     const row = this.selectOne.get(id);
     return row && toSpace(row);
+  }
+
+  async getWithFeature(id: string, featureId: string): Promise<SpaceWithFeature | undefined> {
+    const row = this.selectOne.get(id);
+    return row && { space: toSpace(row), feature: this.selectFeature.get(row.sid, featureId) };
   }
 
   async list(): Promise<StoredSpace[]> {
