@@ -34,6 +34,8 @@ async function main(): Promise<void> {
   const config = loadConfig(argv, process.env);
   process.stdout.write(`Spatial Data Hub ${pkg.version} configuration: ${JSON.stringify(describeConfig(config))}\n`);
   const storage = openStorage(config.storage, { pgPoolSize: config.pgPoolSize });
+  // Read back from the engine, so that a weakened setting shows in the log (and fails the durability tests).
+  process.stdout.write(`Durability: ${JSON.stringify(await storage.durability())}\n`);
   const hub = new Hub(storage, { name: 'Spatial Data Hub', version: pkg.version, upSince: Date.now() });
   announceAdmin(await hub.access.bootstrapAdmin({
     user: config.adminUser, password: config.adminPassword, token: config.adminToken,

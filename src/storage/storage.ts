@@ -105,5 +105,7 @@ export interface Storage {
   readonly spaces: SpaceStore;
   readonly features: FeatureStore;
   readonly access: AccessStore;
+  /** The durability settings in effect for the hub's own connections, read back from the engine (printed at start-up, checked by tests). */
+  durability(): Promise<Record<string, string>>;
   close(): Promise<void>;
 }

@@ -23,6 +23,7 @@ export const ADMIN_TOKEN = 'test-admin-token_0123456789';
 export interface HubProcess {
   backend: Backend;
   url: string;
+  /** The HUB_ADMIN_TOKEN the hub was started with; empty when it was started without one. */
   token: string;
   dataDir: string;
   /** The HUB_STORAGE location the hub was started with. */
@@ -33,6 +34,10 @@ export interface HubProcess {
    */
   cluster?: PostgresCluster;
   process: ChildProcess;
+  /** Everything the hub wrote to stdout so far. */
+  readonly stdout: string;
+  /** Everything the hub wrote to stderr so far. */
+  readonly stderr: string;
   /** Graceful stop; removes the data directory (and the database made for the hub) unless `keepData`. */
   stop(options?: { keepData?: boolean }): Promise<void>;
   /** SIGKILL, as in a crash; the data directory and the database are kept. */
@@ -42,7 +47,8 @@ export interface HubProcess {
 export interface StartOptions {
   backend?: Backend;
   dataDir?: string;
-  env?: Record<string, string>;
+  /** Added to the hub's environment; a variable set to undefined is left out (e.g. HUB_ADMIN_TOKEN, set by default). */
+  env?: Record<string, string | undefined>;
   args?: string[];
   /** postgres: use this cluster instead of starting one; the caller destroys it. */
   cluster?: PostgresCluster;
@@ -75,19 +81,26 @@ export async function startHub(options: StartOptions = {}): Promise<HubProcess> 
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  let stdout = '';
+  let stderr = '';
   const url = await new Promise<string>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString();
-      const match = /Listening on (http:\/\/[^/\s]+)/.exec(output);
+      stdout += chunk.toString();
+      const match = /Listening on (http:\/\/[^/\s]+)/.exec(stdout);
       if (match) resolve(match[1]);
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      stderr += chunk.toString();
+    });
     child.once('exit', (code) => reject(new Error(`hub exited with ${code} before listening:\n${output}`)));
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
-    backend, url, token: ADMIN_TOKEN, dataDir, storage, cluster: postgres?.cluster, process: child,
+    backend, url, token: options.env && 'HUB_ADMIN_TOKEN' in options.env ? options.env.HUB_ADMIN_TOKEN ?? '' : ADMIN_TOKEN, dataDir, storage, cluster: postgres?.cluster, process: child,
+    get stdout() { return stdout; },
+    get stderr() { return stderr; },
     async stop(stopOptions = {}) {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;
