@@ -91,6 +91,8 @@ export interface TokenRecord {
   secretHash: string;
   /** The token claims (cid, urm, limits, iat, exp, description, metadata). */
   claims: Record<string, unknown>;
+  /** Made by the hub at start-up for the admin (HUB_ADMIN_TOKEN or generated); a newly configured one replaces it. */
+  bootstrap?: boolean;
 }
 
 export interface AccessStore {
@@ -98,6 +100,8 @@ export interface AccessStore {
   findAccountByUsername(username: string): Promise<AccountRecord | undefined>;
   createToken(token: TokenRecord): Promise<void>;
   findTokenBySecretHash(secretHash: string): Promise<TokenRecord | undefined>;
+  /** Deletes every bootstrap token except the one with this secret hash; returns how many. */
+  revokeBootstrapTokens(except: string): Promise<number>;
 }
 
 export interface Storage {
