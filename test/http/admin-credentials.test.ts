@@ -1,10 +1,12 @@
 // The admin credentials made at start-up: generated ones stay out of logs, and a new HUB_ADMIN_TOKEN replaces the previous one.
 import assert from 'node:assert/strict';
-import { readFileSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { call, createSpace } from '../helpers/http-client.js';
-import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
+import { BACKENDS, type HubProcess, ROOT, startFlags, startHub } from '../helpers/hub-process.js';
 
 const TOKEN_A = 'admin-token-A_0123456789';
 const TOKEN_B = 'admin-token-B_9876543210';
@@ -74,3 +76,39 @@ for (const backend of BACKENDS) {
     });
   });
 }
+
+/** util-linux `script` runs a command on a pseudo-terminal: the one way to give the hub a terminal as stdout. */
+const SCRIPT = '/usr/bin/script';
+
+describe('admin credentials on a terminal', { skip: existsSync(SCRIPT) ? false : `no ${SCRIPT} to run the hub on a terminal` }, () => {
+  test('generated credentials are shown once when stdout is a terminal', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'hub-test-'));
+    const hubCommand = [process.execPath, ...startFlags(), join(ROOT, 'dist', 'src', 'main.js'), '--port', '0', '--data-dir', dataDir]
+      .map((word) => `'${word}'`).join(' ');
+    const env: NodeJS.ProcessEnv = { ...process.env, HUB_LOG_LEVEL: 'warn' };
+    delete env.HUB_ADMIN_TOKEN;
+    delete env.HUB_ADMIN_PASSWORD;
+    // Closing the terminal (script ends) hangs up the hub.
+    const terminal = spawn(SCRIPT, ['-qfec', hubCommand, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const exited = new Promise<void>((resolve) => terminal.once('exit', () => resolve()));
+    try {
+      let output = '';
+      await new Promise<void>((resolve, reject) => {
+        terminal.stdout.on('data', (chunk: Buffer) => {
+          output += chunk.toString();
+          if (output.includes('Listening on')) resolve();
+        });
+        terminal.once('exit', (code) => reject(new Error(`the hub exited with ${code} before listening:\n${output}`)));
+      });
+      const file = join(dataDir, 'admin-credentials.json');
+      const credentials = JSON.parse(readFileSync(file, 'utf8')) as Credentials;
+      assert.ok(output.includes(`password: ${credentials.password}`), output);
+      assert.ok(output.includes(`token:    ${credentials.token}`), output);
+      assert.ok(output.includes(file));
+    } finally {
+      terminal.kill('SIGTERM');
+      await exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
