@@ -1,4 +1,4 @@
-// Starts the real hub as a child process on a free port against a throw-away data directory (and for PostgreSQL a private cluster), for black-box tests.
+// Starts the real hub as a child process on a free port against a throw-away data directory (and for PostgreSQL a fresh database), for black-box tests.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -97,8 +97,9 @@ export async function startHub(options: StartOptions = {}): Promise<HubProcess> 
     child.once('exit', (code) => reject(new Error(`hub exited with ${code} before listening:\n${output}`)));
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const token = options.env && 'HUB_ADMIN_TOKEN' in options.env ? options.env.HUB_ADMIN_TOKEN ?? '' : ADMIN_TOKEN;
   return {
-    backend, url, token: options.env && 'HUB_ADMIN_TOKEN' in options.env ? options.env.HUB_ADMIN_TOKEN ?? '' : ADMIN_TOKEN, dataDir, storage, cluster: postgres?.cluster, process: child,
+    backend, url, token, dataDir, storage, cluster: postgres?.cluster, process: child,
     get stdout() { return stdout; },
     get stderr() { return stderr; },
     async stop(stopOptions = {}) {
