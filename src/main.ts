@@ -10,7 +10,10 @@ import { openStorage } from './storage/open-storage.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
-/** Generated secrets are shown once and kept in a file only the owner can read. */
+/**
+ * Generated secrets are kept in a file only the owner can read. They are shown once on a terminal only:
+ * a stdout that is not one usually ends up in logs (containers, services), where secrets must not go.
+ */
 function announceAdmin(admin: AdminBootstrap, dataDir: string): void {
   if (!admin.generatedPassword && !admin.generatedToken) return;
   mkdirSync(dataDir, { recursive: true });
@@ -18,11 +21,14 @@ function announceAdmin(admin: AdminBootstrap, dataDir: string): void {
   const credentials = { user: admin.user, password: admin.generatedPassword, token: admin.generatedToken };
   writeFileSync(file, JSON.stringify(credentials, null, 2) + '\n', { mode: 0o600 });
   chmodSync(file, 0o600);
+  const shown = process.stdout.isTTY === true;
   process.stdout.write(
     `\nFirst start: created admin account "${admin.user}".\n` +
-    (admin.generatedPassword ? `  password: ${admin.generatedPassword}\n` : '') +
-    (admin.generatedToken ? `  token:    ${admin.generatedToken}\n` : '') +
-    `These are shown once and saved in ${file} (readable by its owner only).\n\n`);
+    (shown && admin.generatedPassword ? `  password: ${admin.generatedPassword}\n` : '') +
+    (shown && admin.generatedToken ? `  token:    ${admin.generatedToken}\n` : '') +
+    (shown
+      ? `These are shown once and saved in ${file} (readable by its owner only).\n\n`
+      : `The generated credentials are in ${file} (readable by its owner only).\n\n`));
 }
 
 async function main(): Promise<void> {
@@ -34,6 +40,8 @@ async function main(): Promise<void> {
   const config = loadConfig(argv, process.env);
   process.stdout.write(`Spatial Data Hub ${pkg.version} configuration: ${JSON.stringify(describeConfig(config))}\n`);
   const storage = await openStorage(config.storage, { pgPoolSize: config.pgPoolSize });
+  // Read back from the engine, so that a weakened setting shows in the log (and fails the durability tests).
+  process.stdout.write(`Durability: ${JSON.stringify(await storage.durability())}\n`);
   const hub = new Hub(storage, { name: 'Spatial Data Hub', version: pkg.version, upSince: Date.now() });
   announceAdmin(await hub.access.bootstrapAdmin({
     user: config.adminUser, password: config.adminPassword, token: config.adminToken,

@@ -112,6 +112,8 @@ export interface TokenRecord {
   secretHash: string;
   /** The token claims (cid, urm, limits, iat, exp, description, metadata). */
   claims: Record<string, unknown>;
+  /** Made by the hub at start-up for the admin (HUB_ADMIN_TOKEN or generated); a newly configured one replaces it. */
+  bootstrap?: boolean;
 }
 
 export interface AccessStore {
@@ -119,6 +121,8 @@ export interface AccessStore {
   findAccountByUsername(username: string): Promise<AccountRecord | undefined>;
   createToken(token: TokenRecord): Promise<void>;
   findTokenBySecretHash(secretHash: string): Promise<TokenRecord | undefined>;
+  /** Deletes every bootstrap token except the one with this secret hash; returns how many. */
+  revokeBootstrapTokens(except: string): Promise<number>;
 }
 
 export interface Storage {
@@ -126,5 +130,7 @@ export interface Storage {
   readonly spaces: SpaceStore;
   readonly features: FeatureStore;
   readonly access: AccessStore;
+  /** The durability settings in effect for the hub's own connections, read back from the engine (printed at start-up, checked by tests). */
+  durability(): Promise<Record<string, string>>;
   close(): Promise<void>;
 }

@@ -1,10 +1,11 @@
-// Starts the real hub as a child process on a free port against a throw-away data directory (and for PostgreSQL a private cluster), for black-box tests.
+// Starts the real hub as a child process on a free port against a throw-away data directory (and for PostgreSQL a fresh database), for black-box tests.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type PostgresCluster, postgresUnavailable, startPostgresCluster } from './postgres-cluster.js';
+import type { Backend } from './backends.js';
+import { createTestDatabase, type PostgresCluster, type TestDatabase } from './postgres-cluster.js';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const MAIN = join(ROOT, 'dist', 'src', 'main.js');
@@ -15,52 +16,29 @@ export function startFlags(): string[] {
   return manifest.scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
 }
 
-export type Backend = 'sqlite' | 'postgres';
-const KNOWN_BACKENDS: readonly Backend[] = ['sqlite', 'postgres'];
-
-/** Prints a line once per test run: every test file is a process of its own, started by the same runner. */
-function announceOnce(line: string): void {
-  try {
-    writeFileSync(join(tmpdir(), `hub-test-notice-${process.ppid}`), line, { flag: 'wx' });
-  } catch {
-    return;
-  }
-  process.stderr.write(`${line}\n`);
-}
-
-/**
- * The storage engines the suite runs against (env HUB_TEST_BACKENDS, a comma list); each test file runs
- * its cases once per engine. Without PostgreSQL or PostGIS the postgres backend is left out with one
- * line saying so, except in CI, where both engines must run.
- */
-function selectBackends(): readonly Backend[] {
-  const requested = (process.env.HUB_TEST_BACKENDS ?? 'sqlite,postgres').split(',').map((name) => name.trim()).filter((name) => name !== '');
-  const unknown = requested.filter((name) => !(KNOWN_BACKENDS as readonly string[]).includes(name));
-  if (unknown.length > 0) throw new Error(`HUB_TEST_BACKENDS names unknown backends ${unknown.join(', ')}; known: ${KNOWN_BACKENDS.join(', ')}`);
-  const backends = requested as Backend[];
-  if (!backends.includes('postgres')) return backends;
-  const missing = postgresUnavailable();
-  if (missing === undefined) return backends;
-  if (process.env.CI) throw new Error(`The postgres backend must run in CI, but ${missing}`);
-  announceOnce(`postgres backend skipped: ${missing}`);
-  return backends.filter((backend) => backend !== 'postgres');
-}
-
-export const BACKENDS = selectBackends();
+export { type Backend, BACKENDS } from './backends.js';
 
 export const ADMIN_TOKEN = 'test-admin-token_0123456789';
 
 export interface HubProcess {
   backend: Backend;
   url: string;
+  /** The HUB_ADMIN_TOKEN the hub was started with; empty when it was started without one. */
   token: string;
   dataDir: string;
   /** The HUB_STORAGE location the hub was started with. */
   storage: string;
-  /** The PostgreSQL cluster behind a postgres hub. */
+  /**
+   * The private PostgreSQL cluster behind a postgres hub: the one given in the options, or the one started
+   * for it when the tests run without the runner. Undefined for a database in the run's shared cluster.
+   */
   cluster?: PostgresCluster;
   process: ChildProcess;
-  /** Graceful stop; removes the data directory (and a cluster the hub started) unless `keepData`. */
+  /** Everything the hub wrote to stdout so far. */
+  readonly stdout: string;
+  /** Everything the hub wrote to stderr so far. */
+  readonly stderr: string;
+  /** Graceful stop; removes the data directory (and the database made for the hub) unless `keepData`. */
   stop(options?: { keepData?: boolean }): Promise<void>;
   /** SIGKILL, as in a crash; the data directory and the database are kept. */
   kill(): Promise<void>;
@@ -69,7 +47,8 @@ export interface HubProcess {
 export interface StartOptions {
   backend?: Backend;
   dataDir?: string;
-  env?: Record<string, string>;
+  /** Added to the hub's environment; a variable set to undefined is left out (e.g. HUB_ADMIN_TOKEN, set by default). */
+  env?: Record<string, string | undefined>;
   args?: string[];
   /** postgres: use this cluster instead of starting one; the caller destroys it. */
   cluster?: PostgresCluster;
@@ -77,18 +56,18 @@ export interface StartOptions {
   storage?: string;
 }
 
-/** Clusters started for a hub, by its data directory, so that a hub restarted on the same data finds its database. */
-const clustersByDataDir = new Map<string, PostgresCluster>();
+/** Databases made for a hub, by its data directory, so that a hub restarted on the same data finds its database. */
+const databasesByDataDir = new Map<string, TestDatabase>();
 
-async function postgresStorage(dataDir: string, options: StartOptions): Promise<{ location: string; cluster?: PostgresCluster; owned: boolean }> {
-  if (options.storage !== undefined) return { location: options.storage, cluster: options.cluster, owned: false };
-  if (options.cluster) return { location: options.cluster.url, cluster: options.cluster, owned: false };
-  let cluster = clustersByDataDir.get(dataDir);
-  if (!cluster) {
-    cluster = await startPostgresCluster();
-    clustersByDataDir.set(dataDir, cluster);
+async function postgresStorage(dataDir: string, options: StartOptions): Promise<{ location: string; cluster?: PostgresCluster; owned?: TestDatabase }> {
+  if (options.storage !== undefined) return { location: options.storage, cluster: options.cluster };
+  if (options.cluster) return { location: options.cluster.url, cluster: options.cluster };
+  let database = databasesByDataDir.get(dataDir);
+  if (!database) {
+    database = await createTestDatabase();
+    databasesByDataDir.set(dataDir, database);
   }
-  return { location: cluster.url, cluster, owned: true };
+  return { location: database.url, cluster: database.cluster, owned: database };
 }
 
 export async function startHub(options: StartOptions = {}): Promise<HubProcess> {
@@ -102,27 +81,35 @@ export async function startHub(options: StartOptions = {}): Promise<HubProcess> 
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  let stdout = '';
+  let stderr = '';
   const url = await new Promise<string>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString();
-      const match = /Listening on (http:\/\/[^/\s]+)/.exec(output);
+      stdout += chunk.toString();
+      const match = /Listening on (http:\/\/[^/\s]+)/.exec(stdout);
       if (match) resolve(match[1]);
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      stderr += chunk.toString();
+    });
     child.once('exit', (code) => reject(new Error(`hub exited with ${code} before listening:\n${output}`)));
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const token = options.env && 'HUB_ADMIN_TOKEN' in options.env ? options.env.HUB_ADMIN_TOKEN ?? '' : ADMIN_TOKEN;
   return {
-    backend, url, token: ADMIN_TOKEN, dataDir, storage, cluster: postgres?.cluster, process: child,
+    backend, url, token, dataDir, storage, cluster: postgres?.cluster, process: child,
+    get stdout() { return stdout; },
+    get stderr() { return stderr; },
     async stop(stopOptions = {}) {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;
       if (stopOptions.keepData) return;
       rmSync(dataDir, { recursive: true, force: true });
-      if (postgres?.owned && postgres.cluster) {
-        clustersByDataDir.delete(dataDir);
-        await postgres.cluster.destroy();
+      if (postgres?.owned) {
+        databasesByDataDir.delete(dataDir);
+        await postgres.owned.remove();
       }
     },
     async kill() {

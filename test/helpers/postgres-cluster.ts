@@ -1,5 +1,6 @@
-// A private throw-away PostgreSQL + PostGIS cluster for tests: initdb into a temp dir, a free port, removed afterwards.
+// Throw-away PostgreSQL + PostGIS for tests: private clusters (initdb into a temp dir, a free port, removed afterwards) and databases cloned in the test run's shared cluster.
 import { execFile, execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { appendFileSync, chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -14,6 +15,12 @@ const PG_BIN = process.env.HUB_TEST_PG_BIN ?? '/usr/lib/postgresql/15/bin';
 const OS_USER = 'postgres';
 const SUPERUSER = 'hub';
 const DATABASE = 'hub';
+
+/**
+ * Set by the test runner (test/run-tests.ts) for every test file: the URL of a database with PostGIS in the
+ * run's one cluster, used as the template of each test database.
+ */
+export const TEMPLATE_URL_ENV = 'HUB_TEST_POSTGRES_TEMPLATE';
 
 /** initdb and the server refuse to run as root: then they run as the `postgres` OS user. */
 const asRoot = process.getuid?.() === 0;
@@ -124,7 +131,8 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
     `port = ${port}`,
     `listen_addresses = '127.0.0.1'`,
     `unix_socket_directories = '${dir}'`,
-    'max_connections = 60',
+    // Two test files at a time, each with a few hubs of up to 10 pooled connections.
+    'max_connections = 150',
     '',
   ].join('\n'));
   const start = () => pgTool('pg_ctl', ['start', '-D', data, '-l', log, '-w', '-t', '60']);
@@ -143,6 +151,39 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
       await stop().catch(() => {});
       rmSync(dir, { recursive: true, force: true });
       live.delete(entry);
+    },
+  };
+}
+
+/** A database with PostGIS for one hub. */
+export interface TestDatabase {
+  url: string;
+  /** The private cluster holding it; undefined for a database in the test run's shared cluster, which no test may stop. */
+  cluster?: PostgresCluster;
+  /** Drops the database (or destroys its private cluster). */
+  remove(): Promise<void>;
+}
+
+/**
+ * A fresh database: under the test runner a clone of its template (CREATE DATABASE … TEMPLATE copies
+ * files, far cheaper than an initdb and CREATE EXTENSION postgis); run without the runner (a test file by
+ * hand), a private cluster of its own.
+ */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const template = process.env[TEMPLATE_URL_ENV];
+  if (template === undefined || template === '') {
+    const cluster = await startPostgresCluster();
+    return { url: cluster.url, cluster, remove: () => cluster.destroy() };
+  }
+  const templateUrl = new URL(template);
+  const templateName = templateUrl.pathname.slice(1);
+  const name = `hub_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const maintenance = new URL('/postgres', templateUrl).href;
+  await withClient(maintenance, async (client) => { await client.query(`CREATE DATABASE "${name}" TEMPLATE "${templateName}"`); });
+  return {
+    url: new URL(`/${name}`, templateUrl).href,
+    async remove() {
+      await withClient(maintenance, async (client) => { await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`); });
     },
   };
 }

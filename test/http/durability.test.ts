@@ -1,8 +1,10 @@
-// Crash durability: every write acknowledged with a 2xx survives a kill -9 of the hub right after the answer.
+// Crash durability: every write acknowledged with a 2xx survives a kill -9 of the hub right after the answer, and the engine settings that make it survive a power loss are in effect.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import pg from 'pg';
 import { call, createSpace, type FeatureJson } from '../helpers/http-client.js';
-import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
+import { type Backend, BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
+import { createTestDatabase } from '../helpers/postgres-cluster.js';
 
 function point(id: string, x: number, properties: Record<string, unknown> = {}): FeatureJson {
   return { type: 'Feature', id, geometry: { type: 'Point', coordinates: [x, 10] }, properties };
@@ -18,7 +20,54 @@ async function crashAndRestart(hub: HubProcess): Promise<HubProcess> {
   return startHub({ backend: hub.backend, dataDir: hub.dataDir });
 }
 
+/** The settings from the hub's `Durability: {…}` start-up line. */
+function durabilityOf(hub: HubProcess): Record<string, string> {
+  const match = /^Durability: (.*)$/m.exec(hub.stdout);
+  assert.ok(match, `the hub prints its durability settings at start:\n${hub.stdout}`);
+  return JSON.parse(match[1]) as Record<string, string>;
+}
+
+/**
+ * A kill -9 cannot tell these apart from weaker ones (the OS keeps the written pages), a power loss can:
+ * SQLite must fsync the WAL at every commit; PostgreSQL must flush the WAL before a commit returns.
+ */
+const DURABLE: Record<Backend, Record<string, string>> = {
+  sqlite: { journal_mode: 'wal', synchronous: 'FULL' },
+  postgres: { synchronous_commit: 'on', fsync: 'on' },
+};
+
 for (const backend of BACKENDS) {
+  describe(`durability settings (${backend})`, () => {
+    test('the hub reports the durable settings read back from its own connection', async () => {
+      const hub = await startHub({ backend });
+      try {
+        assert.deepEqual(durabilityOf(hub), DURABLE[backend]);
+      } finally {
+        await hub.stop();
+      }
+    });
+
+    if (backend === 'postgres') {
+      test('the report is what the hub\'s sessions see: a database default of synchronous_commit=off shows', async () => {
+        const database = await createTestDatabase();
+        const client = new pg.Client({ connectionString: database.url });
+        await client.connect();
+        try {
+          await client.query(`ALTER DATABASE "${new URL(database.url).pathname.slice(1)}" SET synchronous_commit = off`);
+        } finally {
+          await client.end();
+        }
+        const hub = await startHub({ backend, storage: database.url });
+        try {
+          assert.equal(durabilityOf(hub).synchronous_commit, 'off');
+        } finally {
+          await hub.stop();
+          await database.remove();
+        }
+      });
+    }
+  });
+
   describe(`durability across kill -9 (${backend})`, () => {
     test('acknowledged PUTs, a patch and a delete are all there after a crash right after the last answer', async () => {
       let hub = await startHub({ backend });

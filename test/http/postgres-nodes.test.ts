@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { call, createSpace, type FeatureJson, type TestResponse } from '../helpers/http-client.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
-import { type PostgresCluster, startPostgresCluster } from '../helpers/postgres-cluster.js';
+import { createTestDatabase, type PostgresCluster, startPostgresCluster, type TestDatabase } from '../helpers/postgres-cluster.js';
 
 const NS = '@ns:com:here:xyz';
 
@@ -40,18 +40,15 @@ async function sql<R>(url: string, text: string, values: unknown[] = []): Promis
 }
 
 describe('two hub nodes over one database (postgres)', { skip }, () => {
-  let cluster: PostgresCluster;
   let a: HubProcess;
   let b: HubProcess;
   before(async () => {
-    cluster = await startPostgresCluster();
-    a = await startHub({ backend: 'postgres', cluster });
-    b = await startHub({ backend: 'postgres', cluster });
+    a = await startHub({ backend: 'postgres' });
+    b = await startHub({ backend: 'postgres', storage: a.storage });
   });
   after(async () => {
-    await a?.stop();
     await b?.stop();
-    await cluster?.destroy();
+    await a?.stop();
   });
 
   test('a write through one node is read through the other', async () => {
@@ -106,16 +103,17 @@ describe('two hub nodes over one database (postgres)', { skip }, () => {
 });
 
 describe('spaces spread over two databases (postgres)', { skip }, () => {
-  let one: PostgresCluster;
+  let one: TestDatabase;
+  /** A private cluster: the test stops it. */
   let two: PostgresCluster;
   let hub: HubProcess;
   before(async () => {
-    [one, two] = await Promise.all([startPostgresCluster(), startPostgresCluster()]);
+    [one, two] = await Promise.all([createTestDatabase(), startPostgresCluster()]);
     hub = await startHub({ backend: 'postgres', storage: `${one.url},${two.url}` });
   });
   after(async () => {
     await hub?.stop();
-    await Promise.all([one?.destroy(), two?.destroy()]);
+    await Promise.all([one?.remove(), two?.destroy()]);
   });
 
   test('new spaces go to the database with the fewest spaces, and reads and writes go to the right one', async () => {
@@ -187,13 +185,19 @@ describe('spaces spread over two databases (postgres)', { skip }, () => {
 });
 
 describe('database outage (postgres)', { skip }, () => {
+  /** A private cluster: the test stops it. */
+  let cluster: PostgresCluster;
   let hub: HubProcess;
-  before(async () => { hub = await startHub({ backend: 'postgres' }); });
-  after(async () => { await hub?.stop(); });
+  before(async () => {
+    cluster = await startPostgresCluster();
+    hub = await startHub({ backend: 'postgres', cluster });
+  });
+  after(async () => {
+    await hub?.stop();
+    await cluster?.destroy();
+  });
 
   test('with the database stopped requests get 502/504 ErrorResponses; once it is back they succeed without a hub restart', async () => {
-    const cluster = hub.cluster;
-    assert.ok(cluster);
     const space = await createSpace(hub);
     const base = `/hub/spaces/${space}/features`;
     assert.equal((await call(hub, 'PUT', `${base}/before`, { body: point('before', { n: 1 }) })).status, 200);

@@ -83,8 +83,12 @@ export class AccessService {
         aid,
         secretHash,
         claims: { cid: aid, urm: allRights(), iat: Math.floor(Date.now() / 1000), description: 'admin token created at first start' },
+        bootstrap: true,
       }), () => this.storage.access.findTokenBySecretHash(secretHash));
     }
+    // The configured token is the only bootstrap token: one set before (or generated at first start) stops working.
+    // Also on a restart with the same token, so that a start that died between creating and revoking completes.
+    if (configuredToken !== undefined) await this.storage.access.revokeBootstrapTokens(hashToken(configuredToken));
     return result;
   }
 

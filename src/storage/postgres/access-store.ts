@@ -3,13 +3,13 @@ import type { AccessStore, AccountRecord, TokenRecord } from '../storage.js';
 import type { Database, Prepared } from './database.js';
 
 interface AccountRow { id: string; username: string; password_hash: string; admin: boolean; created_at: number }
-interface TokenRow { tid: string; aid: string; secret_hash: string; claims: string }
+interface TokenRow { tid: string; aid: string; secret_hash: string; claims: string; bootstrap: boolean }
 
 const ACCOUNT_BY_USERNAME: Prepared = {
   name: 'account_by_username',
   text: 'SELECT id, username, password_hash, admin, created_at FROM accounts WHERE username = $1',
 };
-const TOKEN_BY_SECRET: Prepared = { name: 'token_by_secret', text: 'SELECT tid, aid, secret_hash, claims FROM tokens WHERE secret_hash = $1' };
+const TOKEN_BY_SECRET: Prepared = { name: 'token_by_secret', text: 'SELECT tid, aid, secret_hash, claims, bootstrap FROM tokens WHERE secret_hash = $1' };
 
 export class PostgresAccessStore implements AccessStore {
   constructor(private readonly db: Database) {}
@@ -25,12 +25,18 @@ export class PostgresAccessStore implements AccessStore {
   }
 
   async createToken(token: TokenRecord): Promise<void> {
-    await this.db.query('INSERT INTO tokens (secret_hash, tid, aid, claims) VALUES ($1, $2, $3, $4)',
-      [token.secretHash, token.tid, token.aid, JSON.stringify(token.claims)]);
+    await this.db.query('INSERT INTO tokens (secret_hash, tid, aid, claims, bootstrap) VALUES ($1, $2, $3, $4, $5)',
+      [token.secretHash, token.tid, token.aid, JSON.stringify(token.claims), token.bootstrap === true]);
   }
 
   async findTokenBySecretHash(secretHash: string): Promise<TokenRecord | undefined> {
     const [row] = await this.db.query<TokenRow>(TOKEN_BY_SECRET, [secretHash]);
-    return row && { tid: row.tid, aid: row.aid, secretHash: row.secret_hash, claims: JSON.parse(row.claims) as Record<string, unknown> };
+    return row && {
+      tid: row.tid, aid: row.aid, secretHash: row.secret_hash, claims: JSON.parse(row.claims) as Record<string, unknown>, bootstrap: row.bootstrap,
+    };
+  }
+
+  async revokeBootstrapTokens(except: string): Promise<number> {
+    return (await this.db.query('DELETE FROM tokens WHERE bootstrap AND secret_hash <> $1 RETURNING tid', [except])).length;
   }
 }

@@ -31,6 +31,10 @@ const catalogMigrations: Migrations = [
      aid text NOT NULL,
      claims text NOT NULL
    );`,
+  // Bootstrap tokens (the admin's, from HUB_ADMIN_TOKEN or generated) are marked so that a new HUB_ADMIN_TOKEN revokes the old one;
+  // until now the hub made no other tokens, recognisable by their description.
+  `ALTER TABLE tokens ADD COLUMN bootstrap boolean NOT NULL DEFAULT false;
+   UPDATE tokens SET bootstrap = true WHERE claims::jsonb ->> 'description' = 'admin token created at first start';`,
 ];
 
 /**

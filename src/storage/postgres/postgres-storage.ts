@@ -55,6 +55,17 @@ export class PostgresStorage implements Storage {
     }
   }
 
+  /** Each setting as the hub's pooled sessions see it; the distinct values, comma-separated, when the databases differ. */
+  async durability(): Promise<Record<string, string>> {
+    const settings = await Promise.all(this.locations.all.map(async (db) => {
+      const [row] = await db.query<{ synchronous_commit: string; fsync: string }>(
+        `SELECT current_setting('synchronous_commit') AS synchronous_commit, current_setting('fsync') AS fsync`);
+      return row;
+    }));
+    const values = (key: 'synchronous_commit' | 'fsync') => [...new Set(settings.map((row) => row[key]))].join(',');
+    return { synchronous_commit: values('synchronous_commit'), fsync: values('fsync') };
+  }
+
   async close(): Promise<void> {
     await Promise.all(this.locations.all.map((db) => db.close()));
   }

@@ -44,6 +44,10 @@ const SCHEMA: SchemaComponent = { name: 'SQLite', migrations: [
      aid TEXT NOT NULL,
      claims TEXT NOT NULL
    );`,
+  // Bootstrap tokens (the admin's, from HUB_ADMIN_TOKEN or generated) are marked so that a new HUB_ADMIN_TOKEN revokes the old one;
+  // until now the hub made no other tokens, recognisable by their description.
+  `ALTER TABLE tokens ADD COLUMN bootstrap INTEGER NOT NULL DEFAULT 0;
+   UPDATE tokens SET bootstrap = 1 WHERE json_extract(claims, '$.description') = 'admin token created at first start';`,
 ] };
 
 /** The schema version is the database's `user_version`; each step commits with its new version. */

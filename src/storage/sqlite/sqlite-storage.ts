@@ -9,6 +9,9 @@ import { jsonContains } from './json-contains.js';
 import { migrate } from './migrations.js';
 import { SqliteSpaceStore } from './space-store.js';
 
+/** PRAGMA synchronous answers a number; these are its documented names. */
+const SYNCHRONOUS_LEVELS = ['OFF', 'NORMAL', 'FULL', 'EXTRA'];
+
 export class SqliteStorage implements Storage {
   readonly engine = 'sqlite';
   readonly spaces: SqliteSpaceStore;
@@ -40,6 +43,14 @@ export class SqliteStorage implements Storage {
       throw error;
     }
     return new SqliteStorage(db);
+  }
+
+  async durability(): Promise<Record<string, string>> {
+    const synchronous = this.db.pragma('synchronous', { simple: true }) as number;
+    return {
+      journal_mode: String(this.db.pragma('journal_mode', { simple: true })),
+      synchronous: SYNCHRONOUS_LEVELS[synchronous] ?? String(synchronous),
+    };
   }
 
   async close(): Promise<void> {
