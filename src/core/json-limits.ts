@@ -88,7 +88,10 @@ export function findTooDeepText(bytes: Uint8Array, maxDepth: number): string | u
     if (inString) {
       if (escaped) escaped = false;
       else if (byte === BACKSLASH) escaped = true;
-      else if (byte === QUOTE) inString = false;
+      else if (byte === QUOTE) {
+        inString = false;
+        continue;
+      }
       if (depth <= 2) location.stringByte(byte);
       continue;
     }

@@ -12,6 +12,8 @@ import { FeatureArrayScanner } from './feature-array-scanner.js';
  */
 export const STREAM_PARSE_THRESHOLD = 8 * 1024 * 1024;
 
+const BOM_LENGTH = 3;
+
 function describeRoot(root: unknown): string {
   if (Array.isArray(root)) return 'is an array';
   if (root === null || typeof root !== 'object') return `is ${JSON.stringify(root)}`;
@@ -48,9 +50,15 @@ function parseText(buffer: Buffer): unknown {
 
 async function streamParse(buffered: Buffer[], rest: AsyncIterator<Buffer>): Promise<unknown> {
   const scanner = new FeatureArrayScanner();
-  buffered[0] = withoutBom(buffered[0]);
-  for (const chunk of buffered.splice(0)) scanner.write(chunk);
-  for (let next = await rest.next(); !next.done; next = await rest.next()) scanner.write(next.value);
+  // A byte-order mark may be split over the first chunks.
+  let head = Buffer.concat(buffered.splice(0));
+  let next = head.length < BOM_LENGTH ? await rest.next() : undefined;
+  for (; next !== undefined && !next.done; next = head.length < BOM_LENGTH ? await rest.next() : undefined) {
+    head = Buffer.concat([head, next.value]);
+  }
+  scanner.write(withoutBom(head));
+  if (next?.done) return scanner.end();
+  for (next = await rest.next(); !next.done; next = await rest.next()) scanner.write(next.value);
   return scanner.end();
 }
 
