@@ -33,7 +33,7 @@ export const errorCatalogue = {
   spaceValidation: { status: 400, template: 'Validation failed. {problem}' },
   spaceIdMismatch: { status: 400, template: 'The resource ID in the body does not match the resource ID in the path.' },
   creationOnlyProperty: { status: 400, template: "Validation failed. The property '{name}' can only get set on space creation!" },
-  jsonTooDeep: { status: 400, template: 'The {what} nests deeper than {limit} levels (at {where}); JSON input may nest at most {limit} levels.' },
+  jsonTooDeep: { status: 400, template: 'The {what} nests too deep (at {where}): features, space definitions and filter values may nest at most {limit} levels.' },
   malformedUnicode: { status: 400, template: 'The {what} holds text that is not well-formed Unicode (an unpaired UTF-16 surrogate such as \\ud800) at {where}.' },
   tooManyValues: { status: 400, template: 'The parameter {name} holds {count} values; at most {limit} are allowed in one request.' },
   propertyPathTooDeep: { status: 400, template: 'The property filter path {path} has {count} segments; at most {limit} are allowed.' },

@@ -173,10 +173,13 @@ export function findJsonValueProblem(value: unknown, maxDepth: number): JsonValu
   return undefined;
 }
 
-/** Throws the documented 400 when `bytes` nest deeper than `maxDepth`; `what` names the input ("request body"). */
+/**
+ * Throws the documented 400 when `bytes` nest deeper than `maxDepth` (the feature limit plus the
+ * body's wrappers); `what` names the input ("request body"), the message states the feature limit.
+ */
 export function checkJsonText(bytes: Uint8Array, what: string, maxDepth: number): void {
   const where = findTooDeepText(bytes, maxDepth);
-  if (where !== undefined) throw hubError('jsonTooDeep', { what, where, limit: maxDepth });
+  if (where !== undefined) throw hubError('jsonTooDeep', { what, where, limit: MAX_JSON_DEPTH });
 }
 
 /** Throws the documented 400 for a value nested too deep or holding a lone surrogate; `what` names it ("feature at position 3"). */

@@ -1,6 +1,6 @@
 // Splits a large FeatureCollection body into its features as the bytes arrive, parsing each with JSON.parse.
 import { hubError } from '../../core/errors.js';
-import { MAX_BODY_DEPTH } from '../../core/json-limits.js';
+import { MAX_BODY_DEPTH, MAX_JSON_DEPTH } from '../../core/json-limits.js';
 
 /*
  * Why not stream-json: on a 50 MB upload its token stream parsed about 10,000 features/s with heavy
@@ -103,7 +103,7 @@ export class FeatureArrayScanner {
         this.depth++;
         if (this.depth > this.maxDepth) {
           const where = this.inFeatures ? `features[${this.features.length}]` : 'the root object';
-          throw hubError('jsonTooDeep', { what: 'request body', where, limit: this.maxDepth });
+          throw hubError('jsonTooDeep', { what: 'request body', where, limit: MAX_JSON_DEPTH });
         }
         if (byte === OPEN_BRACKET && this.depth === 2 && this.key === 'features' && !this.inFeatures && rootStart >= 0) {
           this.rootParts.push(chunk.subarray(rootStart, i + 1));
