@@ -1,5 +1,5 @@
 // Writes any error as one of the two documented error bodies (API.md 1.6) with its status, including errors the framework and Node's HTTP parser detect.
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { HubError, hubError } from '../../core/errors.js';
@@ -59,7 +59,10 @@ function corsHeaders(origin: string | undefined): Record<string, string> {
 export function sendFrameworkError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   reply.header('stream-id', request.id);
   reply.headers(corsHeaders(request.headers.origin));
-  return sendError(error, request, reply);
+  const hub = toHubError(error, request);
+  // The code only: the URL, and any token in it, stays out of the log.
+  request.log.debug({ code: hub.code }, 'request refused by the router');
+  return sendError(hub, request, reply);
 }
 
 /**
@@ -67,12 +70,13 @@ export function sendFrameworkError(error: unknown, request: FastifyRequest, repl
  * too large, 400 for malformed HTTP, 408 when it came too slowly), so there is no request object and
  * the answer is written to the socket directly, in the documented shape.
  */
-export function writeClientError(error: Error & { code?: string }, socket: Duplex): void {
+export function writeClientError(this: FastifyInstance, error: Error & { code?: string }, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const hub = error.code === 'HPE_HEADER_OVERFLOW' ? hubError('headersTooLarge')
     : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? hubError('requestTimeout')
       : hubError('malformedRequest', { problem: 'it is not valid HTTP/1.1' });
   const streamId = randomId(10);
+  this.log.debug({ code: hub.code, parserError: error.code, streamId }, 'request refused by the HTTP parser');
   const body = JSON.stringify(errorBody(hub, streamId));
   const headers = {
     'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), connection: 'close',
