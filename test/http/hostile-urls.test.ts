@@ -118,6 +118,19 @@ for (const backend of BACKENDS) {
       }
     });
 
+    test('methods the hub does not serve answer in the type:error shape; preflights still answer 204', async () => {
+      for (const route of routes) {
+        const label = `PROPFIND ${route.path}`;
+        const response = await send('PROPFIND', `${concrete(route.path)}?access_token=${SECRET}`);
+        assert.ok(response.status === 404 || response.status === 405, `${label}: ${response.status}`);
+        assert.equal(response.body.type, 'error', label);
+        assertClean(response, label);
+        const preflight = await send('OPTIONS', concrete(route.path), { 'access-control-request-method': route.method });
+        assert.equal(preflight.status, 204, `OPTIONS ${route.path}`);
+        assert.equal(preflight.headers.get('access-control-allow-origin'), ORIGIN);
+      }
+    });
+
     test('the space still answers after all of it, and no log line holds the token or a stack trace', async () => {
       for (const read of ['search', 'statistics', 'count', 'iterate']) {
         assert.equal((await call(hub, 'GET', `/hub/spaces/${space}/${read}`)).status, 200, read);
