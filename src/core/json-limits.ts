@@ -17,7 +17,7 @@ export const MAX_BODY_DEPTH = MAX_JSON_DEPTH + 5;
 /** A lone UTF-16 surrogate: paired ones form one code point of another category under the `u` flag. */
 const LONE_SURROGATE = /\p{Cs}/u;
 
-export function isWellFormedText(text: string): boolean {
+function isWellFormedText(text: string): boolean {
   return !LONE_SURROGATE.test(text);
 }
 
@@ -165,8 +165,7 @@ export function findJsonValueProblem(value: unknown, maxDepth: number): JsonValu
       const badKey = key !== undefined && !isWellFormedText(key);
       if (!isContainer && !badKey && (typeof child !== 'string' || isWellFormedText(child))) continue;
       const childVisit: Visit = { value: child, depth: visit.depth + 1, step: key === undefined ? `[${index}]` : step(key), parent: visit };
-      if (!isContainer) return { kind: 'unicode', path: pathOf(childVisit) };
-      if (badKey) return { kind: 'unicode', path: pathOf(childVisit) };
+      if (!isContainer || badKey) return { kind: 'unicode', path: pathOf(childVisit) };
       stack.push(childVisit);
     }
   }
@@ -183,9 +182,9 @@ export function checkJsonText(bytes: Uint8Array, what: string, maxDepth: number)
 }
 
 /** Throws the documented 400 for a value nested too deep or holding a lone surrogate; `what` names it ("feature at position 3"). */
-export function checkJsonValue(value: unknown, what: string, maxDepth: number = MAX_JSON_DEPTH): void {
-  const problem = findJsonValueProblem(value, maxDepth);
+export function checkJsonValue(value: unknown, what: string): void {
+  const problem = findJsonValueProblem(value, MAX_JSON_DEPTH);
   if (problem === undefined) return;
-  if (problem.kind === 'depth') throw hubError('jsonTooDeep', { what, where: problem.path, limit: maxDepth });
+  if (problem.kind === 'depth') throw hubError('jsonTooDeep', { what, where: problem.path, limit: MAX_JSON_DEPTH });
   throw hubError('malformedUnicode', { what, where: problem.path });
 }

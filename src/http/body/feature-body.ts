@@ -10,7 +10,7 @@ import { FeatureArrayScanner } from './feature-array-scanner.js';
  * Up to this size the body is buffered and handed to JSON.parse in one piece. Above it, the text is
  * never held whole: the scanner parses one feature at a time as the bytes arrive.
  */
-export const STREAM_PARSE_THRESHOLD = 8 * 1024 * 1024;
+const STREAM_PARSE_THRESHOLD = 8 * 1024 * 1024;
 
 const BOM_LENGTH = 3;
 
