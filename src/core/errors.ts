@@ -36,7 +36,7 @@ export const errorCatalogue = {
   jsonTooDeep: { status: 400, template: 'The {what} nests too deep (at {where}): features, space definitions and filter values may nest at most {limit} levels.' },
   malformedUnicode: { status: 400, template: 'The {what} holds text that is not well-formed Unicode (an unpaired UTF-16 surrogate such as \\ud800) at {where}.' },
   tooManyValues: { status: 400, template: 'The parameter {name} holds {count} values; at most {limit} are allowed in one request.' },
-  propertyPathTooDeep: { status: 400, template: 'The property filter path {path} has {count} segments; at most {limit} are allowed.' },
+  propertyPathTooDeep: { status: 400, template: 'The property path {path} in {parameter} has {count} segments; at most {limit} are allowed.' },
   malformedUrl: { status: 400, template: 'The request URL is malformed: {problem}.', shape: 'error' },
   malformedRequest: { status: 400, template: 'The request is malformed: {problem}.', shape: 'error' },
   requestTimeout: { status: 408, template: 'The request was not received in time.', shape: 'error' },

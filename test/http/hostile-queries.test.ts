@@ -106,6 +106,19 @@ for (const backend of BACKENDS) {
       }
     });
 
+    test('selection paths past the depth limit are refused on every read; at the limit they work', async () => {
+      for (const segments of [MAX_JSON_DEPTH + 1, 1000, 7000]) {
+        for (const selection of [`p.${list(segments - 1, () => 'a', '.')}`, list(segments, () => 'a', '.')]) {
+          for (const read of ['/search?', '/iterate?', '/features?id=t1&', '/features/t1?']) {
+            await refused('GET', `${read}selection=${selection}`, 400, 'propertyPathTooDeep');
+          }
+        }
+      }
+      const atLimit = await call(hub, 'GET', path(`/search?selection=p.n,p.${list(MAX_JSON_DEPTH - 1, () => 'a', '.')}`));
+      assert.equal(atLimit.status, 200, atLimit.text);
+      assert.deepEqual(atLimit.body.features?.map((feature) => feature.properties), [{ n: 0 }, { n: 1 }, { n: 2 }]);
+    });
+
     test('malformed text in the query is refused: invalid UTF-8 escapes, lone surrogates and deep JSON in =cs= values', async () => {
       await refused('GET', '/search?p.name=%ED%A0%80', 400, 'invalidPropertyFilter');
       await refused('GET', '/search?p.%ED%A0%80=1', 400, 'invalidPropertyFilter');

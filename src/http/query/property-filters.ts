@@ -29,7 +29,7 @@ const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 type FilterValue = PropertyCondition['values'][number];
 
 /** The longest filter path (`p.a.b.c` has 3 segments): no stored property is nested deeper (docs/decisions.md). */
-export const MAX_PROPERTY_PATH_DEPTH = MAX_JSON_DEPTH;
+const MAX_PROPERTY_PATH_DEPTH = MAX_JSON_DEPTH;
 
 /** How the values of a key are typed: `f.id`, `f.tags` and `f.geometry.type` always compare text. */
 type ValueKind = 'typed' | 'text' | 'tag' | 'geometryType';
@@ -93,7 +93,7 @@ function resolveField(key: string, fail: (problem: string) => HubError): Field {
   const name = key.slice(2);
   const path = name.split('.');
   if (path.length > MAX_PROPERTY_PATH_DEPTH) {
-    throw hubError('propertyPathTooDeep', { path: `${key.slice(0, 40)}…`, count: path.length, limit: MAX_PROPERTY_PATH_DEPTH });
+    throw hubError('propertyPathTooDeep', { path: `${key.slice(0, 40)}…`, parameter: 'a property filter', count: path.length, limit: MAX_PROPERTY_PATH_DEPTH });
   }
   if (path.includes('')) throw fail('the key needs a non-empty path such as p.name or f.id');
   if (key.startsWith('p.')) return { path: ['properties', ...path], kind: 'typed' };
