@@ -118,7 +118,7 @@ for (const backend of BACKENDS) {
       }
     });
 
-    test('methods the hub does not serve answer in the type:error shape; preflights still answer 204', async () => {
+    test('methods the hub does not serve answer in the type:error shape; preflights answer 204, on refused URLs too', async () => {
       for (const route of routes) {
         const label = `PROPFIND ${route.path}`;
         const response = await send('PROPFIND', `${concrete(route.path)}?access_token=${SECRET}`);
@@ -128,6 +128,15 @@ for (const backend of BACKENDS) {
         const preflight = await send('OPTIONS', concrete(route.path), { 'access-control-request-method': route.method });
         assert.equal(preflight.status, 204, `OPTIONS ${route.path}`);
         assert.equal(preflight.headers.get('access-control-allow-origin'), ORIGIN);
+        if (!route.path.includes(':')) continue;
+        // The router refuses these URLs, but the preflight must pass for the browser to show the error.
+        for (const refused of [concrete(route.path, '%zz', '%zz'), concrete(route.path, 's'.repeat(1001), 'f'.repeat(1001))]) {
+          const badPreflight = await send('OPTIONS', refused, { 'access-control-request-method': route.method, 'access-control-request-headers': 'authorization' });
+          assert.equal(badPreflight.status, 204, `OPTIONS ${refused.slice(0, 40)}`);
+          assert.equal(badPreflight.headers.get('access-control-allow-origin'), ORIGIN);
+          assert.match(badPreflight.headers.get('access-control-allow-methods') ?? '', new RegExp(route.method));
+          assert.match(badPreflight.headers.get('access-control-allow-headers') ?? '', /authorization/i);
+        }
       }
     });
 

@@ -59,6 +59,13 @@ function corsHeaders(origin: string | undefined): Record<string, string> {
 export function sendFrameworkError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   reply.header('stream-id', request.id);
   reply.headers(corsHeaders(request.headers.origin));
+  // A preflight answers 204 on any path (API.md 1.9), so that the browser sends the request and shows its error.
+  if (request.method === 'OPTIONS') {
+    return reply.status(204).headers({
+      'access-control-allow-methods': 'OPTIONS, GET, POST, PUT, DELETE, PATCH',
+      'access-control-allow-headers': request.headers['access-control-request-headers'] ?? 'Authorization, Content-Type, Accept',
+    }).send();
+  }
   const hub = toHubError(error, request);
   // The code only: the URL, and any token in it, stays out of the log.
   request.log.debug({ code: hub.code }, 'request refused by the router');
