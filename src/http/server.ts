@@ -6,7 +6,7 @@ import type { Hub } from '../hub/hub.js';
 import { hubError } from '../core/errors.js';
 import { randomId } from '../hub/ids.js';
 import { RawQuery } from './query/raw-query.js';
-import { sendError } from './reply/error-reply.js';
+import { MAX_PARAM_LENGTH, sendError, sendFrameworkError, writeClientError } from './reply/error-reply.js';
 import type { HandlerContext } from './request-context.js';
 import { type Method, type Route, routes } from './routes.js';
 
@@ -70,7 +70,10 @@ function registerMethodNotAllowed(app: FastifyInstance): void {
 export async function buildServer(hub: Hub, options: ServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: { level: options.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    // Errors found before a route runs answer in our error shapes too, never echoing the URL (API.md 1.6).
+    frameworkErrors: sendFrameworkError,
+    clientErrorHandler: writeClientError,
     genReqId: (request) => {
       const given = request.headers['stream-id'];
       return typeof given === 'string' && given !== '' ? given : randomId(10);

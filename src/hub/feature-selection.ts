@@ -1,5 +1,7 @@
 // The `selection` read parameter (API.md 5.1): which feature members a read returns.
+import { hubError } from '../core/errors.js';
 import { isObject } from '../core/json.js';
+import { MAX_JSON_DEPTH } from '../core/json-limits.js';
 
 /** `!geometry` asks for features without their geometry (newest reference behaviour). */
 const NO_GEOMETRY = '!geometry';
@@ -56,8 +58,12 @@ export function applySelection(feature: Record<string, unknown>, selection: Sele
   return result;
 }
 
+/** A longer path can select nothing stored (docs/decisions.md) and would only deepen the selection tree. */
 function selectionPath(name: string): string[] {
   const path = name.startsWith('p.') ? ['properties', ...name.slice(2).split('.')] : name.split('.');
+  if (path.length > MAX_JSON_DEPTH) {
+    throw hubError('propertyPathTooDeep', { path: `${name.slice(0, 40)}…`, parameter: 'selection', count: path.length, limit: MAX_JSON_DEPTH });
+  }
   return path.filter((part) => part !== '');
 }
 

@@ -1,11 +1,17 @@
 // Splits a large FeatureCollection body into its features as the bytes arrive, parsing each with JSON.parse.
 import { hubError } from '../../core/errors.js';
+import { MAX_BODY_DEPTH, MAX_JSON_DEPTH } from '../../core/json-limits.js';
 
 /*
  * Why not stream-json: on a 50 MB upload its token stream parsed about 10,000 features/s with heavy
  * garbage collection, while JSON.parse handles over 100,000/s. This scanner only finds where each
  * element of the root `features` array begins and ends (tracking strings, escapes and nesting) and
  * gives every element to JSON.parse on its own, so the body is never held whole and parsing stays native.
+ *
+ * The same body must get the same answer as JSON.parse gives it below the streaming threshold: the
+ * text outside the features array goes through JSON.parse too (with the array as `[]`), each element
+ * does, and the scanner itself checks what neither sees, the commas between elements. As JSON.parse
+ * does, the last of several `features` members wins.
  */
 
 const QUOTE = 0x22;
@@ -16,22 +22,39 @@ const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
+/** Root member names are kept up to this many bytes: `features` written with escapes (`\u0066…`) takes 48. */
 const MAX_KEY_LENGTH = 64;
 
 const isWhitespace = (byte: number): boolean => byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
 
+/** A root member name as JSON.parse reads it; escapes are decoded, a name too long to be `features` is ''. */
+function decodeKey(raw: string): string {
+  if (raw.length > MAX_KEY_LENGTH) return '';
+  if (!raw.includes('\\')) return raw;
+  try {
+    return JSON.parse(`"${raw}"`) as string;
+  } catch {
+    return '';
+  }
+}
+
 export class FeatureArrayScanner {
   private readonly rootParts: Buffer[] = [];
   private readonly elementParts: Buffer[] = [];
-  private readonly features: unknown[] = [];
+  private features: unknown[] = [];
   private depth = 0;
   private inString = false;
   private escaped = false;
-  /** The last string seen directly in the root object, and the key it became at its colon. */
+  /** The raw text of the last string seen directly in the root object, and the key it became at its colon. */
   private lastString = '';
   private key = '';
   private inFeatures = false;
   private inElement = false;
+  /** A comma was seen in the features array and its element has not begun yet. */
+  private afterComma = false;
+  private streamedArrays = 0;
+
+  constructor(private readonly maxDepth: number = MAX_BODY_DEPTH) {}
 
   write(chunk: Buffer): void {
     let rootStart = this.inFeatures ? -1 : 0;
@@ -41,8 +64,11 @@ export class FeatureArrayScanner {
       if (this.inString) {
         if (this.escaped) this.escaped = false;
         else if (byte === BACKSLASH) this.escaped = true;
-        else if (byte === QUOTE) this.inString = false;
-        else if (this.depth === 1 && this.lastString.length < MAX_KEY_LENGTH) this.lastString += String.fromCharCode(byte);
+        else if (byte === QUOTE) {
+          this.inString = false;
+          continue;
+        }
+        if (this.depth === 1 && this.lastString.length <= MAX_KEY_LENGTH) this.lastString += String.fromCharCode(byte);
         continue;
       }
       if (this.inFeatures && this.depth === 2) {
@@ -51,7 +77,10 @@ export class FeatureArrayScanner {
             this.elementParts.push(chunk.subarray(elementStart, i));
             this.finishElement();
             elementStart = -1;
+          } else if (byte === COMMA || this.afterComma) {
+            throw this.separatorError(byte);
           }
+          this.afterComma = byte === COMMA;
           if (byte === CLOSE_BRACKET) {
             this.depth = 1;
             this.inFeatures = false;
@@ -61,6 +90,7 @@ export class FeatureArrayScanner {
         }
         if (!this.inElement && !isWhitespace(byte)) {
           this.inElement = true;
+          this.afterComma = false;
           elementStart = i;
         }
       }
@@ -68,13 +98,17 @@ export class FeatureArrayScanner {
         this.inString = true;
         if (this.depth === 1) this.lastString = '';
       } else if (byte === COLON && this.depth === 1) {
-        this.key = this.lastString;
+        this.key = decodeKey(this.lastString);
       } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
         this.depth++;
+        if (this.depth > this.maxDepth) {
+          const where = this.inFeatures ? `features[${this.features.length}]` : 'the root object';
+          throw hubError('jsonTooDeep', { what: 'request body', where, limit: MAX_JSON_DEPTH });
+        }
         if (byte === OPEN_BRACKET && this.depth === 2 && this.key === 'features' && !this.inFeatures && rootStart >= 0) {
           this.rootParts.push(chunk.subarray(rootStart, i + 1));
           rootStart = -1;
-          this.inFeatures = true;
+          this.startFeatures();
         }
       } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
         this.depth--;
@@ -82,6 +116,19 @@ export class FeatureArrayScanner {
     }
     if (rootStart >= 0) this.rootParts.push(chunk.subarray(rootStart));
     if (this.inElement && elementStart >= 0) this.elementParts.push(chunk.subarray(elementStart));
+  }
+
+  /** A later `features` member replaces an earlier one, as in JSON.parse. */
+  private startFeatures(): void {
+    this.inFeatures = true;
+    this.afterComma = false;
+    this.features = [];
+    this.streamedArrays++;
+  }
+
+  private separatorError(byte: number): Error {
+    const found = byte === COMMA ? 'a comma' : 'the closing bracket';
+    return hubError('invalidJsonFeatures', { detail: `Unexpected ${found} where features[${this.features.length}] should begin` });
   }
 
   private finishElement(): void {
@@ -103,7 +150,8 @@ export class FeatureArrayScanner {
     } catch (error) {
       throw hubError('invalidJsonFeatures', { detail: (error as Error).message });
     }
-    if (typeof root === 'object' && root !== null && Array.isArray((root as Record<string, unknown>).features)) {
+    // The root text holds every streamed array as `[]`; the member JSON.parse kept is the last one streamed.
+    if (this.streamedArrays > 0 && typeof root === 'object' && root !== null && Array.isArray((root as Record<string, unknown>).features)) {
       (root as Record<string, unknown>).features = this.features;
     }
     return root;

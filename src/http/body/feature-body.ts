@@ -2,6 +2,7 @@
 import { isObject, withoutBom } from '../../core/json.js';
 import type { Readable } from 'node:stream';
 import { hubError } from '../../core/errors.js';
+import { checkJsonText, MAX_BODY_DEPTH } from '../../core/json-limits.js';
 import type { WriteBody } from '../../hub/features/write-entries.js';
 import { FeatureArrayScanner } from './feature-array-scanner.js';
 
@@ -10,6 +11,8 @@ import { FeatureArrayScanner } from './feature-array-scanner.js';
  * never held whole: the scanner parses one feature at a time as the bytes arrive.
  */
 const STREAM_PARSE_THRESHOLD = 8 * 1024 * 1024;
+
+const BOM_LENGTH = 3;
 
 function describeRoot(root: unknown): string {
   if (Array.isArray(root)) return 'is an array';
@@ -35,8 +38,11 @@ function toWriteBody(root: unknown): WriteBody {
 }
 
 function parseText(buffer: Buffer): unknown {
+  const text = withoutBom(buffer);
+  // The streamed path checks the same nesting bound as it scans (feature-array-scanner.ts).
+  checkJsonText(text, 'request body', MAX_BODY_DEPTH);
   try {
-    return JSON.parse(withoutBom(buffer).toString('utf8'));
+    return JSON.parse(text.toString('utf8'));
   } catch (error) {
     throw hubError('invalidJsonFeatures', { detail: (error as Error).message });
   }
@@ -44,13 +50,20 @@ function parseText(buffer: Buffer): unknown {
 
 async function streamParse(buffered: Buffer[], rest: AsyncIterator<Buffer>): Promise<unknown> {
   const scanner = new FeatureArrayScanner();
-  buffered[0] = withoutBom(buffered[0]);
-  for (const chunk of buffered.splice(0)) scanner.write(chunk);
-  for (let next = await rest.next(); !next.done; next = await rest.next()) scanner.write(next.value);
+  // A byte-order mark may be split over the first chunks.
+  let head = Buffer.concat(buffered.splice(0));
+  let next = head.length < BOM_LENGTH ? await rest.next() : undefined;
+  for (; next !== undefined && !next.done; next = head.length < BOM_LENGTH ? await rest.next() : undefined) {
+    head = Buffer.concat([head, next.value]);
+  }
+  scanner.write(withoutBom(head));
+  if (next?.done) return scanner.end();
+  for (next = await rest.next(); !next.done; next = await rest.next()) scanner.write(next.value);
   return scanner.end();
 }
 
-export async function readFeatureBody(stream: Readable): Promise<WriteBody> {
+/** `threshold` is the streaming threshold; tests lower it to drive both paths with small bodies. */
+export async function readFeatureBody(stream: Readable, threshold: number = STREAM_PARSE_THRESHOLD): Promise<WriteBody> {
   const iterator = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   const buffered: Buffer[] = [];
   let size = 0;
@@ -58,7 +71,7 @@ export async function readFeatureBody(stream: Readable): Promise<WriteBody> {
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
       buffered.push(next.value);
       size += next.value.length;
-      if (size > STREAM_PARSE_THRESHOLD) return toWriteBody(await streamParse(buffered, iterator));
+      if (size > threshold) return toWriteBody(await streamParse(buffered, iterator));
     }
   } catch (error) {
     stream.destroy();

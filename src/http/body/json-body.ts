@@ -1,19 +1,23 @@
-// Reads a small JSON object body (a space definition or a single feature), with the documented error on bad JSON.
+// Reads a small JSON object body (a space definition or a single feature), with the documented errors on bad, too deep or malformed-Unicode JSON.
 import type { Readable } from 'node:stream';
 import { withoutBom } from '../../core/json.js';
 import { hubError } from '../../core/errors.js';
+import { checkJsonText, checkJsonValue, MAX_JSON_DEPTH } from '../../core/json-limits.js';
 import { readWholeBody } from './body-stream.js';
 
 export async function readJsonObject(stream: Readable, onInvalid: 'invalidJsonSpace' | 'invalidJsonFeatures'): Promise<Record<string, unknown>> {
-  const buffer = await readWholeBody(stream);
+  const buffer = withoutBom(await readWholeBody(stream));
+  const what = onInvalid === 'invalidJsonSpace' ? 'space definition' : 'feature';
+  checkJsonText(buffer, what, MAX_JSON_DEPTH);
   let value: unknown;
   try {
-    value = JSON.parse(withoutBom(buffer).toString('utf8'));
+    value = JSON.parse(buffer.toString('utf8'));
   } catch (error) {
     throw hubError(onInvalid, { detail: (error as Error).message });
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw hubError(onInvalid, { detail: `expected a JSON object, got ${Array.isArray(value) ? 'an array' : JSON.stringify(value)}` });
   }
+  checkJsonValue(value, what);
   return value as Record<string, unknown>;
 }

@@ -6,6 +6,7 @@ import { splitTagParameter } from '../../hub/tags.js';
 import { bodyStream } from '../body/body-stream.js';
 import { readFeatureBody } from '../body/feature-body.js';
 import { readJsonObject } from '../body/json-body.js';
+import { checkListLength } from '../query/raw-query.js';
 import type { HandlerContext } from '../request-context.js';
 import { writeResultBody } from '../reply/feature-collection.js';
 
@@ -75,7 +76,9 @@ function wantsJson(context: HandlerContext): boolean {
 /** By ids when `id` is given (ids win over tags, API.md 1.9), else by tag expression; `tags=*` deletes all. */
 export async function deleteFeatures(context: HandlerContext): Promise<unknown> {
   const { spaceId } = context.params;
-  const ids = context.query.values('id').filter((id) => id !== '');
+  // Only here a decoded comma separates ids too: the Python client sends `id=ITA%2CBRA` (API.md 1.2).
+  const ids = context.query.values('id').flatMap((id) => id.split(',')).filter((id) => id !== '');
+  checkListLength('id', ids.length);
   if (ids.length > 0) {
     const result = await context.hub.features.deleteByIds(spaceId, ids);
     return wantsJson(context) ? context.reply.type('application/geo+json').send(writeResultBody(result)) : context.reply.code(204).send();

@@ -2,7 +2,8 @@
 import { hubError, type HubError } from '../../core/errors.js';
 import { normalizeTag } from '../../hub/tags.js';
 import type { JsonScalar, PropertyCondition, PropertyOperator } from '../../core/feature-query.js';
-import { formDecode, splitRawList, type RawQuery } from './raw-query.js';
+import { checkJsonText, checkJsonValue, MAX_JSON_DEPTH } from '../../core/json-limits.js';
+import { checkListLength, formDecode, splitRawList, type RawQuery } from './raw-query.js';
 
 const NAMESPACE = '@ns:com:here:xyz';
 
@@ -27,6 +28,9 @@ const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
 type FilterValue = PropertyCondition['values'][number];
 
+/** The longest filter path (`p.a.b.c` has 3 segments): no stored property is nested deeper (docs/decisions.md). */
+const MAX_PROPERTY_PATH_DEPTH = MAX_JSON_DEPTH;
+
 /** How the values of a key are typed: `f.id`, `f.tags` and `f.geometry.type` always compare text. */
 type ValueKind = 'typed' | 'text' | 'tag' | 'geometryType';
 
@@ -37,7 +41,10 @@ interface Field {
 
 /** One condition per filter segment: repeated keys are AND-ed, the values of one segment OR-ed. */
 export function parsePropertyFilters(query: RawQuery): PropertyCondition[] {
-  return query.propertyFilterSegments().map(parseFilter);
+  const segments = query.propertyFilterSegments();
+  // Each filter is one more level of AND in the statement, so filters count with their values.
+  checkListLength('p.*/f.* (property filters and their values)', segments.reduce((sum, segment) => sum + splitRawList(segment).length, 0));
+  return segments.map(parseFilter);
 }
 
 function parseFilter(segment: string): PropertyCondition {
@@ -85,6 +92,9 @@ function stripStrayEquals(op: PropertyOperator, rawValue: string): string {
 function resolveField(key: string, fail: (problem: string) => HubError): Field {
   const name = key.slice(2);
   const path = name.split('.');
+  if (path.length > MAX_PROPERTY_PATH_DEPTH) {
+    throw hubError('propertyPathTooDeep', { path: `${key.slice(0, 40)}…`, parameter: 'a property filter', count: path.length, limit: MAX_PROPERTY_PATH_DEPTH });
+  }
   if (path.includes('')) throw fail('the key needs a non-empty path such as p.name or f.id');
   if (key.startsWith('p.')) return { path: ['properties', ...path], kind: 'typed' };
   switch (name) {
@@ -135,9 +145,13 @@ function canonicalGeometryType(value: string, fail: (problem: string) => HubErro
 }
 
 function parseJson(text: string, fail: (problem: string) => HubError): object {
+  checkJsonText(Buffer.from(text), 'property filter value', MAX_JSON_DEPTH);
+  let value: object;
   try {
-    return JSON.parse(text) as object;
+    value = JSON.parse(text) as object;
   } catch {
     throw fail(`invalid JSON value ${text}`);
   }
+  checkJsonValue(value, 'property filter value');
+  return value;
 }

@@ -6,6 +6,18 @@ import type { TagExpression } from '../../core/feature-query.js';
 export const DEFAULT_LIMIT = 30000;
 export const MAX_LIMIT = 100000;
 
+/**
+ * The most values one list parameter (`id`, `tags` members, `selection`, …) or all property filters
+ * together may hold. SQLite compiles each value into the expression tree of one statement, which
+ * refuses more than 1,000 levels; see docs/decisions.md.
+ */
+export const MAX_LIST_VALUES = 500;
+
+/** Throws the documented 400 when a list parameter holds more than MAX_LIST_VALUES values. */
+export function checkListLength(name: string, count: number): void {
+  if (count > MAX_LIST_VALUES) throw hubError('tooManyValues', { name, count, limit: MAX_LIST_VALUES });
+}
+
 /** One non-empty `name=value` piece of the query string. */
 interface Segment {
   /** The segment exactly as sent. */
@@ -61,8 +73,9 @@ export class RawQuery {
 
   /** Every value of every occurrence: split on unencoded commas, then form-decoded (`?x=` gives `['']`). */
   values(name: string): string[] {
-    return this.matching(name).flatMap((segment) =>
-      splitRawList(segment.rawValue).map((part) => decodeParameter(name, part)));
+    const raw = this.matching(name).flatMap((segment) => splitRawList(segment.rawValue));
+    checkListLength(name, raw.length);
+    return raw.map((part) => decodeParameter(name, part));
   }
 
   /** Only the exact values `true` and `false` count; anything else means the default (API.md 1.2). */
@@ -87,10 +100,13 @@ export class RawQuery {
    * members are decoded (so `%2B` is a literal `+`) and normalized. `[]` means no filter.
    */
   tags(): TagExpression {
-    return this.matching('tags')
+    const groups = this.matching('tags')
       .flatMap((segment) => splitRawList(segment.rawValue))
+      .map((group) => group.split('+'));
+    checkListLength('tags', groups.reduce((sum, group) => sum + group.length, 0));
+    return groups
       // After the split on raw `+` no `+` is left, so form decoding is plain percent-decoding here.
-      .map((group) => normalizeTagList(group.split('+').map((member) => decodeParameter('tags', member))))
+      .map((group) => normalizeTagList(group.map((member) => decodeParameter('tags', member))))
       .filter((group) => group.length > 0);
   }
 
@@ -129,10 +145,14 @@ function parseSegment(raw: string): Segment {
   return { raw, key: name.toLowerCase(), rawValue: equals < 0 ? '' : raw.slice(equals + 1) };
 }
 
+/** Credentials are never echoed, not even malformed ones. */
+const SECRET_PARAMETERS = new Set(['access_token']);
+
 function decodeParameter(name: string, text: string): string {
   const decoded = formDecode(text);
   if (decoded === undefined) {
-    throw hubError('invalidParameter', { name, problem: `malformed percent-encoding in "${text}"` });
+    const shown = SECRET_PARAMETERS.has(name.toLowerCase()) ? 'its value' : `"${text}"`;
+    throw hubError('invalidParameter', { name, problem: `malformed percent-encoding in ${shown}` });
   }
   return decoded;
 }

@@ -1,30 +1,98 @@
-// Writes any error as one of the two documented error bodies (API.md 1.6) with its status.
-import type { FastifyReply, FastifyRequest } from 'fastify';
+// Writes any error as one of the two documented error bodies (API.md 1.6) with its status, including errors the framework and Node's HTTP parser detect.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { HubError, hubError } from '../../core/errors.js';
+import { randomId } from '../../hub/ids.js';
 import { fromStorage } from '../../hub/storage-failures.js';
 
-/** Maps what is not already a HubError: framework errors carry a status, zlib errors mean a bad gzip body. */
+/** The router's `maxParamLength`: a longer path segment (a space or feature id) answers 414. */
+export const MAX_PARAM_LENGTH = 1000;
+
+/** Fastify's router errors, raised before any route runs; their own messages would echo the URL. */
+const ROUTER_ERRORS: Record<string, () => HubError> = {
+  FST_ERR_BAD_URL: () => hubError('malformedUrl', { problem: 'its path holds a malformed percent-encoding' }),
+  FST_ERR_MAX_PARAM_LENGTH: () => hubError('uriTooLong', { limit: MAX_PARAM_LENGTH }),
+};
+
+/**
+ * Maps what is not already a HubError: router errors, zlib errors (a bad gzip body), other framework
+ * errors by their status. No framework message is passed on: they may hold the URL and its token.
+ */
 function toHubError(raised: unknown, request: FastifyRequest): HubError {
   const error = fromStorage(raised);
   if (error instanceof HubError) return error;
   const failure = error as { code?: string; statusCode?: number; message?: string };
+  const routerError = typeof failure.code === 'string' ? ROUTER_ERRORS[failure.code] : undefined;
+  if (routerError) return routerError();
   if (typeof failure.code === 'string' && failure.code.startsWith('Z_')) {
     return hubError('invalidCompressedBody', { encoding: String(request.headers['content-encoding']), detail: failure.message ?? '' });
   }
   if (failure.statusCode === 413) return hubError('payloadTooLarge');
   if (failure.statusCode && failure.statusCode >= 400 && failure.statusCode < 500) {
-    return hubError('invalidParameter', { name: 'request', problem: failure.message ?? 'malformed request' });
+    return hubError('malformedRequest', { problem: STATUS_CODES[failure.statusCode] ?? 'refused' });
   }
-  request.log.error({ err: error }, 'unexpected error');
+  // Code and message only: a stack trace never goes into a log line.
+  request.log.error({ code: failure.code, message: failure.message }, 'unexpected error');
   return hubError('internal');
+}
+
+function errorBody(hub: HubError, streamId: string): object {
+  return hub.shape === 'error'
+    ? { type: 'error', statusCode: hub.status, reasonPhrase: STATUS_CODES[hub.status], message: hub.message, code: hub.code, streamId }
+    : { type: 'ErrorResponse', streamId, error: hub.kind, errorMessage: hub.message, code: hub.code, ...(hub.details ? { errorDetails: hub.details } : {}) };
 }
 
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const hub = toHubError(error, request);
   const streamId = String(reply.getHeader('stream-id') ?? '');
-  const body = hub.shape === 'error'
-    ? { type: 'error', statusCode: hub.status, reasonPhrase: STATUS_CODES[hub.status], message: hub.message, code: hub.code, streamId }
-    : { type: 'ErrorResponse', streamId, error: hub.kind, errorMessage: hub.message, code: hub.code, ...(hub.details ? { errorDetails: hub.details } : {}) };
-  return reply.status(hub.status).type('application/json').send(body);
+  return reply.status(hub.status).type('application/json').send(errorBody(hub, streamId));
+}
+
+/** CORS answer headers for requests that never reached the CORS hook (API.md 1.9: every answer carries them). */
+function corsHeaders(origin: string | undefined): Record<string, string> {
+  return origin
+    ? { 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', 'access-control-expose-headers': 'Stream-Id, Stream-Info, ETag', vary: 'Origin' }
+    : { 'access-control-allow-origin': '*', 'access-control-expose-headers': 'Stream-Id, Stream-Info, ETag' };
+}
+
+/** Fastify's `frameworkErrors`: the router refused the URL before any hook ran, so stream id and CORS are set here. */
+export function sendFrameworkError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  reply.header('stream-id', request.id);
+  reply.headers(corsHeaders(request.headers.origin));
+  // A preflight answers 204 on any path (API.md 1.9), so that the browser sends the request and shows its error.
+  if (request.method === 'OPTIONS') {
+    return reply.status(204).headers({
+      'access-control-allow-methods': 'OPTIONS, GET, POST, PUT, DELETE, PATCH',
+      'access-control-allow-headers': request.headers['access-control-request-headers'] ?? 'Authorization, Content-Type, Accept',
+    }).send();
+  }
+  const hub = toHubError(error, request);
+  // The code only: the URL, and any token in it, stays out of the log.
+  request.log.debug({ code: hub.code }, 'request refused by the router');
+  return sendError(hub, request, reply);
+}
+
+/**
+ * Fastify's `clientErrorHandler`: Node's HTTP parser refused the request (431 for headers or a URL
+ * too large, 400 for malformed HTTP, 408 when it came too slowly), so there is no request object and
+ * the answer is written to the socket directly, in the documented shape.
+ */
+export function writeClientError(this: FastifyInstance, error: Error & { code?: string }, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const hub = error.code === 'HPE_HEADER_OVERFLOW' ? hubError('headersTooLarge')
+    : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? hubError('requestTimeout')
+      : hubError('malformedRequest', { problem: 'it is not valid HTTP/1.1' });
+  const streamId = randomId(10);
+  this.log.debug({ code: hub.code, parserError: error.code, streamId }, 'request refused by the HTTP parser');
+  const body = JSON.stringify(errorBody(hub, streamId));
+  const headers = {
+    'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), connection: 'close',
+    'stream-id': streamId, ...corsHeaders(undefined),
+  };
+  if (socket.writable) {
+    const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+    socket.write(`HTTP/1.1 ${hub.status} ${STATUS_CODES[hub.status]}\r\n${lines}\r\n${body}`);
+  }
+  socket.destroy();
 }

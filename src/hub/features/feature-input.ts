@@ -1,5 +1,6 @@
 // Validates and normalizes one input feature (API.md 4.2) before anything is written.
 import { isObject } from '../../core/json.js';
+import { checkJsonValue } from '../../core/json-limits.js';
 import type { Geometry } from '../../geo/geometry.js';
 import { validateGeometry } from '../../geo/geometry-validation.js';
 import { roundPositions } from '../../geo/coordinates.js';
@@ -34,6 +35,8 @@ export function normalizeFeature(raw: unknown, position: number, prefixId = '', 
   if (!isObject(raw)) {
     throw hubError('invalidFeature', { position, problem: `is ${describe(raw)}, expected a Feature object` });
   }
+  // Before anything else reads it: no stored feature may make a later read or serialization fail.
+  checkJsonValue(raw, `feature at position ${position}`);
   const { type, id: rawId, geometry, properties, bbox: _bbox, ...extra } = raw;
   if (type !== undefined && type !== 'Feature') {
     throw hubError('invalidFeatureType', { position, found: describe(type) });

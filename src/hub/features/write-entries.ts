@@ -1,5 +1,6 @@
 // Turns a parsed write body (Feature, FeatureCollection or modification list) into validated write entries.
 import { isObject } from '../../core/json.js';
+import { checkJsonValue } from '../../core/json-limits.js';
 import { hubError } from '../../core/errors.js';
 import { normalizeFeature } from './feature-input.js';
 import type { OnConflict, OnExists, OnNotExists, WriteEntry } from './write-plan.js';
@@ -51,6 +52,7 @@ function modificationEntries(modifications: unknown[], defaults: EntryDefaults):
       if (!Array.isArray(featureIds) || !featureIds.every((id) => typeof id === 'string' && id !== '')) {
         throw hubError('invalidModification', { problem: `${where}.featureIds must be an array of non-empty strings` });
       }
+      checkJsonValue(featureIds, `${where}.featureIds`);
       for (const id of featureIds as string[]) entries.push({ id: defaults.prefixId + id, position: entries.length, ...rules });
     }
   });
