@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   }
   const config = loadConfig(argv, process.env);
   process.stdout.write(`Spatial Data Hub ${pkg.version} configuration: ${JSON.stringify(describeConfig(config))}\n`);
-  const storage = await openStorage(config.storage, { pgPoolSize: config.pgPoolSize });
+  const storage = await openStorage(config.storage, { pgPoolSize: config.pgPoolSize, queryTimeout: config.queryTimeout });
   const hub = new Hub(storage, { name: 'Spatial Data Hub', version: pkg.version, upSince: Date.now() });
   announceAdmin(await hub.access.bootstrapAdmin({
     user: config.adminUser, password: config.adminPassword, token: config.adminToken,

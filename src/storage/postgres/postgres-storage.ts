@@ -10,6 +10,8 @@ import { PostgresSpaceStore } from './space-store.js';
 export interface PostgresOptions {
   /** Connections each node keeps at most to each database. */
   poolSize: number;
+  /** The deadline of each statement, and of a paged read in all, in ms; 0 for none. */
+  queryTimeout: number;
 }
 
 export class PostgresStorage implements Storage {
@@ -20,13 +22,13 @@ export class PostgresStorage implements Storage {
   private readonly locations: Locations;
 
   constructor(urls: readonly string[], options: PostgresOptions) {
-    this.locations = new Locations(urls.map((url) => new Database(url, { size: options.poolSize })));
+    this.locations = new Locations(urls.map((url) => new Database(url, { size: options.poolSize, statementTimeout: options.queryTimeout })));
     // Start-up (connect, migrate, identify each database) runs in the background so that openStorage stays
     // synchronous; every query waits for it, and a database that is down at start fails the first call.
     const ready = this.start(options.poolSize);
     for (const db of this.locations.all) db.waitFor(ready);
     this.spaces = new PostgresSpaceStore(this.locations);
-    this.features = new PostgresFeatureStore(this.locations);
+    this.features = new PostgresFeatureStore(this.locations, options.queryTimeout);
     this.access = new PostgresAccessStore(this.locations.catalog);
   }
 
@@ -43,7 +45,10 @@ export class PostgresStorage implements Storage {
           throw new Error(`The pool size ${poolSize} (HUB_PG_POOL_SIZE) must stay below the ${limits.available} connections ` +
             `${db.name} accepts (max_connections minus superuser_reserved_connections); lower it or raise max_connections.`);
         }
+        // Migrations (index builds, another node's migration lock) may take longer than any query deadline.
+        await client.query('SET statement_timeout = 0');
         await migrate(client, db === this.locations.catalog ? [CATALOG, CONTENT] : [CONTENT]);
+        await client.query('RESET statement_timeout');
         const { rows: [identity] } = await client.query<{ id: string }>('SELECT id FROM hub_database');
         db.id = identity.id;
       } finally {
