@@ -72,6 +72,10 @@ if (BACKENDS.includes('sqlite')) {
     test('a search whose page runs past the deadline answers 504 Timeout', async () => {
       assertTimeout(await call(hub, 'GET', `/hub/spaces/${space}/search?p.n=-1`));
       assertTimeout(await call(hub, 'GET', `/hub/spaces/${space}/iterate?p.n=-1`));
+      // A lookup by id is one short statement: it still answers.
+      const one = await call(hub, 'GET', `/hub/spaces/${space}/features/f7`);
+      assert.equal(one.status, 200, one.text);
+      assert.equal(one.body.id, 'f7');
     });
 
     test('a count running past the deadline answers 504 Timeout', async () => {
@@ -177,12 +181,12 @@ if (BACKENDS.includes('postgres')) {
     });
 
     test('a client that goes away before the answer starts cancels its statement', { timeout: STUCK }, async () => {
-      for (let round = 0; round < 3; round++) {
+      for (const path of ['search?p.n=-1', 'count?p.n=-1', 'features?id=f1&id=f2']) {
         const held = await locker();
         await held.lock();
         try {
-          const read = startRead(hub, `/hub/spaces/${space}/search?p.n=-1`);
-          await eventually('the read waits for the lock', async () => (await hubStatements(observer, true)) === 1);
+          const read = startRead(hub, `/hub/spaces/${space}/${path}`);
+          await eventually(`${path} waits for the lock`, async () => (await hubStatements(observer, true)) > 0);
           read.abort();
           await eventually('no statement of the hub runs any more', async () => (await hubStatements(observer)) === 0);
         } finally {
@@ -201,7 +205,7 @@ if (BACKENDS.includes('postgres')) {
       await first.lock();
       try {
         const read = startRead(hub, `/hub/spaces/${space}/iterate?limit=100000`);
-        await eventually('the first page waits for the lock', async () => (await hubStatements(observer, true)) === 1);
+        await eventually('the first page waits for the lock', async () => (await hubStatements(observer, true)) > 0);
         // Queued behind the first page: it takes the table once the first page has been read, before the second.
         const secondLocked = second.lock();
         await eventually('the second lock is queued', () => waitsForLock(observer, second.pid));
@@ -211,7 +215,7 @@ if (BACKENDS.includes('postgres')) {
         assert.equal(response.status, 200);
         const reader = response.body!.getReader();
         assert.equal((await reader.read()).done, false);
-        await eventually('the second page waits for the lock', async () => (await hubStatements(observer, true)) === 1);
+        await eventually('the second page waits for the lock', async () => (await hubStatements(observer, true)) > 0);
         read.abort();
         await eventually('no statement of the hub runs any more', async () => (await hubStatements(observer)) === 0);
       } finally {
