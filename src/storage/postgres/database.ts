@@ -5,6 +5,8 @@ import { StorageError } from '../storage-error.js';
 import { maskUrl } from './mask-url.js';
 
 export type Client = pg.PoolClient;
+/** A connection of its own, outside the pool, for start-up work. */
+export type Session = pg.ClientBase;
 
 /**
  * A constant statement that each connection prepares once and then only executes, saving the parse and
@@ -210,6 +212,23 @@ export class Database {
         client.removeListener('error', onError);
         client.release(broken);
       }
+    }
+  }
+
+  /**
+   * Runs start-up work (limits, migrations, identity) on a connection outside the pool, without the query
+   * deadline: an index build, or waiting for another node's migration, may take longer than any request should.
+   */
+  async session<T>(work: (client: Session) => Promise<T>): Promise<T> {
+    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, application_name: APPLICATION_NAME, types });
+    client.on('error', () => {});
+    await client.connect().catch((error: unknown) => {
+      throw new Error(`Cannot connect to ${this.name}: ${(error as Error).message}`);
+    });
+    try {
+      return await work(client);
+    } finally {
+      await client.end().catch(() => {});
     }
   }
 

@@ -35,25 +35,17 @@ export class PostgresStorage implements Storage {
   private async start(poolSize: number): Promise<void> {
     const seen = new Map<string, Database>();
     for (const db of this.locations.all) {
-      const client = await db.pool.connect().catch((error: unknown) => {
-        throw new Error(`Cannot connect to ${db.name}: ${(error as Error).message}`);
-      });
-      try {
+      await db.session(async (client) => {
         const { rows: [limits] } = await client.query<{ available: number }>(
           `SELECT current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int AS available`);
         if (poolSize >= limits.available) {
           throw new Error(`The pool size ${poolSize} (HUB_PG_POOL_SIZE) must stay below the ${limits.available} connections ` +
             `${db.name} accepts (max_connections minus superuser_reserved_connections); lower it or raise max_connections.`);
         }
-        // Migrations (index builds, another node's migration lock) may take longer than any query deadline.
-        await client.query('SET statement_timeout = 0');
         await migrate(client, db === this.locations.catalog ? [CATALOG, CONTENT] : [CONTENT]);
-        await client.query('RESET statement_timeout');
         const { rows: [identity] } = await client.query<{ id: string }>('SELECT id FROM hub_database');
         db.id = identity.id;
-      } finally {
-        client.release();
-      }
+      });
       const twin = seen.get(db.id);
       if (twin) throw new Error(`HUB_STORAGE names the same database twice: ${twin.name} and ${db.name}`);
       seen.set(db.id, db);
