@@ -1,7 +1,8 @@
 // Unit tests for the keyset pager's bounds: it reads no page once its signal aborted, and fails a read whose pages ran past the deadline.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { keysetPages, type ReadBounds } from '../../src/storage/shared/keyset-pages.js';
+import { keysetPages } from '../../src/storage/shared/keyset-pages.js';
+import type { ReadBounds } from '../../src/storage/shared/read-bounds.js';
 import { StorageError } from '../../src/storage/storage-error.js';
 
 /** Pages of consecutive sequence numbers out of `total`, each fetch recorded in `fetches`; `work` runs inside each fetch. */

@@ -1,6 +1,6 @@
 // One PostgreSQL database the hub uses: its connection pool, transactions, and the mapping of driver errors to hub errors.
 import pg from 'pg';
-import { throwIfCancelled } from '../shared/keyset-pages.js';
+import { throwIfCancelled } from '../shared/read-bounds.js';
 import { StorageError } from '../storage-error.js';
 import { maskUrl } from './mask-url.js';
 

@@ -1,29 +1,11 @@
 // Keyset pagination over insertion order, shared by both engines and both read shapes (rows and joined text).
 import { performance } from 'node:perf_hooks';
-import { StorageError } from '../storage-error.js';
+import { checkDeadline, type ReadBounds, throwIfCancelled } from './read-bounds.js';
 
 export interface PageMeasure {
   count: number;
   /** The insertion sequence of the page's last feature. */
   lastSeq: number;
-}
-
-/** What bounds one read: the database time it may take in all (ms, 0 for none) and the client's request going away. */
-export interface ReadBounds {
-  deadlineMs: number;
-  signal?: AbortSignal;
-}
-
-/** A read whose client went away stops like one cancelled in the database (PostgreSQL reports both as query_canceled). */
-export function throwIfCancelled(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw new StorageError('timeout', 'the client went away');
-}
-
-/** Fails a read whose statements together took longer than the deadline (checked once each has finished). */
-export function checkDeadline(spentMs: number, bounds: ReadBounds): void {
-  if (bounds.deadlineMs > 0 && spentMs > bounds.deadlineMs) {
-    throw new StorageError('timeout', `the read took more than ${bounds.deadlineMs} ms in the database`);
-  }
 }
 
 /**

@@ -2,7 +2,8 @@
 import type Database from 'better-sqlite3';
 import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage } from '../../core/feature-query.js';
 import { performance } from 'node:perf_hooks';
-import { checkDeadline, keysetPages, throwIfCancelled } from '../shared/keyset-pages.js';
+import { keysetPages } from '../shared/keyset-pages.js';
+import { checkDeadline, throwIfCancelled } from '../shared/read-bounds.js';
 import { planWrite, type StoredRow } from '../shared/write-diff.js';
 import { StorageError } from '../storage-error.js';
 import type { FeatureStore, FeatureWrite, SpaceKey, SpaceStatistics, WritePlanner } from '../storage.js';
