@@ -115,7 +115,7 @@ if (BACKENDS.includes('postgres')) {
     /** Default deadline (60 s): a statement still running after a cancel shows that the cancel did not work. */
     let hub: HubProcess;
     /** A 2 s deadline, on the same database. */
-    let hasty: HubProcess;
+    let shortDeadline: HubProcess;
     let space: string;
     const lockers: pg.Client[] = [];
 
@@ -150,7 +150,7 @@ if (BACKENDS.includes('postgres')) {
 
     before(async () => {
       hub = await startHub({ backend: 'postgres', args: ['--pg-pool-size', '2'] });
-      hasty = await startHub({ backend: 'postgres', cluster: hub.cluster, args: ['--query-timeout', '2s', '--pg-pool-size', '2'] });
+      shortDeadline = await startHub({ backend: 'postgres', cluster: hub.cluster, args: ['--query-timeout', '2s', '--pg-pool-size', '2'] });
       observer = new pg.Client({ connectionString: hub.storage, application_name: 'deadline-test' });
       await observer.connect();
       space = await createSpace(hub);
@@ -159,7 +159,7 @@ if (BACKENDS.includes('postgres')) {
     after(async () => {
       await Promise.all(lockers.map((client) => client.end().catch(() => {})));
       await observer?.end();
-      await hasty?.stop();
+      await shortDeadline?.stop();
       await hub?.stop();
     });
 
@@ -168,16 +168,16 @@ if (BACKENDS.includes('postgres')) {
       const held = await locker();
       await held.lock();
       try {
-        assertTimeout(await call(hasty, 'GET', `/hub/spaces/${space}/search?p.n=-1`));
-        assertTimeout(await call(hasty, 'GET', `/hub/spaces/${space}/iterate`));
-        assertTimeout(await call(hasty, 'GET', `/hub/spaces/${space}/count?p.n=-1`));
-        assertTimeout(await call(hasty, 'PUT', `/hub/spaces/${space}/features/late`, { body: point('late') }));
+        assertTimeout(await call(shortDeadline, 'GET', `/hub/spaces/${space}/search?p.n=-1`));
+        assertTimeout(await call(shortDeadline, 'GET', `/hub/spaces/${space}/iterate`));
+        assertTimeout(await call(shortDeadline, 'GET', `/hub/spaces/${space}/count?p.n=-1`));
+        assertTimeout(await call(shortDeadline, 'PUT', `/hub/spaces/${space}/features/late`, { body: point('late') }));
         assert.equal(await hubStatements(observer), 0, 'the cancelled statements are gone from the database');
       } finally {
         await held.release();
       }
-      assert.equal((await call(hasty, 'GET', `/hub/spaces/${space}/features/late`)).status, 404, 'the cancelled write changed nothing');
-      await assertServing(hasty, space, FEATURES);
+      assert.equal((await call(shortDeadline, 'GET', `/hub/spaces/${space}/features/late`)).status, 404, 'the cancelled write changed nothing');
+      await assertServing(shortDeadline, space, FEATURES);
     });
 
     test('a client that goes away before the answer starts cancels its statement', { timeout: STUCK }, async () => {
