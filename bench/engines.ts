@@ -22,8 +22,9 @@ export interface Goals {
 /** Where a storage is, in a form that can be sent to the floor worker. */
 export type StorageSpec = { engine: 'sqlite'; path: string } | { engine: 'postgres'; url: string };
 
+/** The floors read without a deadline: they measure the engine, not the hub's limits. */
 export async function openStorage(spec: StorageSpec): Promise<Storage> {
-  return spec.engine === 'sqlite' ? SqliteStorage.open(spec.path) : new PostgresStorage([spec.url], { poolSize: 10 });
+  return spec.engine === 'sqlite' ? SqliteStorage.open(spec.path, { queryTimeout: 0 }) : new PostgresStorage([spec.url], { poolSize: 10, queryTimeout: 0 });
 }
 
 /** The storage key of a space, as the hub resolves it once per request. */

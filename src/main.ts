@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   }
   const config = loadConfig(argv, process.env);
   process.stdout.write(`Spatial Data Hub ${pkg.version} configuration: ${JSON.stringify(describeConfig(config))}\n`);
-  const storage = await openStorage(config.storage, { pgPoolSize: config.pgPoolSize });
+  const storage = await openStorage(config.storage, { pgPoolSize: config.pgPoolSize, queryTimeout: config.queryTimeout });
   // Read back from the engine, so that a weakened setting shows in the log (and fails the durability tests).
   process.stdout.write(`Durability: ${JSON.stringify(await storage.durability())}\n`);
   const hub = new Hub(storage, { name: 'Spatial Data Hub', version: pkg.version, upSince: Date.now() });

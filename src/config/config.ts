@@ -10,6 +10,8 @@ export interface Config {
   storage: string;
   /** Connections each node keeps at most to each PostgreSQL database; stays below the server's max_connections. */
   pgPoolSize: number;
+  /** The deadline of a query in ms, after which it is cancelled and answers 504; 0 means none. */
+  queryTimeout: number;
   /** Largest accepted request body in bytes after decompression; 0 means unlimited. */
   maxBody: number;
   logLevel: string;
@@ -34,6 +36,14 @@ function parseSize(value: string): number {
   return Number(match[1]) * factor;
 }
 
+/** A duration in ms, or with a unit as PostgreSQL's settings take it: `500ms`, `30s`, `2min`; `0` turns the limit off. */
+function parseDuration(value: string): number {
+  const match = /^(\d+)\s*(ms|s|min)?$/i.exec(value.trim());
+  if (!match) throw new Error(`Invalid duration "${value}": use milliseconds or a number with ms, s or min (e.g. 30s)`);
+  const factor = { ms: 1, s: 1000, min: 60_000 }[(match[2] ?? 'ms').toLowerCase() as 'ms' | 's' | 'min'];
+  return Number(match[1]) * factor;
+}
+
 function parsePoolSize(value: string): number {
   const size = Number(value);
   if (!Number.isInteger(size) || size < 1) throw new Error(`Invalid pool size "${value}": use a whole number of connections, at least 1`);
@@ -52,6 +62,7 @@ const OPTIONS: Option[] = [
   { key: 'dataDir', env: 'HUB_DATA_DIR', flag: '--data-dir', parse: (value) => resolve(value) },
   { key: 'storage', env: 'HUB_STORAGE', flag: '--storage' },
   { key: 'pgPoolSize', env: 'HUB_PG_POOL_SIZE', flag: '--pg-pool-size', parse: parsePoolSize },
+  { key: 'queryTimeout', env: 'HUB_QUERY_TIMEOUT', flag: '--query-timeout', parse: parseDuration },
   { key: 'maxBody', env: 'HUB_MAX_BODY', flag: '--max-body', parse: parseSize },
   { key: 'logLevel', env: 'HUB_LOG_LEVEL', flag: '--log-level' },
   { key: 'adminUser', env: 'HUB_ADMIN_USER', flag: '--admin-user' },
@@ -78,7 +89,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
     if (value === undefined) throw new Error(`Missing value for ${flag}`);
     raw[option.key] = value;
   }
-  const config: Config = { host: '127.0.0.1', port: 8080, dataDir: resolve('data'), storage: '', pgPoolSize: 10, maxBody: parseSize('256m'), logLevel: 'info' };
+  const config: Config = { host: '127.0.0.1', port: 8080, dataDir: resolve('data'), storage: '', pgPoolSize: 10, queryTimeout: 60_000, maxBody: parseSize('256m'), logLevel: 'info' };
   const target = config as unknown as Record<string, unknown>;
   for (const option of OPTIONS) {
     const value = raw[option.key];

@@ -7,10 +7,14 @@ import type { Storage } from './storage.js';
 export interface StorageOptions {
   /** Connections per PostgreSQL database and node. */
   pgPoolSize?: number;
+  /** The deadline of a query in ms (HUB_QUERY_TIMEOUT); 0 for none. */
+  queryTimeout?: number;
 }
 
 /** The default of HUB_PG_POOL_SIZE (src/config/config.ts). */
 const DEFAULT_PG_POOL_SIZE = 10;
+/** The default of HUB_QUERY_TIMEOUT (src/config/config.ts). */
+const DEFAULT_QUERY_TIMEOUT_MS = 60_000;
 
 const POSTGRES_URL = /^postgres(ql)?:\/\//;
 
@@ -19,12 +23,13 @@ const POSTGRES_URL = /^postgres(ql)?:\/\//;
  * holds the catalog and every one holds features (each new space goes to the one with the fewest spaces).
  */
 export async function openStorage(location: string, options: StorageOptions = {}): Promise<Storage> {
-  if (location.startsWith('sqlite:')) return SqliteStorage.open(location.slice('sqlite:'.length));
+  const queryTimeout = options.queryTimeout ?? DEFAULT_QUERY_TIMEOUT_MS;
+  if (location.startsWith('sqlite:')) return SqliteStorage.open(location.slice('sqlite:'.length), { queryTimeout });
   if (POSTGRES_URL.test(location)) {
     const urls = location.split(',').map((url) => url.trim());
     const wrong = urls.find((url) => !POSTGRES_URL.test(url));
     if (wrong !== undefined) throw new Error(`Unsupported storage location "${maskUrl(wrong)}": every database in the list must be a postgres:// URL`);
-    return new PostgresStorage(urls, { poolSize: options.pgPoolSize ?? DEFAULT_PG_POOL_SIZE });
+    return new PostgresStorage(urls, { poolSize: options.pgPoolSize ?? DEFAULT_PG_POOL_SIZE, queryTimeout });
   }
   throw new Error(`Unsupported storage location "${maskUrl(location)}": use sqlite:<file> or postgres://user@host:port/db[,postgres://…]`);
 }

@@ -80,7 +80,12 @@ export interface SpaceStatistics {
   propertiesEstimated: boolean;
 }
 
-/** Every feature operation names the space by the key its lookup returned; a space deleted since then has no features. */
+/**
+ * Every feature operation names the space by the key its lookup returned; a space deleted since then has no features.
+ * Reads take the `signal` of the request they answer: when it aborts (the client went away) the engine
+ * cancels the statement running for it and reads no further page. A read running past the configured
+ * deadline fails with a StorageError `timeout`.
+ */
 export interface FeatureStore {
   /** Throws a StorageError `spaceGone` when the space was deleted in the meantime. */
   write<T>(space: SpaceKey, ids: readonly string[], planner: WritePlanner<T>): Promise<T>;
@@ -90,10 +95,10 @@ export interface FeatureStore {
    * Streams matching features in insertion order (or in the order of `ids`), a page of rows at a time:
    * one await per page instead of per row keeps large reads cheap.
    */
-  query(space: SpaceKey, query: FeatureQuery): AsyncIterable<FeatureRow[]>;
+  query(space: SpaceKey, query: FeatureQuery, signal?: AbortSignal): AsyncIterable<FeatureRow[]>;
   /** The same features as `query`, each page joined into one text by the database: reads that transform nothing. */
-  queryText(space: SpaceKey, query: FeatureQuery): AsyncIterable<FeatureTextPage>;
-  count(space: SpaceKey, filter: FeatureFilter): Promise<number>;
+  queryText(space: SpaceKey, query: FeatureQuery, signal?: AbortSignal): AsyncIterable<FeatureTextPage>;
+  count(space: SpaceKey, filter: FeatureFilter, signal?: AbortSignal): Promise<number>;
   statistics(space: SpaceKey): Promise<SpaceStatistics>;
 }
 

@@ -1,8 +1,14 @@
 // Handlers of the feature read routes: by id, one feature, search, iterate, count and statistics.
 import { hubError } from '../../core/errors.js';
+import type { ReadOptions } from '../../hub/features/read-pipeline.js';
 import type { HandlerContext } from '../request-context.js';
-import { sendFeatureCollection, sendFeatureText, sendJsonRead } from '../reply/read-reply.js';
-import { featureFilter, readOptions } from './read-parameters.js';
+import { clientGone, sendFeatureCollection, sendFeatureText, sendJsonRead } from '../reply/read-reply.js';
+import { featureFilter, readOptions as readParameters } from './read-parameters.js';
+
+/** The read parameters of the request, and its signal that aborts when the client goes away. */
+function readOptions(context: HandlerContext): ReadOptions {
+  return { ...readParameters(context), signal: clientGone(context.reply) };
+}
 
 export async function getFeaturesById(context: HandlerContext): Promise<unknown> {
   const ids = context.query.values('id').filter((id) => id !== '');
@@ -39,7 +45,7 @@ export async function iterateFeatures(context: HandlerContext): Promise<unknown>
 }
 
 export async function countFeatures(context: HandlerContext): Promise<unknown> {
-  const { count, etag } = await context.hub.features.count(context.params.spaceId, featureFilter(context));
+  const { count, etag } = await context.hub.features.count(context.params.spaceId, featureFilter(context), clientGone(context.reply));
   return sendJsonRead(context.request, context.reply, { type: 'CountResponse', count, estimated: false, etag }, etag);
 }
 

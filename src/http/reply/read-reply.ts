@@ -5,6 +5,18 @@ import { featureCollectionBody } from './feature-collection.js';
 
 const GEOJSON = 'application/geo+json';
 
+/**
+ * Aborts when the connection closes before the answer has been sent completely: the client went away,
+ * and the query working for it is cancelled. A response that finished also closes, but then nothing aborts.
+ */
+export function clientGone(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
+
 /** Compares ignoring a weak `W/` prefix and the quotes (API.md 7); `*` matches any tag. */
 function matchesIfNoneMatch(request: FastifyRequest, etag: string): boolean {
   const header = request.headers['if-none-match'];

@@ -121,9 +121,9 @@ export class FeatureService {
     };
   }
 
-  async count(spaceId: string, filter: FeatureFilter): Promise<{ etag: string; count: number }> {
+  async count(spaceId: string, filter: FeatureFilter, signal?: AbortSignal): Promise<{ etag: string; count: number }> {
     const space = await this.space(spaceId);
-    return { etag: contentEtag(space, 'count ' + JSON.stringify(filter)), count: await this.storage.features.count(space.key, filter) };
+    return { etag: contentEtag(space, 'count ' + JSON.stringify(filter)), count: await this.storage.features.count(space.key, filter, signal) };
   }
 
   private collection(space: StoredSpace, query: FeatureQuery, options: ReadOptions): FeatureCollectionStream {

@@ -8,6 +8,8 @@ export interface ReadOptions {
   transforms: TransformPlan;
   /** Identifies the request (route and parameters) for the ETag. */
   etagKey: string;
+  /** Aborts when the client goes away: storage then cancels the query. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -46,13 +48,13 @@ export async function* renderPages(
   onPage: (count: number, lastSeq: number) => void = () => {},
 ): AsyncIterable<string | Buffer> {
   if (options.transforms.length === 0) {
-    for await (const page of features.queryText(space.key, query)) {
+    for await (const page of features.queryText(space.key, query, options.signal)) {
       onPage(page.count, page.lastSeq);
       yield page.text;
     }
     return;
   }
-  for await (const rows of features.query(space.key, query)) {
+  for await (const rows of features.query(space.key, query, options.signal)) {
     onPage(rows.length, rows[rows.length - 1].seq);
     const texts: string[] = [];
     for (const row of rows) {

@@ -1,9 +1,12 @@
 // One PostgreSQL database the hub uses: its connection pool, transactions, and the mapping of driver errors to hub errors.
 import pg from 'pg';
+import { throwIfCancelled } from '../shared/read-bounds.js';
 import { StorageError } from '../storage-error.js';
 import { maskUrl } from './mask-url.js';
 
 export type Client = pg.PoolClient;
+/** A connection of its own, outside the pool, for start-up work. */
+export type Session = pg.ClientBase;
 
 /**
  * A constant statement that each connection prepares once and then only executes, saving the parse and
@@ -18,13 +21,18 @@ export interface Prepared {
 export interface PoolOptions {
   /** Connections this node keeps at most to the database. */
   size: number;
+  /** A statement running longer than this (ms) is cancelled by the server (504); 0 for no deadline. */
+  statementTimeout: number;
 }
 
-/** A statement running longer than this is cancelled by the server (504). */
-const STATEMENT_TIMEOUT_MS = 120_000;
-/** The client gives up a little later, for a server that no longer answers at all. */
-const QUERY_TIMEOUT_MS = STATEMENT_TIMEOUT_MS + 5_000;
+/** The client gives up this much later than the server's deadline, for a server that no longer answers at all. */
+const QUERY_TIMEOUT_GRACE_MS = 5_000;
 const CONNECT_TIMEOUT_MS = 10_000;
+/** The hub's connections name themselves so that operators (and tests) find them in pg_stat_activity. */
+const APPLICATION_NAME = 'spatial-data-hub';
+
+/** One statement with its values, its rows as objects or (`rowMode: 'array'`) as arrays. */
+type Statement = pg.QueryConfig | pg.QueryArrayConfig;
 
 const INT8_OID = 20;
 
@@ -86,10 +94,10 @@ export class Database {
       connectionString: url,
       max: options.size,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-      statement_timeout: STATEMENT_TIMEOUT_MS,
-      query_timeout: QUERY_TIMEOUT_MS,
+      statement_timeout: options.statementTimeout,
+      query_timeout: options.statementTimeout > 0 ? options.statementTimeout + QUERY_TIMEOUT_GRACE_MS : 0,
       keepAlive: true,
-      application_name: 'spatial-data-hub',
+      application_name: APPLICATION_NAME,
       types,
     });
     // An idle connection that dies (server restart, network) is dropped by the pool; the next request reconnects.
@@ -108,25 +116,74 @@ export class Database {
     return maskUrl(this.url);
   }
 
-  async query<R>(sql: string | Prepared, params: unknown[] = []): Promise<R[]> {
+  /** `signal` cancels the statement in the server when it aborts (see `cancellable`). */
+  async query<R>(sql: string | Prepared, params: unknown[] = [], signal?: AbortSignal): Promise<R[]> {
+    const config = typeof sql === 'string' ? { text: sql, values: params } : { ...sql, values: params };
+    return await this.run(config, signal) as R[];
+  }
+
+  /** Rows as arrays, for the hot read path. */
+  async queryArrays<R extends unknown[]>(sql: string | Prepared, params: unknown[] = [], signal?: AbortSignal): Promise<R[]> {
+    const config = typeof sql === 'string' ? { text: sql } : sql;
+    return await this.run({ ...config, values: params, rowMode: 'array' }, signal) as R[];
+  }
+
+  /** The rows of one statement (objects, or arrays for an array config). */
+  private async run(config: Statement, signal: AbortSignal | undefined): Promise<unknown[]> {
     await this.ready;
+    if (signal) return this.cancellable(config, signal);
     try {
-      const config = typeof sql === 'string' ? { text: sql, values: params } : { ...sql, values: params };
-      return (await this.pool.query(config)).rows as R[];
+      return (await this.pool.query(config)).rows;
     } catch (error) {
       throw storageError(error);
     }
   }
 
-  /** Rows as arrays, for the hot read path. */
-  async queryArrays<R extends unknown[]>(sql: string | Prepared, params: unknown[] = []): Promise<R[]> {
-    await this.ready;
+  /**
+   * Runs one statement on a connection held for it, so that an abort of `signal` (the client went away) can
+   * cancel it in the server instead of leaving the database working for nobody. A connection whose
+   * statement was cancelled is closed instead of pooled: a cancel arriving late must not hit the next
+   * statement on it.
+   */
+  private async cancellable(config: Statement, signal: AbortSignal): Promise<unknown[]> {
+    throwIfCancelled(signal);
+    const client = await this.connect();
+    let broken = false;
+    let cancelled = false;
+    const onError = () => { broken = true; };
+    const onAbort = () => {
+      cancelled = true;
+      this.cancelBackend(client);
+    };
+    client.on('error', onError);
     try {
-      const config = typeof sql === 'string' ? { text: sql } : sql;
-      return (await this.pool.query({ ...config, values: params, rowMode: 'array' })).rows as R[];
+      throwIfCancelled(signal);
+      signal.addEventListener('abort', onAbort, { once: true });
+      return (await client.query(config)).rows;
     } catch (error) {
+      broken ||= breaksConnection(error);
       throw storageError(error);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      client.removeListener('error', onError);
+      client.release(broken || cancelled);
     }
+  }
+
+  /**
+   * Cancels what a pooled connection is running, from a short-lived connection of its own: asking through
+   * the pool could wait behind the very statements it should cancel. The pid is the backend's key the
+   * server sent at connect (pg keeps it as `processID`). A cancel that fails leaves the statement to its deadline.
+   */
+  private cancelBackend(client: Client): void {
+    const pid = (client as unknown as { processID: number | null }).processID;
+    if (!pid) return;
+    const canceller = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, application_name: `${APPLICATION_NAME} cancel` });
+    canceller.on('error', () => {});
+    canceller.connect()
+      .then(() => canceller.query('SELECT pg_cancel_backend($1)', [pid]))
+      .catch(() => {})
+      .finally(() => canceller.end().catch(() => {}));
   }
 
   /**
@@ -155,6 +212,23 @@ export class Database {
         client.removeListener('error', onError);
         client.release(broken);
       }
+    }
+  }
+
+  /**
+   * Runs start-up work (limits, migrations, identity) on a connection outside the pool, without the query
+   * deadline: an index build, or waiting for another node's migration, may take longer than any request should.
+   */
+  async session<T>(work: (client: Session) => Promise<T>): Promise<T> {
+    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, application_name: APPLICATION_NAME, types });
+    client.on('error', () => {});
+    await client.connect().catch((error: unknown) => {
+      throw new Error(`Cannot connect to ${this.name}: ${(error as Error).message}`);
+    });
+    try {
+      return await work(client);
+    } finally {
+      await client.end().catch(() => {});
     }
   }
 

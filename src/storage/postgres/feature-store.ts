@@ -133,7 +133,8 @@ async function recordChange(client: Client, sid: number, features: number, size:
 }
 
 export class PostgresFeatureStore implements FeatureStore {
-  constructor(private readonly locations: Locations) {}
+  /** `deadlineMs` bounds the database time of one paged read in all; the server bounds each statement by itself. */
+  constructor(private readonly locations: Locations, private readonly deadlineMs: number) {}
 
   async write<T>(space: SpaceKey, ids: readonly string[], planner: WritePlanner<T>): Promise<T> {
     const { sid } = space;
@@ -196,10 +197,10 @@ export class PostgresFeatureStore implements FeatureStore {
     }
   }
 
-  async *query(space: SpaceKey, query: FeatureQuery): AsyncIterable<FeatureRow[]> {
+  async *query(space: SpaceKey, query: FeatureQuery, signal?: AbortSignal): AsyncIterable<FeatureRow[]> {
     const shape = (rows: unknown[][]): FeatureRow[] => (rows as Array<[number, string]>).map(([seq, json]) => ({ seq, json }));
     const measure = (rows: FeatureRow[]) => ({ count: rows.length, lastSeq: rows[rows.length - 1]?.seq ?? 0 });
-    yield* this.read(space, query, { name: 'features_by_id', outer: (inner) => inner, shape, measure });
+    yield* this.read(space, query, signal, { name: 'features_by_id', outer: (inner) => inner, shape, measure });
   }
 
   /**
@@ -209,11 +210,11 @@ export class PostgresFeatureStore implements FeatureStore {
    * string_agg would sort every page a second time (PostgreSQL 15 does not skip presorted input). The
    * insertion-order tests of both engines hold this to account.
    */
-  async *queryText(space: SpaceKey, query: FeatureQuery): AsyncIterable<FeatureTextPage> {
+  async *queryText(space: SpaceKey, query: FeatureQuery, signal?: AbortSignal): AsyncIterable<FeatureTextPage> {
     const shape = ([row]: unknown[][]): FeatureTextPage => ({
       text: (row?.[0] as string | null) ?? '', count: Number(row?.[1] ?? 0), lastSeq: Number(row?.[2] ?? 0),
     });
-    yield* this.read(space, query, {
+    yield* this.read(space, query, signal, {
       name: 'feature_text_by_id',
       outer: (inner) => `SELECT string_agg(p.feature, ','), count(*)::int, max(p.seq) FROM (${inner}) p`,
       shape,
@@ -226,7 +227,7 @@ export class PostgresFeatureStore implements FeatureStore {
    * one streams. The inner SELECT yields `seq, feature` in result order; `outer` may
    * wrap it, and `shape` turns the rows of one statement into a page.
    */
-  private async *read<T>(space: SpaceKey, query: FeatureQuery, how: {
+  private async *read<T>(space: SpaceKey, query: FeatureQuery, signal: AbortSignal | undefined, how: {
     name: string;
     outer: (inner: string) => string;
     shape: (rows: unknown[][]) => T;
@@ -243,7 +244,7 @@ export class PostgresFeatureStore implements FeatureStore {
                      JOIN features f ON f.sid = $1 AND f.id = u.id
                     WHERE ${where} ORDER BY u.ord LIMIT $3`);
       // Looking ids up one by one is the right plan whatever the values, so without a filter it is prepared once.
-      const page = how.shape(await db.queryArrays(isEmptyFilter(query) ? { name: how.name, text: sql } : sql, params.values));
+      const page = how.shape(await db.queryArrays(isEmptyFilter(query) ? { name: how.name, text: sql } : sql, params.values, signal));
       if (how.measure(page).count > 0) yield page;
       return;
     }
@@ -255,12 +256,12 @@ export class PostgresFeatureStore implements FeatureStore {
       const values = [...params.values];
       values[1] = after;
       values[2] = size;
-      return how.shape(await db.queryArrays(sql, values));
+      return how.shape(await db.queryArrays(sql, values, signal));
     };
-    yield* keysetPages(query.limit, query.afterSeq ?? 0, PAGE_SIZE, fetchPage, how.measure);
+    yield* keysetPages(query.limit, query.afterSeq ?? 0, PAGE_SIZE, fetchPage, how.measure, { deadlineMs: this.deadlineMs, signal });
   }
 
-  async count(space: SpaceKey, filter: FeatureFilter): Promise<number> {
+  async count(space: SpaceKey, filter: FeatureFilter, signal?: AbortSignal): Promise<number> {
     const { sid } = space;
     const db = this.locations.byId(space.location);
     if (isEmptyFilter(filter)) {
@@ -270,7 +271,7 @@ export class PostgresFeatureStore implements FeatureStore {
     const params = new SqlParams();
     params.add(sid);
     const where = compileFilter(filter, params);
-    const [row] = await db.query<{ n: number }>(`SELECT count(*) AS n FROM features f WHERE f.sid = $1 AND ${where}`, params.values);
+    const [row] = await db.query<{ n: number }>(`SELECT count(*) AS n FROM features f WHERE f.sid = $1 AND ${where}`, params.values, signal);
     return row.n;
   }
 

@@ -1,6 +1,6 @@
 // Versioned schema of the PostgreSQL databases, applied at start-up under an advisory lock so that nodes starting together do not race.
 import { migrate as runMigrations, type SchemaComponent } from '../shared/migration-runner.js';
-import type { Client } from './database.js';
+import type { Session } from './database.js';
 
 /** Each entry moves a component one version up; never edit a released entry, append a new one. */
 type Migrations = readonly string[];
@@ -100,7 +100,7 @@ export const CONTENT: SchemaComponent = { name: 'content', migrations: contentMi
 const MIGRATION_LOCK = 0x5d4b_0001;
 
 /** Versions live in `hub_schema`, one row per component; the advisory lock lets nodes that start together take turns. */
-export async function migrate(client: Client, components: readonly SchemaComponent[]): Promise<void> {
+export async function migrate(client: Session, components: readonly SchemaComponent[]): Promise<void> {
   await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
   try {
     await client.query('CREATE TABLE IF NOT EXISTS hub_schema (component text PRIMARY KEY, version integer NOT NULL)');

@@ -10,6 +10,8 @@ import { PostgresSpaceStore } from './space-store.js';
 export interface PostgresOptions {
   /** Connections each node keeps at most to each database. */
   poolSize: number;
+  /** The deadline of each statement, and of a paged read in all, in ms; 0 for none. */
+  queryTimeout: number;
 }
 
 export class PostgresStorage implements Storage {
@@ -20,23 +22,20 @@ export class PostgresStorage implements Storage {
   private readonly locations: Locations;
 
   constructor(urls: readonly string[], options: PostgresOptions) {
-    this.locations = new Locations(urls.map((url) => new Database(url, { size: options.poolSize })));
+    this.locations = new Locations(urls.map((url) => new Database(url, { size: options.poolSize, statementTimeout: options.queryTimeout })));
     // Start-up (connect, migrate, identify each database) runs in the background so that openStorage stays
     // synchronous; every query waits for it, and a database that is down at start fails the first call.
     const ready = this.start(options.poolSize);
     for (const db of this.locations.all) db.waitFor(ready);
     this.spaces = new PostgresSpaceStore(this.locations);
-    this.features = new PostgresFeatureStore(this.locations);
+    this.features = new PostgresFeatureStore(this.locations, options.queryTimeout);
     this.access = new PostgresAccessStore(this.locations.catalog);
   }
 
   private async start(poolSize: number): Promise<void> {
     const seen = new Map<string, Database>();
     for (const db of this.locations.all) {
-      const client = await db.pool.connect().catch((error: unknown) => {
-        throw new Error(`Cannot connect to ${db.name}: ${(error as Error).message}`);
-      });
-      try {
+      await db.session(async (client) => {
         const { rows: [limits] } = await client.query<{ available: number }>(
           `SELECT current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int AS available`);
         if (poolSize >= limits.available) {
@@ -46,9 +45,7 @@ export class PostgresStorage implements Storage {
         await migrate(client, db === this.locations.catalog ? [CATALOG, CONTENT] : [CONTENT]);
         const { rows: [identity] } = await client.query<{ id: string }>('SELECT id FROM hub_database');
         db.id = identity.id;
-      } finally {
-        client.release();
-      }
+      });
       const twin = seen.get(db.id);
       if (twin) throw new Error(`HUB_STORAGE names the same database twice: ${twin.name} and ${db.name}`);
       seen.set(db.id, db);

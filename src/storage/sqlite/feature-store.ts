@@ -1,7 +1,9 @@
 // Features in the embedded SQLite database: transactional batch writes and paged, streamed reads.
 import type Database from 'better-sqlite3';
 import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage } from '../../core/feature-query.js';
+import { performance } from 'node:perf_hooks';
 import { keysetPages } from '../shared/keyset-pages.js';
+import { checkDeadline, throwIfCancelled } from '../shared/read-bounds.js';
 import { planWrite, type StoredRow } from '../shared/write-diff.js';
 import { StorageError } from '../storage-error.js';
 import type { FeatureStore, FeatureWrite, SpaceKey, SpaceStatistics, WritePlanner } from '../storage.js';
@@ -32,7 +34,11 @@ export class SqliteFeatureStore implements FeatureStore {
   private readonly updateCounters;
   private readonly selectCount;
 
-  constructor(private readonly db: Database.Database) {
+  /**
+   * `deadlineMs` bounds the database time of one read. SQLite statements are synchronous and cannot be
+   * interrupted from JavaScript, so it is checked as each statement ends: between the pages of a read.
+   */
+  constructor(private readonly db: Database.Database, private readonly deadlineMs: number) {
     this.spaceExists = db.prepare<[number], { sid: number }>('SELECT sid FROM spaces WHERE sid = ?');
     this.selectExisting = db.prepare<[string, number], ExistingRow>(
       `SELECT f.seq, f.id, f.json ${BY_IDS}`);
@@ -123,7 +129,7 @@ export class SqliteFeatureStore implements FeatureStore {
     return rows;
   }
 
-  async *query(space: SpaceKey, query: FeatureQuery): AsyncIterable<FeatureRow[]> {
+  async *query(space: SpaceKey, query: FeatureQuery, signal?: AbortSignal): AsyncIterable<FeatureRow[]> {
     const { sid } = space;
     const where = compileFilter(query);
     if (query.ids) {
@@ -133,7 +139,7 @@ export class SqliteFeatureStore implements FeatureStore {
     }
     const sql = `SELECT f.seq, f.json FROM features f WHERE f.sid = ? AND f.seq > ? AND ${where.sql} ORDER BY f.seq LIMIT ?`;
     yield* keysetPages(query.limit, query.afterSeq ?? 0, PAGE_SIZE, (after, size) => this.rows(sql, [sid, after, ...where.params, size]),
-      (rows) => ({ count: rows.length, lastSeq: rows[rows.length - 1]?.seq ?? 0 }));
+      (rows) => ({ count: rows.length, lastSeq: rows[rows.length - 1]?.seq ?? 0 }), { deadlineMs: this.deadlineMs, signal });
   }
 
   /** SQLite joins the page and hands it over as one UTF-8 blob: no string per feature, nothing to encode for the socket. */
@@ -142,7 +148,7 @@ export class SqliteFeatureStore implements FeatureStore {
     return { text: text ?? Buffer.alloc(0), count, lastSeq: lastSeq ?? 0 };
   }
 
-  async *queryText(space: SpaceKey, query: FeatureQuery): AsyncIterable<FeatureTextPage> {
+  async *queryText(space: SpaceKey, query: FeatureQuery, signal?: AbortSignal): AsyncIterable<FeatureTextPage> {
     const { sid } = space;
     const where = compileFilter(query);
     const aggregate = (order: string) => `SELECT CAST(string_agg(json, ',' ORDER BY ${order}) AS BLOB), count(*), max(seq)`;
@@ -155,15 +161,18 @@ export class SqliteFeatureStore implements FeatureStore {
     const sql = `${aggregate('seq')} FROM (SELECT f.seq, f.json FROM features f
       WHERE f.sid = ? AND f.seq > ? AND ${where.sql} ORDER BY f.seq LIMIT ?)`;
     yield* keysetPages(query.limit, query.afterSeq ?? 0, PAGE_SIZE, (after, size) => this.textPage(sql, [sid, after, ...where.params, size]),
-      (page) => page);
+      (page) => page, { deadlineMs: this.deadlineMs, signal });
   }
 
-  async count(space: SpaceKey, filter: FeatureFilter): Promise<number> {
+  async count(space: SpaceKey, filter: FeatureFilter, signal?: AbortSignal): Promise<number> {
     const { sid } = space;
     const where = compileFilter(filter);
     if (where.params.length === 0) return this.selectCount.get(sid)?.n ?? 0;
+    throwIfCancelled(signal);
+    const start = performance.now();
     const row = this.statement(`SELECT count(*) AS n FROM features f WHERE f.sid = ? AND ${where.sql}`)
       .get(sid, ...where.params) as { n: number };
+    checkDeadline(performance.now() - start, { deadlineMs: this.deadlineMs });
     return row.n;
   }
 

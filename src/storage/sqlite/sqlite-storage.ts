@@ -12,20 +12,25 @@ import { SqliteSpaceStore } from './space-store.js';
 /** PRAGMA synchronous answers a number; these are its documented names. */
 const SYNCHRONOUS_LEVELS = ['OFF', 'NORMAL', 'FULL', 'EXTRA'];
 
+export interface SqliteOptions {
+  /** The database time a read may take in ms; 0 for no deadline. */
+  queryTimeout: number;
+}
+
 export class SqliteStorage implements Storage {
   readonly engine = 'sqlite';
   readonly spaces: SqliteSpaceStore;
   readonly features: SqliteFeatureStore;
   readonly access: SqliteAccessStore;
 
-  private constructor(private readonly db: Database.Database) {
+  private constructor(private readonly db: Database.Database, options: SqliteOptions) {
     this.spaces = new SqliteSpaceStore(db);
-    this.features = new SqliteFeatureStore(db);
+    this.features = new SqliteFeatureStore(db, options.queryTimeout);
     this.access = new SqliteAccessStore(db);
   }
 
   /** Opens (or creates) the file and brings its schema up to date. */
-  static async open(file: string): Promise<SqliteStorage> {
+  static async open(file: string, options: SqliteOptions): Promise<SqliteStorage> {
     mkdirSync(dirname(file), { recursive: true });
     const db = new Database(file);
     db.pragma('journal_mode = WAL');
@@ -42,7 +47,7 @@ export class SqliteStorage implements Storage {
       db.close();
       throw error;
     }
-    return new SqliteStorage(db);
+    return new SqliteStorage(db, options);
   }
 
   async durability(): Promise<Record<string, string>> {
