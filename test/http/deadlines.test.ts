@@ -150,7 +150,7 @@ if (BACKENDS.includes('postgres')) {
 
     before(async () => {
       hub = await startHub({ backend: 'postgres', args: ['--pg-pool-size', '2'] });
-      shortDeadline = await startHub({ backend: 'postgres', cluster: hub.cluster, args: ['--query-timeout', '2s', '--pg-pool-size', '2'] });
+      shortDeadline = await startHub({ backend: 'postgres', storage: hub.storage, args: ['--query-timeout', '2s', '--pg-pool-size', '2'] });
       observer = new pg.Client({ connectionString: hub.storage, application_name: 'deadline-test' });
       await observer.connect();
       space = await createSpace(hub);
