@@ -1,5 +1,6 @@
 // Space statistics (API.md 5.9) on PostgreSQL, matching the SQLite engine's figures: aggregates over the whole space, or one read of a stride sample of a large one.
 import { propertyStatistics, type SampledFeature, samplePositions, sampleStatistics } from '../shared/space-statistics.js';
+import { StorageError } from '../storage-error.js';
 import type { SpaceStatistics, StatisticsOptions } from '../storage.js';
 import type { Database } from './database.js';
 
@@ -53,6 +54,7 @@ async function sampleOf(db: Database, sid: number): Promise<SampledFeature[]> {
 export async function readStatistics(db: Database, sid: number, options: StatisticsOptions): Promise<SpaceStatistics> {
   const [space] = await db.query<{ count: number; size: number }>(
     'SELECT feature_count AS count, data_size AS size FROM space_counters WHERE sid = $1', [sid]);
+  if (!space) throw new StorageError('spaceGone');
   const estimated = space.count > options.exactUpTo;
   return {
     count: space.count,
