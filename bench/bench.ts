@@ -10,11 +10,12 @@ import { startFlags } from '../test/helpers/hub-process.js';
 import { cityFeature, cityParts, loadCities, pointParts, polygonCollection, polygonParts } from './data.js';
 import { type BenchEngine, ENGINES, openStorage, spaceKey, type StorageSpec } from './engines.js';
 import { FloorReads } from './floor-reads.js';
+import { bigSpace } from './big-space.js';
 import { type BenchHub, type MemoryReading, readMemory, resetPeak, startBenchHub, watchMemory } from './hub-server.js';
 import { countFeatures, handleOf, HubClient } from './http.js';
 import { fastest, perSecond, type Rate, repeated, rotation, timed } from './measure.js';
 
-const SECTIONS = ['ingest', 'get', 'iterate', 'search', 'parallel', 'million', 'upload'] as const;
+const SECTIONS = ['ingest', 'get', 'iterate', 'search', 'parallel', 'million', 'upload', 'bigspace'] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface Settings {
@@ -424,6 +425,21 @@ async function million(hub: BenchHub, client: HubClient, reads: FloorReads, sett
   }
 }
 
+async function bigSpaceSection(hub: BenchHub, settings: Settings): Promise<void> {
+  const size = sizes(settings.quick);
+  const figures = await bigSpace(hub.origin, hub.token, settings.engine.hubSpec(hub.dataDir), {
+    features: size.millionPoints, fillBatch: size.fillBatch, statisticsCalls: 5, probeEvery: 10,
+  }, async () => { await settings.engine.afterBulkLoad?.(); }, log);
+  const { statistics, delete: removal } = figures;
+  const ms = (values: number[]) => values.map((value) => value.toFixed(0)).join(', ');
+  rows.push({
+    figure: `Statistics of ${number(size.millionPoints)} features`, unit: 'requests/s', http: statistics.http, floor: statistics.floor,
+    note: `ms per call HTTP ${ms(statistics.httpMs)}; floor ${ms(statistics.floorMs)}; estimated: ${statistics.estimated.join(', ') || 'none'}`,
+  });
+  notes.push(`Delete of ${number(removal.features)} features by tag: ${removal.seconds.toFixed(1)} s; GET /hub every 10 ms meanwhile: ` +
+    `${removal.probes} answers, worst ${removal.worstMs.toFixed(0)} ms, p99 ${removal.p99Ms.toFixed(0)} ms, ${removal.failed} failed.`);
+}
+
 function printTables(settings: Settings): void {
   const table = [['figure', 'HTTP', 'floor', 'HTTP/floor', 'goal', 'note']];
   for (const row of rows) {
@@ -485,6 +501,7 @@ async function main(): Promise<void> {
     // The iteration goes before the upload: V8 keeps the heap the upload grew, which would hide the iteration's own peak.
     if (sections.has('million')) await million(hub, client, floor.reads, settings);
     if (sections.has('upload')) await upload(hub, client, floor, settings);
+    if (sections.has('bigspace')) await bigSpaceSection(hub, settings);
   } finally {
     client.close();
     await floor.reads.close();

@@ -42,7 +42,8 @@ async function main(): Promise<void> {
   const storage = await openStorage(config.storage, { pgPoolSize: config.pgPoolSize, queryTimeout: config.queryTimeout });
   // Read back from the engine, so that a weakened setting shows in the log (and fails the durability tests).
   process.stdout.write(`Durability: ${JSON.stringify(await storage.durability())}\n`);
-  const hub = new Hub(storage, { name: 'Spatial Data Hub', version: pkg.version, upSince: Date.now() });
+  const hub = new Hub(storage, { name: 'Spatial Data Hub', version: pkg.version, upSince: Date.now() },
+    { statisticsExactLimit: config.statisticsExactLimit });
   announceAdmin(await hub.access.bootstrapAdmin({
     user: config.adminUser, password: config.adminPassword, token: config.adminToken,
   }), config.dataDir);

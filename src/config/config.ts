@@ -1,5 +1,6 @@
 // Configuration from HUB_* environment variables and matching command-line flags, with defaults that need none.
 import { resolve } from 'node:path';
+import { DEFAULT_STATISTICS_EXACT_LIMIT } from '../hub/features/statistics-service.js';
 import { maskUrl } from '../storage/postgres/mask-url.js';
 
 export interface Config {
@@ -15,6 +16,8 @@ export interface Config {
   /** Largest accepted request body in bytes after decompression; 0 means unlimited. */
   maxBody: number;
   logLevel: string;
+  /** Spaces with more features than this get /statistics estimated from a sample. */
+  statisticsExactLimit: number;
   adminUser?: string;
   adminPassword?: string;
   adminToken?: string;
@@ -50,6 +53,12 @@ function parsePoolSize(value: string): number {
   return size;
 }
 
+function parseFeatureCount(value: string): number {
+  const count = Number(value);
+  if (!Number.isSafeInteger(count) || count < 0) throw new Error(`Invalid feature count "${value}": use a whole number, at least 0`);
+  return count;
+}
+
 function parsePort(value: string): number {
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`Invalid port "${value}"`);
@@ -65,6 +74,7 @@ const OPTIONS: Option[] = [
   { key: 'queryTimeout', env: 'HUB_QUERY_TIMEOUT', flag: '--query-timeout', parse: parseDuration },
   { key: 'maxBody', env: 'HUB_MAX_BODY', flag: '--max-body', parse: parseSize },
   { key: 'logLevel', env: 'HUB_LOG_LEVEL', flag: '--log-level' },
+  { key: 'statisticsExactLimit', env: 'HUB_STATISTICS_EXACT_LIMIT', flag: '--statistics-exact-limit', parse: parseFeatureCount },
   { key: 'adminUser', env: 'HUB_ADMIN_USER', flag: '--admin-user' },
   { key: 'adminPassword', env: 'HUB_ADMIN_PASSWORD', flag: '--admin-password', secret: true },
   { key: 'adminToken', env: 'HUB_ADMIN_TOKEN', flag: '--admin-token', secret: true },
@@ -89,7 +99,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
     if (value === undefined) throw new Error(`Missing value for ${flag}`);
     raw[option.key] = value;
   }
-  const config: Config = { host: '127.0.0.1', port: 8080, dataDir: resolve('data'), storage: '', pgPoolSize: 10, queryTimeout: 60_000, maxBody: parseSize('256m'), logLevel: 'info' };
+  const config: Config = { host: '127.0.0.1', port: 8080, dataDir: resolve('data'), storage: '', pgPoolSize: 10, queryTimeout: 60_000, maxBody: parseSize('256m'),
+    logLevel: 'info', statisticsExactLimit: DEFAULT_STATISTICS_EXACT_LIMIT };
   const target = config as unknown as Record<string, unknown>;
   for (const option of OPTIONS) {
     const value = raw[option.key];

@@ -11,16 +11,21 @@ export interface HubInfo {
   upSince: number;
 }
 
+export interface HubOptions {
+  /** HUB_STATISTICS_EXACT_LIMIT: larger spaces get sampled statistics. */
+  statisticsExactLimit?: number;
+}
+
 export class Hub {
   readonly spaces: SpaceService;
   readonly features: FeatureService;
   readonly statistics: StatisticsService;
   readonly access: AccessService;
 
-  constructor(readonly storage: Storage, readonly info: HubInfo) {
+  constructor(readonly storage: Storage, readonly info: HubInfo, options: HubOptions = {}) {
     this.spaces = new SpaceService(storage, storage.engine);
     this.features = new FeatureService(storage);
-    this.statistics = new StatisticsService(storage);
+    this.statistics = new StatisticsService(storage, options.statisticsExactLimit);
     this.access = new AccessService(storage);
   }
 }

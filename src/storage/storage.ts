@@ -76,8 +76,16 @@ export interface SpaceStatistics {
   geometryTypes: string[];
   tags: TagCount[];
   properties: PropertyStatistic[];
-  /** True when the property statistics come from a sample of a large space. */
-  propertiesEstimated: boolean;
+  /**
+   * True when bbox, geometry types, tags and properties come from a sample of a large space (tag and
+   * property counts scaled to the whole space); count and dataSize are the counters either way.
+   */
+  estimated: boolean;
+}
+
+export interface StatisticsOptions {
+  /** Spaces with at most this many features get exact figures; larger ones are sampled. */
+  exactUpTo: number;
 }
 
 /**
@@ -99,7 +107,7 @@ export interface FeatureStore {
   /** The same features as `query`, each page joined into one text by the database: reads that transform nothing. */
   queryText(space: SpaceKey, query: FeatureQuery, signal?: AbortSignal): AsyncIterable<FeatureTextPage>;
   count(space: SpaceKey, filter: FeatureFilter, signal?: AbortSignal): Promise<number>;
-  statistics(space: SpaceKey): Promise<SpaceStatistics>;
+  statistics(space: SpaceKey, options: StatisticsOptions): Promise<SpaceStatistics>;
 }
 
 export interface AccountRecord {

@@ -5,13 +5,17 @@ import { contentEtag } from './read-pipeline.js';
 
 const estimated = <T>(value: T, isEstimate = false) => ({ value, estimated: isEstimate });
 
+/** The default of HUB_STATISTICS_EXACT_LIMIT (src/config/config.ts). */
+export const DEFAULT_STATISTICS_EXACT_LIMIT = 10_000;
+
 export class StatisticsService {
-  constructor(private readonly storage: Storage) {}
+  /** Spaces with more features than `exactLimit` get estimates from a sample (storage.ts SpaceStatistics). */
+  constructor(private readonly storage: Storage, private readonly exactLimit = DEFAULT_STATISTICS_EXACT_LIMIT) {}
 
   async statistics(spaceId: string): Promise<{ etag: string; body: Record<string, unknown> }> {
     const space = await this.storage.spaces.get(spaceId);
     if (!space) throw hubError('spaceOfFeaturesNotFound');
-    const stats = await this.storage.features.statistics(space.key);
+    const stats = await this.storage.features.statistics(space.key, { exactUpTo: this.exactLimit });
     const searchable = space.definition.searchableProperties ? 'PARTIAL' : 'ALL';
     const searchableKeys = new Set(Object.keys(space.definition.searchableProperties ?? {})
       .map((path) => path.split('::')[0]));
@@ -30,10 +34,10 @@ export class StatisticsService {
         count: estimated(stats.count),
         byteSize: estimated(stats.dataSize, true),
         dataSize: estimated(stats.dataSize, true),
-        bbox: estimated(stats.bbox ?? []),
-        geometryTypes: estimated(stats.geometryTypes),
-        tags: estimated(stats.tags),
-        properties: { ...estimated(properties, stats.propertiesEstimated), searchable },
+        bbox: estimated(stats.bbox ?? [], stats.estimated),
+        geometryTypes: estimated(stats.geometryTypes, stats.estimated),
+        tags: estimated(stats.tags, stats.estimated),
+        properties: { ...estimated(properties, stats.estimated), searchable },
         searchable,
         contentUpdatedAt: estimated(space.contentUpdatedAt),
         etag,

@@ -3,7 +3,7 @@ import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage } from '.
 import { keysetPages } from '../shared/keyset-pages.js';
 import { planWrite, type StoredRow } from '../shared/write-diff.js';
 import { StorageError } from '../storage-error.js';
-import type { FeatureStore, FeatureWrite, SpaceKey, SpaceStatistics, WritePlanner } from '../storage.js';
+import type { FeatureStore, FeatureWrite, SpaceKey, SpaceStatistics, StatisticsOptions, WritePlanner } from '../storage.js';
 import type { Client, Database, Prepared } from './database.js';
 import { compileFilter, isEmptyFilter, SqlParams } from './filter-sql.js';
 import type { Locations } from './locations.js';
@@ -275,7 +275,7 @@ export class PostgresFeatureStore implements FeatureStore {
     return row.n;
   }
 
-  async statistics(space: SpaceKey): Promise<SpaceStatistics> {
-    return readStatistics(this.locations.byId(space.location), space.sid);
+  async statistics(space: SpaceKey, options: StatisticsOptions): Promise<SpaceStatistics> {
+    return readStatistics(this.locations.byId(space.location), space.sid, options);
   }
 }

@@ -1,24 +1,28 @@
 // Features in the embedded SQLite database: transactional batch writes and paged, streamed reads.
 import type Database from 'better-sqlite3';
-import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage } from '../../core/feature-query.js';
+import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage, TagExpression } from '../../core/feature-query.js';
 import { performance } from 'node:perf_hooks';
 import { keysetPages } from '../shared/keyset-pages.js';
 import { checkDeadline, throwIfCancelled } from '../shared/read-bounds.js';
 import { planWrite, type StoredRow } from '../shared/write-diff.js';
 import { StorageError } from '../storage-error.js';
-import type { FeatureStore, FeatureWrite, SpaceKey, SpaceStatistics, WritePlanner } from '../storage.js';
+import type { FeatureStore, FeatureWrite, SpaceKey, SpaceStatistics, StatisticsOptions, WritePlanner } from '../storage.js';
 import { compileFilter } from './filter-sql.js';
 import { readStatistics } from './statistics.js';
 
 /** Rows fetched per statement while streaming; each page is one short synchronous query. */
 const PAGE_SIZE = 2000;
 const STATEMENT_CACHE_SIZE = 256;
+/** Features deleted per transaction by deleteMatching: a few tens of milliseconds of work between other requests. */
+const DELETE_CHUNK = 1000;
 
 /**
  * The requested ids, each looked up through `features_by_id`. CROSS JOIN fixes json_each as the outer
  * loop: with a plain JOIN the planner scans every feature of the space and the id list for each one.
  */
 const BY_IDS = 'FROM json_each(?) j CROSS JOIN features f ON f.sid = ? AND f.id = j.value';
+/** The features of a list of seqs, each looked up by primary key. */
+const BY_SEQS = 'FROM json_each(?) j CROSS JOIN features f ON f.seq = j.value AND f.sid = ?';
 
 interface ExistingRow extends StoredRow { id: string }
 
@@ -33,6 +37,7 @@ export class SqliteFeatureStore implements FeatureStore {
   private readonly deleteTagsOfFeature;
   private readonly updateCounters;
   private readonly selectCount;
+  private readonly selectLastSeq;
 
   /**
    * `deadlineMs` bounds the database time of one read. SQLite statements are synchronous and cannot be
@@ -52,6 +57,7 @@ export class SqliteFeatureStore implements FeatureStore {
     this.updateCounters = db.prepare(
       `UPDATE spaces SET feature_count = feature_count + ?, data_size = data_size + ?,
          revision = revision + 1, content_updated_at = ? WHERE sid = ?`);
+    this.selectLastSeq = db.prepare<[number], number>('SELECT seq FROM features WHERE sid = ? ORDER BY seq DESC LIMIT 1').pluck();
     this.selectCount = db.prepare<[number], { n: number }>('SELECT feature_count AS n FROM spaces WHERE sid = ?');
   }
 
@@ -100,13 +106,21 @@ export class SqliteFeatureStore implements FeatureStore {
     }).immediate();
   }
 
+  /**
+   * Deletes in chunks of DELETE_CHUNK candidates, one transaction each, yielding to the event loop between
+   * them: better-sqlite3 runs on the event loop, and one transaction over a million features kept every
+   * other request waiting for half a minute. Each chunk commits with its counters, so a crash leaves some
+   * matching features deleted and the counters right; repeating the delete finishes it. Only features
+   * that existed when the delete began are candidates.
+   */
   async deleteMatching(space: SpaceKey, filter: FeatureFilter): Promise<number> {
     const { sid } = space;
-    return this.db.transaction(() => {
-      this.assertSpace(sid);
-      const where = compileFilter(filter);
-      const victims = this.statement(`SELECT f.seq, length(f.json) AS size FROM features f WHERE f.sid = ? AND ${where.sql}`)
-        .all(sid, ...where.params) as Array<{ seq: number; size: number }>;
+    const candidates = this.deleteCandidates(filter.tags ?? []);
+    const where = compileFilter({ properties: filter.properties });
+    const victimsAmong = this.statement(`SELECT f.seq, length(f.json) AS size ${BY_SEQS} WHERE ${where.sql}`);
+    const deleteChunk = this.db.transaction((after: number, last: number) => {
+      const chunk = candidates(sid, after, last);
+      const victims = victimsAmong.all(JSON.stringify(chunk), sid, ...where.params) as Array<{ seq: number; size: number }>;
       let size = 0;
       for (const victim of victims) {
         this.deleteTagsOfFeature.run(victim.seq);
@@ -114,8 +128,41 @@ export class SqliteFeatureStore implements FeatureStore {
         size += victim.size;
       }
       if (victims.length > 0) this.updateCounters.run(-victims.length, -size, Date.now(), sid);
-      return victims.length;
-    }).immediate();
+      return { deleted: victims.length, candidates: chunk.length, lastCandidate: chunk[chunk.length - 1] };
+    });
+    this.assertSpace(sid);
+    const last = this.selectLastSeq.get(sid) ?? 0;
+    let deleted = 0;
+    let after = 0;
+    for (;;) {
+      const chunk = deleteChunk.immediate(after, last);
+      deleted += chunk.deleted;
+      if (chunk.candidates < DELETE_CHUNK) return deleted;
+      after = chunk.lastCandidate;
+      await new Promise((resolve) => setImmediate(resolve));
+      // A space deleted in the meantime took its remaining features with it.
+      if (!this.spaceExists.get(sid)) return deleted;
+    }
+  }
+
+  /**
+   * The next DELETE_CHUNK features after a seq that carry the tags (API.md tag expression: groups ORed,
+   * the tags of a group ANDed), read in seq order from the `feature_tags` primary key, so every chunk costs
+   * the same. The read filter (filter-sql.ts) builds the list of all features with a tag first, which is
+   * right for one read but would make each chunk cost as much as the whole delete.
+   */
+  private deleteCandidates(tags: TagExpression): (sid: number, after: number, last: number) => number[] {
+    if (tags.length === 0) {
+      const all = this.statement(`SELECT seq FROM features WHERE sid = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ${DELETE_CHUNK}`).pluck();
+      return (sid, after, last) => all.all(sid, after, last) as number[];
+    }
+    const groups = tags.map((group) => {
+      const others = group.slice(1).map(() => 'AND EXISTS (SELECT 1 FROM feature_tags u WHERE u.sid = t.sid AND u.tag = ? AND u.seq = t.seq)');
+      return `SELECT seq FROM (SELECT t.seq FROM feature_tags t WHERE t.sid = ? AND t.tag = ? AND t.seq > ? AND t.seq <= ? ${others.join(' ')}
+                ORDER BY t.seq LIMIT ${DELETE_CHUNK})`;
+    });
+    const tagged = this.statement(`${groups.join(' UNION ')} ORDER BY seq LIMIT ${DELETE_CHUNK}`).pluck();
+    return (sid, after, last) => tagged.all(...tags.flatMap(([first, ...others]) => [sid, first, after, last, ...others])) as number[];
   }
 
   /**
@@ -176,7 +223,7 @@ export class SqliteFeatureStore implements FeatureStore {
     return row.n;
   }
 
-  async statistics(space: SpaceKey): Promise<SpaceStatistics> {
-    return readStatistics(this.db, space.sid);
+  async statistics(space: SpaceKey, options: StatisticsOptions): Promise<SpaceStatistics> {
+    return readStatistics(this.db, space.sid, options);
   }
 }

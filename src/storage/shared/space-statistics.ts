@@ -1,0 +1,109 @@
+// What both engines share for space statistics (API.md 5.9): the stride sample of a large space and the folding of sampled counts.
+import type { BBox } from '../../geo/bbox.js';
+import type { PropertyStatistic, SpaceStatistics, TagCount } from '../storage.js';
+
+const NS = '@ns:com:here:xyz';
+
+const byCountThenKey = (a: TagCount, b: TagCount) => b.count - a.count || (a.key < b.key ? -1 : 1);
+
+/** A large space is estimated from at most this many features, spread over all of it. */
+export const STATISTICS_SAMPLE = 10_000;
+
+/** A fixed pseudo-random fraction in [0, 1) for each index (a 32-bit integer hash): repeated calls sample alike. */
+function jitter(index: number): number {
+  let x = Math.imul(index + 1, 0x9e3779b1);
+  x ^= x >>> 15;
+  x = Math.imul(x, 0x85ebca77);
+  x ^= x >>> 13;
+  return (x >>> 0) / 2 ** 32;
+}
+
+/**
+ * Insertion sequences spread over the space from its first to its last feature: one at a pseudo-random
+ * place in each of `size` equal stretches. Each engine takes the first feature at or after each one (an
+ * index lookup), so the sample covers old and new features alike, where the first rows alone would show
+ * only what was written first; the jitter keeps a fixed stride from meeting data that repeats with the
+ * same period (every 4th feature tagged alike would otherwise be sampled all or never). Positions inside
+ * a gap left by deletes land on the feature after it; engines keep each sampled feature once.
+ */
+export function samplePositions(firstSeq: number, lastSeq: number, size = STATISTICS_SAMPLE): number[] {
+  const span = lastSeq - firstSeq + 1;
+  if (span <= size) return Array.from({ length: span }, (_, i) => firstSeq + i);
+  return Array.from({ length: size }, (_, i) => firstSeq + Math.floor(((i + jitter(i)) * span) / size));
+}
+
+/** How many features have top-level property `key` with a value of `datatype` (undefined for null). */
+export interface PropertyTypeCount { key: string; datatype: string | undefined; n: number }
+
+/** One entry per key with its most common datatype and its count scaled by `scale`, most frequent keys first. */
+export function propertyStatistics(rows: PropertyTypeCount[], scale: number): PropertyStatistic[] {
+  const byKey = new Map<string, { count: number; typeCounts: Map<string, number> }>();
+  for (const row of rows) {
+    const entry = byKey.get(row.key) ?? { count: 0, typeCounts: new Map<string, number>() };
+    entry.count += row.n;
+    if (row.datatype) entry.typeCounts.set(row.datatype, (entry.typeCounts.get(row.datatype) ?? 0) + row.n);
+    byKey.set(row.key, entry);
+  }
+  return [...byKey].map(([key, { count, typeCounts }]) => {
+    const datatype = [...typeCounts].sort((a, b) => b[1] - a[1])[0]?.[0];
+    const statistic: PropertyStatistic = { key, count: Math.round(count * scale) };
+    if (datatype) statistic.datatype = datatype;
+    return statistic;
+  }).sort(byCountThenKey);
+}
+
+/** One sampled feature as an engine reads it: its indexed columns and its properties (namespace included). */
+export interface SampledFeature {
+  geometryType: string | null;
+  bbox: BBox | null;
+  properties: Record<string, unknown>;
+}
+
+function datatypeOf(value: unknown): string | undefined {
+  if (value === null) return undefined;
+  if (Array.isArray(value)) return 'array';
+  const type = typeof value;
+  return type === 'string' || type === 'number' || type === 'boolean' || type === 'object' ? type : undefined;
+}
+
+/**
+ * The sampled members of the statistics of a space of `count` features, from one pass over the sample:
+ * both engines fold alike, so the same sample gives the same figures.
+ */
+export function sampleStatistics(sample: SampledFeature[], count: number): Pick<SpaceStatistics, 'bbox' | 'geometryTypes' | 'tags' | 'properties'> {
+  let bbox: BBox | null = null;
+  const geometryTypes = new Set<string>();
+  const tags = new Map<string, number>();
+  const properties: PropertyTypeCount[] = [];
+  const propertyIndex = new Map<string, number>();
+  for (const feature of sample) {
+    if (feature.geometryType !== null) geometryTypes.add(feature.geometryType);
+    if (feature.bbox) {
+      const [west, south, east, north] = feature.bbox;
+      bbox = bbox ? [Math.min(bbox[0], west), Math.min(bbox[1], south), Math.max(bbox[2], east), Math.max(bbox[3], north)] : [west, south, east, north];
+    }
+    for (const [key, value] of Object.entries(feature.properties)) {
+      if (key === NS) {
+        for (const tag of new Set((value as { tags?: string[] }).tags ?? [])) tags.set(tag, (tags.get(tag) ?? 0) + 1);
+        continue;
+      }
+      const datatype = datatypeOf(value);
+      const slot = `${datatype}:${key}`;
+      const index = propertyIndex.get(slot);
+      if (index === undefined) {
+        propertyIndex.set(slot, properties.length);
+        properties.push({ key, datatype, n: 1 });
+      } else {
+        properties[index].n++;
+      }
+    }
+  }
+  // What a count in the sample stands for in the whole space.
+  const scale = sample.length === 0 ? 1 : count / sample.length;
+  return {
+    bbox,
+    geometryTypes: [...geometryTypes].sort(),
+    tags: [...tags].map(([key, n]) => ({ key, count: Math.round(n * scale) })).sort(byCountThenKey),
+    properties: propertyStatistics(properties, scale),
+  };
+}
