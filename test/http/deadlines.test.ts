@@ -133,11 +133,11 @@ if (BACKENDS.includes('postgres')) {
       };
     }
 
-    /** The hub's statements that are running (or waiting for a lock) right now. */
+    /** The statements of this file's hubs (their database; other test files share the cluster) running or waiting for a lock right now. */
     async function hubStatements(observer: pg.Client, waitingForLock = false): Promise<number> {
       const { rows: [{ n }] } = await observer.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM pg_stat_activity
-          WHERE application_name = 'spatial-data-hub' AND state = 'active' AND ($1 = false OR wait_event_type = 'Lock')`, [waitingForLock]);
+          WHERE datname = current_database() AND application_name = 'spatial-data-hub' AND state = 'active' AND ($1 = false OR wait_event_type = 'Lock')`, [waitingForLock]);
       return n;
     }
 
