@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   const config = loadConfig(argv, process.env);
   process.stdout.write(`Spatial Data Hub ${pkg.version} configuration: ${JSON.stringify(describeConfig(config))}\n`);
   const storage = openStorage(config.storage, { pgPoolSize: config.pgPoolSize });
-  const hub = new Hub(storage, { name: 'Spatial Data Hub', version: pkg.version, upSince: Date.now() });
+  const hub = new Hub(storage, { name: 'Spatial Data Hub', version: pkg.version, upSince: Date.now() }, { spacePageSize: config.spacePageSize });
   announceAdmin(await hub.access.bootstrapAdmin({
     user: config.adminUser, password: config.adminPassword, token: config.adminToken,
   }), config.dataDir);

@@ -10,6 +10,8 @@ export interface Config {
   storage: string;
   /** Connections each node keeps at most to each PostgreSQL database; stays below the server's max_connections. */
   pgPoolSize: number;
+  /** Spaces read per storage query when listing spaces: bounds the memory of one list request. */
+  spacePageSize: number;
   /** Largest accepted request body in bytes after decompression; 0 means unlimited. */
   maxBody: number;
   logLevel: string;
@@ -40,6 +42,12 @@ function parsePoolSize(value: string): number {
   return size;
 }
 
+function parsePageSize(value: string): number {
+  const size = Number(value);
+  if (!Number.isInteger(size) || size < 1) throw new Error(`Invalid page size "${value}": use a whole number, at least 1`);
+  return size;
+}
+
 function parsePort(value: string): number {
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`Invalid port "${value}"`);
@@ -52,6 +60,7 @@ const OPTIONS: Option[] = [
   { key: 'dataDir', env: 'HUB_DATA_DIR', flag: '--data-dir', parse: (value) => resolve(value) },
   { key: 'storage', env: 'HUB_STORAGE', flag: '--storage' },
   { key: 'pgPoolSize', env: 'HUB_PG_POOL_SIZE', flag: '--pg-pool-size', parse: parsePoolSize },
+  { key: 'spacePageSize', env: 'HUB_SPACE_PAGE_SIZE', flag: '--space-page-size', parse: parsePageSize },
   { key: 'maxBody', env: 'HUB_MAX_BODY', flag: '--max-body', parse: parseSize },
   { key: 'logLevel', env: 'HUB_LOG_LEVEL', flag: '--log-level' },
   { key: 'adminUser', env: 'HUB_ADMIN_USER', flag: '--admin-user' },
@@ -78,7 +87,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
     if (value === undefined) throw new Error(`Missing value for ${flag}`);
     raw[option.key] = value;
   }
-  const config: Config = { host: '127.0.0.1', port: 8080, dataDir: resolve('data'), storage: '', pgPoolSize: 10, maxBody: parseSize('256m'), logLevel: 'info' };
+  const config: Config = { host: '127.0.0.1', port: 8080, dataDir: resolve('data'), storage: '', pgPoolSize: 10, spacePageSize: 1000, maxBody: parseSize('256m'), logLevel: 'info' };
   const target = config as unknown as Record<string, unknown>;
   for (const option of OPTIONS) {
     const value = raw[option.key];

@@ -11,14 +11,19 @@ export interface HubInfo {
   upSince: number;
 }
 
+export interface HubSettings {
+  /** Spaces read per storage query when listing (HUB_SPACE_PAGE_SIZE). */
+  spacePageSize: number;
+}
+
 export class Hub {
   readonly spaces: SpaceService;
   readonly features: FeatureService;
   readonly statistics: StatisticsService;
   readonly access: AccessService;
 
-  constructor(readonly storage: Storage, readonly info: HubInfo) {
-    this.spaces = new SpaceService(storage, storage.engine);
+  constructor(readonly storage: Storage, readonly info: HubInfo, settings: HubSettings) {
+    this.spaces = new SpaceService(storage, storage.engine, settings.spacePageSize);
     this.features = new FeatureService(storage);
     this.statistics = new StatisticsService(storage);
     this.access = new AccessService(storage);

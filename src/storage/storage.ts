@@ -1,6 +1,7 @@
 // The storage interface every engine implements: spaces, features and access records.
 import type { BBox } from '../geo/bbox.js';
 import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage } from '../core/feature-query.js';
+import type { SpaceListFilter } from '../core/space-query.js';
 
 export interface StoredSpace {
   id: string;
@@ -17,7 +18,12 @@ export interface SpaceStore {
   /** Throws `spaceExists` when the id is taken. */
   create(id: string, definition: Record<string, unknown>, createdAt: number): Promise<StoredSpace>;
   get(id: string): Promise<StoredSpace | undefined>;
-  list(): Promise<StoredSpace[]>;
+  /**
+   * The spaces matching the filter in creation order, a page of at most `pageSize` at a time: each page is
+   * one keyset query (by the internal space number), so memory stays bounded and no statement stays open
+   * between pages.
+   */
+  list(filter: SpaceListFilter, pageSize: number): AsyncIterable<StoredSpace[]>;
   /** Read-modify-write of the definition inside one transaction; undefined when the space is unknown. */
   update(id: string, change: (current: StoredSpace) => Record<string, unknown>): Promise<StoredSpace | undefined>;
   /** Removes the space and all its features; undefined when unknown. */

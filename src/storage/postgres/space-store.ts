@@ -1,9 +1,10 @@
 // Spaces in PostgreSQL: the catalog row (id, definition, location) joined with the counters kept next to the space's features.
 import { hubError } from '../../core/errors.js';
+import type { SpaceListFilter, TimeCondition } from '../../core/space-query.js';
 import type { SpaceStore, StoredSpace } from '../storage.js';
 import { type Client, type Database, type Prepared, sqlState } from './database.js';
 import type { Locations } from './locations.js';
-import { cannotExist } from './nul-stand-in.js';
+import { cannotExist, standIn } from './nul-stand-in.js';
 
 interface CatalogRow {
   sid: number;
@@ -26,6 +27,25 @@ const JOINED = `SELECT s.sid, s.id, s.definition, s.location, c.content_updated_
                   FROM spaces s LEFT JOIN space_contents c ON c.sid = s.sid`;
 const CONTENTS = 'SELECT sid, content_updated_at, revision, feature_count FROM space_contents';
 const GET: Prepared = { name: 'get_space', text: `${JOINED} WHERE s.id = $1` };
+
+/** `content_updated_at` against an OR of values; numeric, as a value may be larger than a bigint holds. */
+const contentCondition = (column: string, { op }: TimeCondition, param: number): string =>
+  `${column} ${op === '!=' ? '<>' : op} ANY($${param}::numeric[])`;
+
+/** The catalog part of a list filter, on the generated columns owner and shared (see migrations.ts). */
+function catalogConditions(filter: SpaceListFilter, params: unknown[]): string[] {
+  const conditions: string[] = [];
+  const param = (value: unknown) => `$${params.push(value)}`;
+  if (filter.owner && 'is' in filter.owner) conditions.push(`s.owner = ${param(standIn(filter.owner.is))}`);
+  if (filter.owner && 'isNot' in filter.owner) conditions.push(`s.owner IS DISTINCT FROM ${param(standIn(filter.owner.isNot))}`);
+  if (filter.sharedOrOwnedBy) conditions.push(`(s.shared OR s.owner = ANY(${param(standIn(filter.sharedOrOwnedBy))}::text[]))`);
+  // Counters in the catalog database are joined and filtered here; those held elsewhere are filtered there, per page.
+  if (filter.contentUpdatedAt) {
+    params.push(filter.contentUpdatedAt.values);
+    conditions.push(`(c.sid IS NULL OR ${contentCondition('c.content_updated_at', filter.contentUpdatedAt, params.length)})`);
+  }
+  return conditions;
+}
 
 function toSpace(row: CatalogRow, contents: Omit<ContentsRow, 'sid'>): StoredSpace {
   return {
@@ -50,9 +70,10 @@ export class PostgresSpaceStore implements SpaceStore {
 
   /**
    * Completes catalog rows with their counters, one query per other database. A space whose counters are
-   * missing is half-created or half-deleted across two databases and is left out.
+   * missing is half-created or half-deleted across two databases and is left out, as is one held elsewhere
+   * whose counters do not meet `condition`.
    */
-  private async complete(rows: JoinedRow[]): Promise<StoredSpace[]> {
+  private async complete(rows: JoinedRow[], condition?: TimeCondition): Promise<StoredSpace[]> {
     const elsewhere = new Map<Database, number[]>();
     for (const row of rows) {
       const db = this.locations.byId(row.location);
@@ -63,7 +84,10 @@ export class PostgresSpaceStore implements SpaceStore {
     }
     const contents = new Map<number, ContentsRow>();
     await Promise.all([...elsewhere].map(async ([db, sids]) => {
-      for (const row of await db.query<ContentsRow>(`${CONTENTS} WHERE sid = ANY($1::bigint[])`, [sids])) contents.set(row.sid, row);
+      const [where, params] = condition
+        ? [` AND ${contentCondition('content_updated_at', condition, 2)}`, [sids, condition.values]]
+        : ['', [sids]];
+      for (const row of await db.query<ContentsRow>(`${CONTENTS} WHERE sid = ANY($1::bigint[])${where}`, params)) contents.set(row.sid, row);
     }));
     const spaces: StoredSpace[] = [];
     for (const row of rows) {
@@ -97,8 +121,17 @@ export class PostgresSpaceStore implements SpaceStore {
     return (await this.complete(rows))[0];
   }
 
-  async list(): Promise<StoredSpace[]> {
-    return this.complete(await this.locations.catalog.query<JoinedRow>(`${JOINED} ORDER BY s.sid`));
+  async *list(filter: SpaceListFilter, pageSize: number): AsyncIterable<StoredSpace[]> {
+    const params: unknown[] = [];
+    const where = catalogConditions(filter, params).map((condition) => ` AND ${condition}`).join('');
+    const text = `${JOINED} WHERE s.sid > $${params.length + 1}${where} ORDER BY s.sid LIMIT $${params.length + 2}`;
+    for (let afterSid = 0; ;) {
+      const rows = await this.locations.catalog.query<JoinedRow>(text, [...params, afterSid, pageSize]);
+      const spaces = await this.complete(rows, filter.contentUpdatedAt);
+      if (spaces.length > 0) yield spaces;
+      if (rows.length < pageSize) return;
+      afterSid = rows[rows.length - 1].sid;
+    }
   }
 
   async update(id: string, change: (current: StoredSpace) => Record<string, unknown>): Promise<StoredSpace | undefined> {

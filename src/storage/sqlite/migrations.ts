@@ -43,6 +43,11 @@ const migrations: string[] = [
      aid TEXT NOT NULL,
      claims TEXT NOT NULL
    );`,
+  // What the space list filters on (owner, indexed, and shared for the access rule) as columns. Generated from the
+  // definition, so every existing row has them at once and no write path has to keep them in step.
+  `ALTER TABLE spaces ADD COLUMN owner TEXT GENERATED ALWAYS AS (json_extract(definition, '$.owner')) VIRTUAL;
+   ALTER TABLE spaces ADD COLUMN shared INTEGER GENERATED ALWAYS AS (json_type(definition, '$.shared') IS 'true') VIRTUAL;
+   CREATE INDEX spaces_by_owner ON spaces (owner, sid);`,
 ];
 
 export function migrate(db: Database.Database): void {

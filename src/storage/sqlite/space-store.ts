@@ -1,6 +1,7 @@
 // Spaces in the embedded SQLite database.
 import type Database from 'better-sqlite3';
 import { hubError } from '../../core/errors.js';
+import type { SpaceListFilter, TimeCondition } from '../../core/space-query.js';
 import type { SpaceStore, StoredSpace } from '../storage.js';
 
 interface SpaceRow {
@@ -12,6 +13,38 @@ interface SpaceRow {
 }
 
 const columns = 'id, definition, content_updated_at, revision, feature_count';
+
+interface Condition {
+  sql: string;
+  params: unknown[];
+}
+
+/**
+ * OR-ed comparisons with several values as one: `>`/`>=` with the smallest, `<`/`<=` with the largest,
+ * `=` with the list; `!=` with two different values holds for every space.
+ */
+function contentCondition({ op, values }: TimeCondition): Condition | undefined {
+  const column = 'content_updated_at';
+  switch (op) {
+    case '=': return { sql: `${column} IN (SELECT value FROM json_each(?))`, params: [JSON.stringify(values)] };
+    case '>': case '>=': return { sql: `${column} ${op} ?`, params: [values.reduce((a, b) => Math.min(a, b))] };
+    case '<': case '<=': return { sql: `${column} ${op} ?`, params: [values.reduce((a, b) => Math.max(a, b))] };
+    case '!=': return new Set(values).size > 1 ? undefined : { sql: `${column} <> ?`, params: [values[0]] };
+  }
+}
+
+/** The list filter as conditions on the generated columns owner and shared (see migrations.ts) and the counters. */
+function listConditions(filter: SpaceListFilter): Condition[] {
+  const conditions: Condition[] = [];
+  if (filter.owner && 'is' in filter.owner) conditions.push({ sql: 'owner = ?', params: [filter.owner.is] });
+  if (filter.owner && 'isNot' in filter.owner) conditions.push({ sql: 'owner IS NOT ?', params: [filter.owner.isNot] });
+  const content = filter.contentUpdatedAt && contentCondition(filter.contentUpdatedAt);
+  if (content) conditions.push(content);
+  if (filter.sharedOrOwnedBy) {
+    conditions.push({ sql: '(shared OR owner IN (SELECT value FROM json_each(?)))', params: [JSON.stringify(filter.sharedOrOwnedBy)] });
+  }
+  return conditions;
+}
 
 function toSpace(row: SpaceRow): StoredSpace {
   return {
@@ -26,7 +59,6 @@ function toSpace(row: SpaceRow): StoredSpace {
 export class SqliteSpaceStore implements SpaceStore {
   private readonly insert;
   private readonly selectOne;
-  private readonly selectAll;
   private readonly updateDefinition;
   private readonly deleteSpace;
   private readonly deleteFeatures;
@@ -35,7 +67,6 @@ export class SqliteSpaceStore implements SpaceStore {
   constructor(private readonly db: Database.Database) {
     this.insert = db.prepare('INSERT INTO spaces (id, definition, content_updated_at) VALUES (?, ?, ?)');
     this.selectOne = db.prepare<[string], SpaceRow>(`SELECT ${columns} FROM spaces WHERE id = ?`);
-    this.selectAll = db.prepare<[], SpaceRow>(`SELECT ${columns} FROM spaces ORDER BY sid`);
     this.updateDefinition = db.prepare('UPDATE spaces SET definition = ? WHERE id = ?');
     this.deleteSpace = db.prepare('DELETE FROM spaces WHERE id = ?');
     this.deleteFeatures = db.prepare('DELETE FROM features WHERE sid = (SELECT sid FROM spaces WHERE id = ?)');
@@ -57,8 +88,18 @@ export class SqliteSpaceStore implements SpaceStore {
     return row && toSpace(row);
   }
 
-  async list(): Promise<StoredSpace[]> {
-    return this.selectAll.all().map(toSpace);
+  async *list(filter: SpaceListFilter, pageSize: number): AsyncIterable<StoredSpace[]> {
+    const conditions = listConditions(filter);
+    const where = conditions.map((condition) => ` AND ${condition.sql}`).join('');
+    const params = conditions.flatMap((condition) => condition.params);
+    const page = this.db.prepare<unknown[], SpaceRow & { sid: number }>(
+      `SELECT sid, ${columns} FROM spaces WHERE sid > ?${where} ORDER BY sid LIMIT ?`);
+    for (let afterSid = 0; ;) {
+      const rows = page.all(afterSid, ...params, pageSize);
+      if (rows.length > 0) yield rows.map(toSpace);
+      if (rows.length < pageSize) return;
+      afterSid = rows[rows.length - 1].sid;
+    }
   }
 
   async update(id: string, change: (current: StoredSpace) => Record<string, unknown>): Promise<StoredSpace | undefined> {
