@@ -125,12 +125,17 @@ export class PostgresSpaceStore implements SpaceStore {
     const params: unknown[] = [];
     const where = catalogConditions(filter, params).map((condition) => ` AND ${condition}`).join('');
     const text = `${JOINED} WHERE s.sid > $${params.length + 1}${where} ORDER BY s.sid LIMIT $${params.length + 2}`;
-    for (let afterSid = 0; ;) {
-      const rows = await this.locations.catalog.query<JoinedRow>(text, [...params, afterSid, pageSize]);
+    const page = (afterSid: number) => this.locations.catalog.query<JoinedRow>(text, [...params, afterSid, pageSize]);
+    let rows = await page(0);
+    for (;;) {
+      // The next catalog page is read while this one is completed and sent: one page ahead, so memory stays bounded.
+      const next = rows.length < pageSize ? undefined : page(rows[rows.length - 1].sid);
+      // Awaited below; a consumer that stops early must not leave its failure unhandled.
+      next?.catch(() => {});
       const spaces = await this.complete(rows, filter.contentUpdatedAt);
       if (spaces.length > 0) yield spaces;
-      if (rows.length < pageSize) return;
-      afterSid = rows[rows.length - 1].sid;
+      if (!next) return;
+      rows = await next;
     }
   }
 
