@@ -155,6 +155,10 @@ for (const backend of BACKENDS) {
       assert.equal((await call(hub, 'GET', `/hub/spaces?owner=*&contentUpdatedAt=${huge},${'9'.repeat(400)}`)).text, '[]');
       assert.deepEqual((await list(hub, `?owner=*&contentUpdatedAt<${huge}`)).ids, spaces.map((space) => space.id));
       assert.deepEqual((await list(hub, `?owner=*&contentUpdatedAt!=${huge}`)).ids, spaces.map((space) => space.id));
+      // Beyond the largest double: infinity.
+      const endless = '9'.repeat(400);
+      assert.deepEqual((await list(hub, `?owner=*&contentUpdatedAt<=${endless}`)).ids, spaces.map((space) => space.id));
+      assert.equal((await call(hub, 'GET', `/hub/spaces?owner=*&contentUpdatedAt=gte=${endless}`)).text, '[]');
     });
 
     describe('a token that sees only some spaces', () => {
