@@ -64,6 +64,9 @@ export async function spaceList(bench: SpaceListBench): Promise<void> {
   const started = performance.now();
   await fill(bench, owner);
   bench.note(`Filled ${SPACES} spaces directly in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
+  // The SQLite fill never lets the event loop handle I/O: a keep-alive connection the hub closed meanwhile
+  // (its idle timeout) must be noticed before the next request, or that request fails with EPIPE.
+  await new Promise((resolve) => setTimeout(resolve, 200));
   const pageSize = loadConfig([], {}).spacePageSize;
   const spec = bench.engine.hubSpec(bench.hub.dataDir);
   // The filters the hub derives for the bench token, which holds every right (so no access condition).
