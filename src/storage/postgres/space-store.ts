@@ -27,6 +27,15 @@ const JOINED = `SELECT s.sid, s.id, s.definition, s.location, c.content_updated_
                   FROM spaces s LEFT JOIN space_contents c ON c.sid = s.sid`;
 const CONTENTS = 'SELECT sid, content_updated_at, revision, feature_count FROM space_contents';
 const GET: Prepared = { name: 'get_space', text: `${JOINED} WHERE s.id = $1` };
+/**
+ * A keyset page: $1 the last space number of the page before, $2 the page size. `c.sid > $1` repeats what the
+ * join implies: PostgreSQL does not infer it, and a merge join then read the counters from the first space on
+ * for every page (29 ms instead of 1.4 ms for the last page of 40,000 spaces).
+ */
+const PAGE = `SELECT s.sid, s.id, s.definition, s.location, c.content_updated_at, c.revision, c.feature_count
+                FROM spaces s LEFT JOIN space_contents c ON c.sid = s.sid AND c.sid > $1
+               WHERE s.sid > $1`;
+const PAGE_PARAMS = 2;
 
 /** `content_updated_at` against an OR of values; numeric, as a value may be larger than a bigint holds. */
 const contentCondition = (column: string, { op }: TimeCondition, param: number): string =>
@@ -35,14 +44,14 @@ const contentCondition = (column: string, { op }: TimeCondition, param: number):
 /** The catalog part of a list filter, on the generated columns owner and shared (see migrations.ts). */
 function catalogConditions(filter: SpaceListFilter, params: unknown[]): string[] {
   const conditions: string[] = [];
-  const param = (value: unknown) => `$${params.push(value)}`;
+  const param = (value: unknown) => `$${params.push(value) + PAGE_PARAMS}`;
   if (filter.owner && 'is' in filter.owner) conditions.push(`s.owner = ${param(standIn(filter.owner.is))}`);
   if (filter.owner && 'isNot' in filter.owner) conditions.push(`s.owner IS DISTINCT FROM ${param(standIn(filter.owner.isNot))}`);
   if (filter.sharedOrOwnedBy) conditions.push(`(s.shared OR s.owner = ANY(${param(standIn(filter.sharedOrOwnedBy))}::text[]))`);
   // Counters in the catalog database are joined and filtered here; those held elsewhere are filtered there, per page.
   if (filter.contentUpdatedAt) {
     params.push(filter.contentUpdatedAt.values);
-    conditions.push(`(c.sid IS NULL OR ${contentCondition('c.content_updated_at', filter.contentUpdatedAt, params.length)})`);
+    conditions.push(`(c.sid IS NULL OR ${contentCondition('c.content_updated_at', filter.contentUpdatedAt, params.length + PAGE_PARAMS)})`);
   }
   return conditions;
 }
@@ -124,8 +133,8 @@ export class PostgresSpaceStore implements SpaceStore {
   async *list(filter: SpaceListFilter, pageSize: number): AsyncIterable<StoredSpace[]> {
     const params: unknown[] = [];
     const where = catalogConditions(filter, params).map((condition) => ` AND ${condition}`).join('');
-    const text = `${JOINED} WHERE s.sid > $${params.length + 1}${where} ORDER BY s.sid LIMIT $${params.length + 2}`;
-    const page = (afterSid: number) => this.locations.catalog.query<JoinedRow>(text, [...params, afterSid, pageSize]);
+    const text = `${PAGE}${where} ORDER BY s.sid LIMIT $2`;
+    const page = (afterSid: number) => this.locations.catalog.query<JoinedRow>(text, [afterSid, pageSize, ...params]);
     let rows = await page(0);
     for (;;) {
       // The next catalog page is read while this one is completed and sent: one page ahead, so memory stays bounded.
