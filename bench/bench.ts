@@ -14,8 +14,9 @@ import { bigSpace } from './big-space.js';
 import { type BenchHub, type MemoryReading, readMemory, resetPeak, startBenchHub, watchMemory } from './hub-server.js';
 import { countFeatures, handleOf, HubClient } from './http.js';
 import { fastest, perSecond, type Rate, repeated, rotation, timed } from './measure.js';
+import { spaceList } from './space-list.js';
 
-const SECTIONS = ['ingest', 'get', 'iterate', 'search', 'parallel', 'million', 'upload', 'bigspace'] as const;
+const SECTIONS = ['spaces', 'ingest', 'get', 'iterate', 'search', 'parallel', 'million', 'upload', 'bigspace'] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface Settings {
@@ -491,6 +492,14 @@ async function main(): Promise<void> {
   const floor: Floor = { store: await openStorage(floorSpec), spec: floorSpec, reads: new FloorReads() };
   try {
     const sections = settings.sections;
+    // First, while the hub's heap is still small: the section reports its RSS while listing.
+    if (sections.has('spaces')) {
+      const size = sizes(settings.quick);
+      await spaceList({
+        hub, client, reads: floor.reads, engine: settings.engine, turns: size.turns, turnSeconds: size.turnSeconds, alternate,
+        withMemory: (figure, work) => withMemory(hub, figure, work), addRow: (row) => rows.push(row), note: (text) => notes.push(text),
+      });
+    }
     if (sections.has('ingest')) {
       const cities = await ingest(client, floor, settings);
       if (sections.has('get')) await getById(hub, floor, cities, settings);

@@ -1,6 +1,7 @@
 // The read floors, run in a worker thread: an isolate whose heap holds only the storage reads, as the hub's does.
 import { Worker } from 'node:worker_threads';
 import type { PropertyCondition } from '../src/core/feature-query.js';
+import type { SpaceListFilter } from '../src/core/space-query.js';
 import type { StorageSpec } from './engines.js';
 import type { Rate } from './measure.js';
 
@@ -9,6 +10,7 @@ export interface FloorRequests {
   getById: { spec: StorageSpec; spaceId: string; ids: string[]; seconds: number; concurrency: number };
   iterate: { spec: StorageSpec; spaceId: string; limit: number; seconds: number; expected: number };
   search: { spec: StorageSpec; spaceId: string; condition: PropertyCondition; limit: number; seconds: number };
+  listSpaces: { spec: StorageSpec; filter: SpaceListFilter; pageSize: number; seconds: number; expected: number };
 }
 
 export type FloorRequest = { [K in keyof FloorRequests]: { id: number; kind: K; args: FloorRequests[K] } }[keyof FloorRequests];

@@ -94,6 +94,16 @@ const floors: { [K in keyof FloorRequests]: (args: FloorRequests[K]) => Promise<
     });
     return { ...rate, count };
   },
+  async listSpaces({ spec, filter, pageSize, seconds, expected }) {
+    const store = await storage(spec);
+    const rate = await repeated(seconds, 1, async () => {
+      let count = 0;
+      for await (const page of store.spaces.list(filter, pageSize)) count += page.length;
+      if (count !== expected) throw new Error(`floor space list returned ${count} of ${expected} spaces`);
+      return 1;
+    });
+    return { ...rate, count: expected };
+  },
 };
 
 async function answer(request: FloorRequest): Promise<FloorAnswer> {

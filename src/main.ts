@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   // Read back from the engine, so that a weakened setting shows in the log (and fails the durability tests).
   process.stdout.write(`Durability: ${JSON.stringify(await storage.durability())}\n`);
   const hub = new Hub(storage, { name: 'Spatial Data Hub', version: pkg.version, upSince: Date.now() },
-    { statisticsExactLimit: config.statisticsExactLimit });
+    { statisticsExactLimit: config.statisticsExactLimit, spacePageSize: config.spacePageSize });
   announceAdmin(await hub.access.bootstrapAdmin({
     user: config.adminUser, password: config.adminPassword, token: config.adminToken,
   }), config.dataDir);

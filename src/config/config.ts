@@ -1,6 +1,7 @@
 // Configuration from HUB_* environment variables and matching command-line flags, with defaults that need none.
 import { resolve } from 'node:path';
 import { DEFAULT_STATISTICS_EXACT_LIMIT } from '../hub/features/statistics-service.js';
+import { DEFAULT_SPACE_PAGE_SIZE } from '../hub/spaces/space-service.js';
 import { maskUrl } from '../storage/postgres/mask-url.js';
 
 export interface Config {
@@ -13,6 +14,8 @@ export interface Config {
   pgPoolSize: number;
   /** The deadline of a query in ms, after which it is cancelled and answers 504; 0 means none. */
   queryTimeout: number;
+  /** Spaces read per storage query when listing spaces: bounds the memory of one list request. */
+  spacePageSize: number;
   /** Largest accepted request body in bytes after decompression; 0 means unlimited. */
   maxBody: number;
   logLevel: string;
@@ -59,6 +62,12 @@ function parseFeatureCount(value: string): number {
   return count;
 }
 
+function parsePageSize(value: string): number {
+  const size = Number(value);
+  if (!Number.isInteger(size) || size < 1) throw new Error(`Invalid page size "${value}": use a whole number, at least 1`);
+  return size;
+}
+
 function parsePort(value: string): number {
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`Invalid port "${value}"`);
@@ -72,6 +81,7 @@ const OPTIONS: Option[] = [
   { key: 'storage', env: 'HUB_STORAGE', flag: '--storage' },
   { key: 'pgPoolSize', env: 'HUB_PG_POOL_SIZE', flag: '--pg-pool-size', parse: parsePoolSize },
   { key: 'queryTimeout', env: 'HUB_QUERY_TIMEOUT', flag: '--query-timeout', parse: parseDuration },
+  { key: 'spacePageSize', env: 'HUB_SPACE_PAGE_SIZE', flag: '--space-page-size', parse: parsePageSize },
   { key: 'maxBody', env: 'HUB_MAX_BODY', flag: '--max-body', parse: parseSize },
   { key: 'logLevel', env: 'HUB_LOG_LEVEL', flag: '--log-level' },
   { key: 'statisticsExactLimit', env: 'HUB_STATISTICS_EXACT_LIMIT', flag: '--statistics-exact-limit', parse: parseFeatureCount },
@@ -100,7 +110,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
     raw[option.key] = value;
   }
   const config: Config = { host: '127.0.0.1', port: 8080, dataDir: resolve('data'), storage: '', pgPoolSize: 10, queryTimeout: 60_000, maxBody: parseSize('256m'),
-    logLevel: 'info', statisticsExactLimit: DEFAULT_STATISTICS_EXACT_LIMIT };
+    logLevel: 'info', statisticsExactLimit: DEFAULT_STATISTICS_EXACT_LIMIT, spacePageSize: DEFAULT_SPACE_PAGE_SIZE };
   const target = config as unknown as Record<string, unknown>;
   for (const option of OPTIONS) {
     const value = raw[option.key];

@@ -14,6 +14,8 @@ export interface HubInfo {
 export interface HubOptions {
   /** HUB_STATISTICS_EXACT_LIMIT: larger spaces get sampled statistics. */
   statisticsExactLimit?: number;
+  /** Spaces read per storage query when listing (HUB_SPACE_PAGE_SIZE). */
+  spacePageSize?: number;
 }
 
 export class Hub {
@@ -23,7 +25,7 @@ export class Hub {
   readonly access: AccessService;
 
   constructor(readonly storage: Storage, readonly info: HubInfo, options: HubOptions = {}) {
-    this.spaces = new SpaceService(storage, storage.engine);
+    this.spaces = new SpaceService(storage, storage.engine, options.spacePageSize);
     this.features = new FeatureService(storage);
     this.statistics = new StatisticsService(storage, options.statisticsExactLimit);
     this.access = new AccessService(storage);

@@ -1,5 +1,6 @@
 // The storage interface every engine implements: spaces, features and access records.
 import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage } from '../core/feature-query.js';
+import type { SpaceListFilter } from '../core/space-query.js';
 import type { SpaceDefinition } from '../core/space-definition.js';
 import type { BBox } from '../geo/bbox.js';
 
@@ -37,7 +38,12 @@ export interface SpaceStore {
    * engine can. Undefined when the space is unknown.
    */
   getWithFeature(id: string, featureId: string): Promise<SpaceWithFeature | undefined>;
-  list(): Promise<StoredSpace[]>;
+  /**
+   * The spaces matching the filter in creation order, a page of at most `pageSize` at a time: each page is
+   * one keyset query (by the internal space number), so memory stays bounded and no statement stays open
+   * between pages.
+   */
+  list(filter: SpaceListFilter, pageSize: number): AsyncIterable<StoredSpace[]>;
   /** Read-modify-write of the definition inside one transaction; undefined when the space is unknown. */
   update(id: string, change: (current: StoredSpace) => SpaceDefinition): Promise<StoredSpace | undefined>;
   /** Removes the space and all its features; undefined when unknown. */

@@ -1,9 +1,12 @@
 // Handlers of the space routes: list, create, read, patch and delete (API.md 3).
 import { hubError } from '../../core/errors.js';
-import type { ComparisonOperator, OwnerFilter, SpaceListQuery } from '../../hub/spaces/space-service.js';
+import type { ComparisonOperator } from '../../core/space-query.js';
+import type { OwnerFilter, SpaceListQuery } from '../../hub/spaces/space-service.js';
 import { bodyStream } from '../body/body-stream.js';
 import { readJsonObject } from '../body/json-body.js';
 import { formDecode } from '../query/raw-query.js';
+import { jsonArrayBody } from '../reply/json-array.js';
+import { started } from '../reply/read-reply.js';
 import { callerOf, type HandlerContext } from '../request-context.js';
 
 const OPERATORS: Array<[string, ComparisonOperator]> = [
@@ -33,10 +36,11 @@ function ownerFilter(context: HandlerContext): OwnerFilter {
   return { owner };
 }
 
+/** The array streams a page of spaces at a time; the first page is read before the status line, so a storage failure is an error answer. */
 export async function listSpaces(context: HandlerContext): Promise<unknown> {
-  const spaces = await context.hub.spaces.list(callerOf(context),
-    { owner: ownerFilter(context), contentUpdatedAt: contentUpdatedAtFilter(context) });
-  return context.reply.type('application/json').send(spaces);
+  const pages = await started(context.hub.spaces.list(callerOf(context),
+    { owner: ownerFilter(context), contentUpdatedAt: contentUpdatedAtFilter(context) }));
+  return context.reply.type('application/json').send(jsonArrayBody(pages));
 }
 
 const spaceBody = (context: HandlerContext) => readJsonObject(bodyStream(context.request.raw, context.maxBody), 'invalidJsonSpace');

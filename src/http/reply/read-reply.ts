@@ -41,7 +41,7 @@ function notModified(request: FastifyRequest, reply: FastifyReply, etag: string,
  * Runs the query up to its first page before the status line goes out, so that a failing query
  * (unknown space, storage error or timeout) becomes an error answer instead of a cut-off body.
  */
-async function started<T>(pages: AsyncIterable<T>): Promise<AsyncIterable<T>> {
+export async function started<T>(pages: AsyncIterable<T>): Promise<AsyncIterable<T>> {
   const iterator = pages[Symbol.asyncIterator]();
   const first = await iterator.next();
   async function* all(): AsyncIterable<T> {

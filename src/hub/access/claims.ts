@@ -47,3 +47,19 @@ export function hasRight(claims: Claims, action: string, resource: Record<string
 export function allRights(): RightsMatrix {
   return { [HUB_SERVICE]: Object.fromEntries(HUB_ACTIONS.map((action) => [action, [{}]])) };
 }
+
+/**
+ * The resources the maps granting any of `actions` match, where that is a simple rule: `'all'` when one map
+ * is `{}`, the owner ids when every map is `{"owner": "<id>"}` (no wildcard), undefined otherwise.
+ */
+export function grantedOwners(claims: Claims, actions: readonly string[]): 'all' | string[] | undefined {
+  const maps = actions.flatMap((action) => claims.urm[HUB_SERVICE]?.[action] ?? []);
+  if (maps.some((map) => Object.keys(map).length === 0)) return 'all';
+  const owners: string[] = [];
+  for (const map of maps) {
+    const keys = Object.keys(map);
+    if (keys.length !== 1 || keys[0] !== 'owner' || typeof map.owner !== 'string' || map.owner.endsWith('*')) return undefined;
+    owners.push(map.owner);
+  }
+  return owners;
+}

@@ -2,8 +2,9 @@
 import { isObject } from '../../core/json.js';
 import type { SpaceDefinition } from '../../core/space-definition.js';
 import type { Storage, StoredSpace } from '../../storage/storage.js';
-import { type Claims, hasRight, type SpaceResource } from '../access/claims.js';
+import { type Claims, grantedOwners, hasRight, type SpaceResource } from '../access/claims.js';
 import { hubError } from '../../core/errors.js';
+import type { SpaceListFilter, TimeCondition } from '../../core/space-query.js';
 import { newSpaceId } from '../ids.js';
 import { applyPatch, deepEqual } from '../merge-patch.js';
 import { fromStorage } from '../storage-failures.js';
@@ -12,29 +13,15 @@ import { spaceView } from './space-view.js';
 
 export type OwnerFilter = 'me' | 'others' | '*' | { owner: string };
 
-export type ComparisonOperator = '=' | '!=' | '>' | '>=' | '<' | '<=';
-
 export interface SpaceListQuery {
   owner: OwnerFilter;
-  /** `contentUpdatedAt` conditions; the values of one condition are OR-ed. */
-  contentUpdatedAt?: { op: ComparisonOperator; values: number[] };
+  contentUpdatedAt?: TimeCondition;
 }
 
 const ACCESS_ACTIONS = ['adminSpaces', 'manageSpaces', 'readFeatures', 'createFeatures', 'updateFeatures', 'deleteFeatures'];
 
 function resourceOf(space: StoredSpace): SpaceResource & Record<string, unknown> {
   return { owner: space.definition.owner, space: space.id, packages: space.definition.packages };
-}
-
-function compare(op: ComparisonOperator, actual: number, wanted: number): boolean {
-  switch (op) {
-    case '=': return actual === wanted;
-    case '!=': return actual !== wanted;
-    case '>': return actual > wanted;
-    case '>=': return actual >= wanted;
-    case '<': return actual < wanted;
-    case '<=': return actual <= wanted;
-  }
 }
 
 /**
@@ -49,8 +36,12 @@ function withoutReplacedConnectors(stored: SpaceDefinition, input: Record<string
   return base;
 }
 
+/** Spaces read per storage query when listing (HUB_SPACE_PAGE_SIZE): bounds the memory of one list request. */
+export const DEFAULT_SPACE_PAGE_SIZE = 1000;
+
 export class SpaceService {
-  constructor(private readonly storage: Storage, private readonly defaultStorageId: string) {}
+  /** `listPageSize`: spaces read per storage query when listing, which bounds the memory of a list. */
+  constructor(private readonly storage: Storage, private readonly defaultStorageId: string, private readonly listPageSize = DEFAULT_SPACE_PAGE_SIZE) {}
 
   private canAccess(claims: Claims, space: StoredSpace): boolean {
     const resource = resourceOf(space);
@@ -101,17 +92,21 @@ export class SpaceService {
     return this.view(claims, space);
   }
 
-  async list(claims: Claims, query: SpaceListQuery): Promise<Record<string, unknown>[]> {
-    const spaces = (await this.storage.spaces.list()).filter((space) => {
-      const owner = space.definition.owner;
-      if (query.owner === 'me' && owner !== claims.aid) return false;
-      if (query.owner === 'others' && owner === claims.aid) return false;
-      if (typeof query.owner === 'object' && owner !== query.owner.owner) return false;
-      const condition = query.contentUpdatedAt;
-      if (condition && !condition.values.some((value) => compare(condition.op, space.contentUpdatedAt, value))) return false;
-      return this.canAccess(claims, space);
-    });
-    return spaces.map((space) => this.view(claims, space));
+  /**
+   * The spaces the caller may see, a page at a time. Owner, contentUpdatedAt and, where the rights matrix
+   * is simple (see grantedOwners), access are filtered by the storage; other rights are checked per space.
+   */
+  async *list(claims: Claims, query: SpaceListQuery): AsyncIterable<Record<string, unknown>[]> {
+    const granted = grantedOwners(claims, ACCESS_ACTIONS);
+    const filter: SpaceListFilter = { contentUpdatedAt: query.contentUpdatedAt };
+    if (query.owner === 'me') filter.owner = { is: claims.aid };
+    else if (query.owner === 'others') filter.owner = { isNot: claims.aid };
+    else if (typeof query.owner === 'object') filter.owner = { is: query.owner.owner };
+    if (Array.isArray(granted)) filter.sharedOrOwnedBy = granted;
+    for await (const page of this.storage.spaces.list(filter, this.listPageSize)) {
+      const visible = granted === undefined ? page.filter((space) => this.canAccess(claims, space)) : page;
+      if (visible.length > 0) yield visible.map((space) => this.view(claims, space));
+    }
   }
 
   /** Merge semantics (API.md 3.4): members replace, objects merge, `null` removes; owner and cid stay. */

@@ -35,6 +35,18 @@ const catalogMigrations: Migrations = [
   // until now the hub made no other tokens, recognisable by their description.
   `ALTER TABLE tokens ADD COLUMN bootstrap boolean NOT NULL DEFAULT false;
    UPDATE tokens SET bootstrap = true WHERE claims::jsonb ->> 'description' = 'admin token created at first start';`,
+  // What the space list filters on (owner, indexed, and shared for the access rule) as columns. Generated from the
+  // definition, so the rewrite fills every existing row and no write path has to keep them in step. The definition
+  // may hold U+0000 (a \u0000 escape), which json cannot turn into text: it is read with U+FFFD in its place, as
+  // the indexed copies of features are (nul-stand-in.ts).
+  `CREATE FUNCTION hub_definition_json(definition text) RETURNS json LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+     SELECT (CASE WHEN strpos(definition, '\\u0000') = 0 THEN definition
+                  ELSE regexp_replace(definition, '(?<!\\\\)((?:\\\\\\\\)*)\\\\u0000', '\\1\\\\ufffd', 'g') END)::json
+   $$;
+   ALTER TABLE spaces
+     ADD COLUMN owner text COLLATE "C" GENERATED ALWAYS AS (hub_definition_json(definition) ->> 'owner') STORED,
+     ADD COLUMN shared boolean NOT NULL GENERATED ALWAYS AS (coalesce((hub_definition_json(definition) -> 'shared')::text = 'true', false)) STORED;
+   CREATE INDEX spaces_by_owner ON spaces (owner, sid);`,
 ];
 
 /**

@@ -1,10 +1,11 @@
 // Spaces in PostgreSQL: the catalog row (id, definition, location) joined with the counters kept next to the space's features.
 import type { SpaceDefinition } from '../../core/space-definition.js';
+import type { SpaceListFilter, TimeCondition } from '../../core/space-query.js';
 import { StorageError } from '../storage-error.js';
 import type { SpaceStore, SpaceWithFeature, StoredSpace } from '../storage.js';
 import { type Client, type Database, type Prepared, sqlState } from './database.js';
 import type { Locations } from './locations.js';
-import { cannotExist } from './nul-stand-in.js';
+import { cannotExist, standIn } from './nul-stand-in.js';
 
 interface CatalogRow {
   sid: number;
@@ -35,6 +36,34 @@ const GET_WITH_FEATURE: Prepared = {
           WHERE s.id = $1`,
 };
 const FEATURE_BY_ID: Prepared = { name: 'feature_by_id', text: 'SELECT feature FROM features WHERE sid = $1 AND id = $2' };
+/**
+ * A keyset page: $1 the last space number of the page before, $2 the page size. `c.sid > $1` repeats what the
+ * join implies: PostgreSQL does not infer it, and a merge join then read the counters from the first space on
+ * for every page (29 ms instead of 1.4 ms for the last page of 40,000 spaces).
+ */
+const PAGE = `SELECT s.sid, s.id, s.definition, s.location, c.content_updated_at, c.revision
+                FROM spaces s LEFT JOIN space_counters c ON c.sid = s.sid AND c.sid > $1
+               WHERE s.sid > $1`;
+const PAGE_PARAMS = 2;
+
+/** `content_updated_at` against an OR of values; numeric, as a value may be larger than a bigint holds. */
+const contentCondition = (column: string, { op }: TimeCondition, param: number): string =>
+  `${column} ${op === '!=' ? '<>' : op} ANY($${param}::numeric[])`;
+
+/** The catalog part of a list filter, on the generated columns owner and shared (see migrations.ts). */
+function catalogConditions(filter: SpaceListFilter, params: unknown[]): string[] {
+  const conditions: string[] = [];
+  const param = (value: unknown) => `$${params.push(value) + PAGE_PARAMS}`;
+  if (filter.owner && 'is' in filter.owner) conditions.push(`s.owner = ${param(standIn(filter.owner.is))}`);
+  if (filter.owner && 'isNot' in filter.owner) conditions.push(`s.owner IS DISTINCT FROM ${param(standIn(filter.owner.isNot))}`);
+  if (filter.sharedOrOwnedBy) conditions.push(`(s.shared OR s.owner = ANY(${param(standIn(filter.sharedOrOwnedBy))}::text[]))`);
+  // Counters in the catalog database are joined and filtered here; those held elsewhere are filtered there, per page.
+  if (filter.contentUpdatedAt) {
+    params.push(filter.contentUpdatedAt.values);
+    conditions.push(`(c.sid IS NULL OR ${contentCondition('c.content_updated_at', filter.contentUpdatedAt, params.length + PAGE_PARAMS)})`);
+  }
+  return conditions;
+}
 
 function toSpace(row: CatalogRow, contents: Omit<ContentsRow, 'sid'>): StoredSpace {
   return {
@@ -60,9 +89,10 @@ export class PostgresSpaceStore implements SpaceStore {
 
   /**
    * Completes catalog rows with their counters, one query per other database. A space whose counters are
-   * missing is half-created or half-deleted across two databases and is left out.
+   * missing is half-created or half-deleted across two databases and is left out, as is one held elsewhere
+   * whose counters do not meet `condition`.
    */
-  private async complete(rows: JoinedRow[]): Promise<StoredSpace[]> {
+  private async complete(rows: JoinedRow[], condition?: TimeCondition): Promise<StoredSpace[]> {
     const elsewhere = new Map<Database, number[]>();
     for (const row of rows) {
       const db = this.locations.byId(row.location);
@@ -73,7 +103,10 @@ export class PostgresSpaceStore implements SpaceStore {
     }
     const contents = new Map<number, ContentsRow>();
     await Promise.all([...elsewhere].map(async ([db, sids]) => {
-      for (const row of await db.query<ContentsRow>(`${CONTENTS} WHERE sid = ANY($1::bigint[])`, [sids])) contents.set(row.sid, row);
+      const [where, params] = condition
+        ? [` AND ${contentCondition('content_updated_at', condition, 2)}`, [sids, condition.values]]
+        : ['', [sids]];
+      for (const row of await db.query<ContentsRow>(`${CONTENTS} WHERE sid = ANY($1::bigint[])${where}`, params)) contents.set(row.sid, row);
     }));
     const spaces: StoredSpace[] = [];
     for (const row of rows) {
@@ -119,8 +152,22 @@ export class PostgresSpaceStore implements SpaceStore {
     return { space, feature: row?.feature };
   }
 
-  async list(): Promise<StoredSpace[]> {
-    return this.complete(await this.locations.catalog.query<JoinedRow>(`${JOINED} ORDER BY s.sid`));
+  async *list(filter: SpaceListFilter, pageSize: number): AsyncIterable<StoredSpace[]> {
+    const params: unknown[] = [];
+    const where = catalogConditions(filter, params).map((condition) => ` AND ${condition}`).join('');
+    const text = `${PAGE}${where} ORDER BY s.sid LIMIT $2`;
+    const page = (afterSid: number) => this.locations.catalog.query<JoinedRow>(text, [afterSid, pageSize, ...params]);
+    let rows = await page(0);
+    for (;;) {
+      // The next catalog page is read while this one is completed and sent: one page ahead, so memory stays bounded.
+      const next = rows.length < pageSize ? undefined : page(rows[rows.length - 1].sid);
+      // Awaited below; a consumer that stops early must not leave its failure unhandled.
+      next?.catch(() => {});
+      const spaces = await this.complete(rows, filter.contentUpdatedAt);
+      if (spaces.length > 0) yield spaces;
+      if (!next) return;
+      rows = await next;
+    }
   }
 
   async update(id: string, change: (current: StoredSpace) => SpaceDefinition): Promise<StoredSpace | undefined> {

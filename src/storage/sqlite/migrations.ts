@@ -48,6 +48,12 @@ const SCHEMA: SchemaComponent = { name: 'SQLite', migrations: [
   // until now the hub made no other tokens, recognisable by their description.
   `ALTER TABLE tokens ADD COLUMN bootstrap INTEGER NOT NULL DEFAULT 0;
    UPDATE tokens SET bootstrap = 1 WHERE json_extract(claims, '$.description') = 'admin token created at first start';`,
+
+  // What the space list filters on (owner, indexed, and shared for the access rule) as columns. Generated from the
+  // definition, so every existing row has them at once and no write path has to keep them in step.
+  `ALTER TABLE spaces ADD COLUMN owner TEXT GENERATED ALWAYS AS (json_extract(definition, '$.owner')) VIRTUAL;
+   ALTER TABLE spaces ADD COLUMN shared INTEGER GENERATED ALWAYS AS (json_type(definition, '$.shared') IS 'true') VIRTUAL;
+   CREATE INDEX spaces_by_owner ON spaces (owner, sid);`,
 ] };
 
 /** The schema version is the database's `user_version`; each step commits with its new version. */

@@ -1,6 +1,7 @@
 // Spaces in the embedded SQLite database.
 import type Database from 'better-sqlite3';
 import type { SpaceDefinition } from '../../core/space-definition.js';
+import type { SpaceListFilter, TimeCondition } from '../../core/space-query.js';
 import { StorageError } from '../storage-error.js';
 import type { SpaceStore, SpaceWithFeature, StoredSpace } from '../storage.js';
 
@@ -13,6 +14,38 @@ interface SpaceRow {
 }
 
 const columns = 'sid, id, definition, content_updated_at, revision';
+
+interface Condition {
+  sql: string;
+  params: unknown[];
+}
+
+/**
+ * OR-ed comparisons with several values as one: `>`/`>=` with the smallest, `<`/`<=` with the largest,
+ * `=` with the list; `!=` with two different values holds for every space.
+ */
+function contentCondition({ op, values }: TimeCondition): Condition | undefined {
+  const column = 'content_updated_at';
+  switch (op) {
+    case '=': return { sql: `${column} IN (SELECT value FROM json_each(?))`, params: [JSON.stringify(values)] };
+    case '>': case '>=': return { sql: `${column} ${op} ?`, params: [values.reduce((a, b) => Math.min(a, b))] };
+    case '<': case '<=': return { sql: `${column} ${op} ?`, params: [values.reduce((a, b) => Math.max(a, b))] };
+    case '!=': return new Set(values).size > 1 ? undefined : { sql: `${column} <> ?`, params: [values[0]] };
+  }
+}
+
+/** The list filter as conditions on the generated columns owner and shared (see migrations.ts) and the counters. */
+function listConditions(filter: SpaceListFilter): Condition[] {
+  const conditions: Condition[] = [];
+  if (filter.owner && 'is' in filter.owner) conditions.push({ sql: 'owner = ?', params: [filter.owner.is] });
+  if (filter.owner && 'isNot' in filter.owner) conditions.push({ sql: 'owner IS NOT ?', params: [filter.owner.isNot] });
+  const content = filter.contentUpdatedAt && contentCondition(filter.contentUpdatedAt);
+  if (content) conditions.push(content);
+  if (filter.sharedOrOwnedBy) {
+    conditions.push({ sql: '(shared OR owner IN (SELECT value FROM json_each(?)))', params: [JSON.stringify(filter.sharedOrOwnedBy)] });
+  }
+  return conditions;
+}
 
 function toSpace(row: SpaceRow): StoredSpace {
   return {
@@ -27,7 +60,6 @@ function toSpace(row: SpaceRow): StoredSpace {
 export class SqliteSpaceStore implements SpaceStore {
   private readonly insert;
   private readonly selectOne;
-  private readonly selectAll;
   private readonly selectFeature;
   private readonly updateDefinition;
   private readonly deleteSpace;
@@ -38,7 +70,6 @@ export class SqliteSpaceStore implements SpaceStore {
     this.insert = db.prepare<[string, string, number], { sid: number }>(
       'INSERT INTO spaces (id, definition, content_updated_at) VALUES (?, ?, ?) RETURNING sid');
     this.selectOne = db.prepare<[string], SpaceRow>(`SELECT ${columns} FROM spaces WHERE id = ?`);
-    this.selectAll = db.prepare<[], SpaceRow>(`SELECT ${columns} FROM spaces ORDER BY sid`);
     this.selectFeature = db.prepare<[number, string], string>('SELECT json FROM features WHERE sid = ? AND id = ?').pluck();
     this.updateDefinition = db.prepare('UPDATE spaces SET definition = ? WHERE sid = ?');
     this.deleteSpace = db.prepare('DELETE FROM spaces WHERE sid = ?');
@@ -67,8 +98,18 @@ export class SqliteSpaceStore implements SpaceStore {
     return row && { space: toSpace(row), feature: this.selectFeature.get(row.sid, featureId) };
   }
 
-  async list(): Promise<StoredSpace[]> {
-    return this.selectAll.all().map(toSpace);
+  async *list(filter: SpaceListFilter, pageSize: number): AsyncIterable<StoredSpace[]> {
+    const conditions = listConditions(filter);
+    const where = conditions.map((condition) => ` AND ${condition.sql}`).join('');
+    const params = conditions.flatMap((condition) => condition.params);
+    const page = this.db.prepare<unknown[], SpaceRow>(
+      `SELECT ${columns} FROM spaces WHERE sid > ?${where} ORDER BY sid LIMIT ?`);
+    for (let afterSid = 0; ;) {
+      const rows = page.all(afterSid, ...params, pageSize);
+      if (rows.length > 0) yield rows.map(toSpace);
+      if (rows.length < pageSize) return;
+      afterSid = rows[rows.length - 1].sid;
+    }
   }
 
   async update(id: string, change: (current: StoredSpace) => SpaceDefinition): Promise<StoredSpace | undefined> {
