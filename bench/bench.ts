@@ -13,8 +13,9 @@ import { FloorReads } from './floor-reads.js';
 import { type BenchHub, type MemoryReading, readMemory, resetPeak, startBenchHub, watchMemory } from './hub-server.js';
 import { countFeatures, handleOf, HubClient } from './http.js';
 import { fastest, perSecond, type Rate, repeated, rotation, timed } from './measure.js';
+import { uploadMemory } from './upload-memory.js';
 
-const SECTIONS = ['ingest', 'get', 'iterate', 'search', 'million', 'upload'] as const;
+const SECTIONS = ['ingest', 'get', 'iterate', 'search', 'million', 'upload', 'upload-memory'] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface Settings {
@@ -437,6 +438,7 @@ async function main(): Promise<void> {
     // The iteration goes before the upload: V8 keeps the heap the upload grew, which would hide the iteration's own peak.
     if (sections.has('million')) await million(hub, client, floor.reads, settings);
     if (sections.has('upload')) await upload(hub, client, floor, settings);
+    if (sections.has('upload-memory')) notes.push(...await uploadMemory(client, (figure, work) => withMemory(hub, figure, work), log));
   } finally {
     client.close();
     await floor.reads.close();

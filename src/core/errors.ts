@@ -47,6 +47,8 @@ export const errorCatalogue = {
   uuidMismatch: { status: 409, template: "The feature with id {id} cannot be replaced. The provided UUID doesn't match the UUID of the head state: {uuid}" },
   invalidCompressedBody: { status: 400, template: 'The request body could not be decompressed as {encoding}: {detail}' },
   payloadTooLarge: { status: 413, template: 'The request payload is bigger than the maximum allowed.' },
+  bodyTimeout: { status: 408, template: 'The request body stopped arriving: no data for {seconds} seconds.' },
+  tooManyRequests: { status: 429, template: 'Too many requests for the service node.' },
   storageFailure: { status: 502, template: 'Connector error.' },
   storageTimeout: { status: 504, template: 'Connector timeout error.' },
   internal: { status: 500, template: 'Internal server error.' },
@@ -71,6 +73,8 @@ export class HubError extends Error {
   get kind(): ErrorKind {
     if (this.status === 400) return 'IllegalArgument';
     if (this.status === 401) return 'Unauthorized';
+    if (this.status === 408) return 'Timeout';
+    if (this.status === 429) return 'TooManyRequests';
     if (this.status === 413) return 'PayloadToLarge';
     if (this.status === 502) return 'BadGateway';
     if (this.status === 504) return 'Timeout';
