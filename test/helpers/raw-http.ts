@@ -16,6 +16,8 @@ export interface RawConnection {
   answer: Promise<RawAnswer>;
   /** Resolves when the hub has closed the connection. */
   closed: Promise<void>;
+  /** False once the connection is closed, by either side. */
+  isOpen(): boolean;
   destroy(): void;
 }
 
@@ -50,6 +52,7 @@ function complete(raw: Buffer): boolean {
   const text = raw.toString('utf8');
   const end = text.indexOf('\r\n\r\n');
   if (end < 0) return false;
+  if (/^HTTP\/1\.1 (204|304)/.test(text)) return true;
   const length = /\r\ncontent-length:\s*(\d+)/i.exec(text.slice(0, end));
   if (length) return raw.length >= Buffer.byteLength(text.slice(0, end + 4)) + Number(length[1]);
   if (/\r\ntransfer-encoding:\s*chunked/i.test(text.slice(0, end))) return text.endsWith('0\r\n\r\n');
@@ -65,7 +68,11 @@ export async function openConnection(hub: HubProcess): Promise<RawConnection> {
   });
   socket.on('error', () => undefined);
   let received = Buffer.alloc(0);
-  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  let open = true;
+  const closed = new Promise<void>((resolve) => socket.once('close', () => {
+    open = false;
+    resolve();
+  }));
   const answer = new Promise<RawAnswer>((resolve) => {
     socket.on('data', (chunk: Buffer) => {
       received = Buffer.concat([received, chunk]);
@@ -77,6 +84,7 @@ export async function openConnection(hub: HubProcess): Promise<RawConnection> {
     socket,
     answer,
     closed,
+    isOpen: () => open,
     send: (data) => new Promise<void>((resolve, reject) => {
       socket.write(data, (error) => (error ? reject(error) : resolve()));
     }),
