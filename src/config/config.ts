@@ -132,7 +132,7 @@ function checkBudgets(config: Config): void {
   if (unlimited(config.maxInFlightBody) < unlimited(config.maxBody)) {
     throw new Error('HUB_MAX_IN_FLIGHT_BODY must be at least HUB_MAX_BODY (0 meaning unlimited for both): otherwise a body of the maximum size would always be refused with 429');
   }
-  if (config.requestTimeout > 0 && unlimited(config.headersTimeout) > config.requestTimeout) {
+  if (config.requestTimeout > 0 && config.headersTimeout > config.requestTimeout) {
     throw new Error('HUB_HEADERS_TIMEOUT must not be longer than HUB_REQUEST_TIMEOUT, which also covers the headers');
   }
 }
