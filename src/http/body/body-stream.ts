@@ -30,18 +30,21 @@ class SizeLimit extends Transform {
 
 /**
  * Fails the body with 408 when the client sends nothing for `timeout` ms while the hub waits for it.
- * Bytes already received but not yet read mean the hub is the slow side, so the wait starts over.
+ * Bytes received but not yet read mean the hub is the slow side, so the wait starts over. When the
+ * timer fires after the event loop was busy (a large write holds it for seconds), bytes that arrived
+ * meanwhile are still in the socket: the decision waits for `setImmediate`, which runs after the loop
+ * has read them, so a busy hub does not blame its client.
  */
 function watchIdle(request: IncomingMessage, body: Readable, timeout: number): void {
-  let timer: NodeJS.Timeout;
-  const arm = () => {
-    timer = setTimeout(() => {
-      if (request.readableLength > 0) arm();
-      else body.destroy(hubError('bodyTimeout', { seconds: timeout / 1000 }));
-    }, timeout);
+  let lastData = performance.now();
+  const decide = () => {
+    const quiet = performance.now() - lastData;
+    if (request.readableLength > 0 || quiet < timeout) timer = setTimeout(check, Math.max(1, timeout - quiet));
+    else body.destroy(hubError('bodyTimeout', { seconds: timeout / 1000 }));
   };
-  arm();
-  const onData = () => timer.refresh();
+  const check = () => { setImmediate(decide); };
+  let timer = setTimeout(check, timeout);
+  const onData = () => { lastData = performance.now(); };
   request.on('data', onData);
   body.once('close', () => {
     clearTimeout(timer);
