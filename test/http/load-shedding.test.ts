@@ -1,6 +1,7 @@
 // Load shedding: the client loads of API.md 1.9 never see 429 with the defaults; past configured limits the node answers 429 with Retry-After and recovers.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { gzipSync } from 'node:zlib';
 import { collection, point } from '../helpers/features.js';
 import { call, createSpace, type TestResponse } from '../helpers/http-client.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
@@ -153,6 +154,22 @@ for (const backend of BACKENDS) {
         assert.equal(answer.status, 429);
         assert.equal(JSON.parse(answer.body).code, 'tooManyRequests');
         assert.ok(Number(answer.headers['retry-after']) > 0);
+      } finally {
+        stalled.destroy();
+      }
+      await acceptedMedium();
+    });
+
+    test('a compressed body counts as it decompresses: past its declared length it is refused with 429 once it passes the budget', async () => {
+      const stalled = await stalledUpload(hub, space, 800_000);
+      try {
+        await shedMedium();
+        const compressed = gzipSync(mediumBody);
+        assert.ok(compressed.length < 100_000);
+        const response = await call(hub, 'PUT', `/hub/spaces/${space}/features`, {
+          rawBody: compressed, headers: { origin: ORIGIN, 'content-encoding': 'gzip', accept: 'application/x-empty' },
+        });
+        assertShed(response);
       } finally {
         stalled.destroy();
       }
