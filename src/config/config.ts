@@ -44,18 +44,12 @@ function parseSize(value: string): number {
   return Number(match[1]) * factor;
 }
 
-/** `30s`, `500ms`, `10m`; a bare number is seconds. */
+/** A duration in ms, or with a unit as PostgreSQL's settings take it: `500ms`, `30s`, `2min`; `0` turns the limit off. */
 function parseDuration(value: string): number {
-  const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m)?$/i.exec(value.trim());
-  if (!match) throw new Error(`Invalid duration "${value}": use seconds or a number with ms, s or m (e.g. 30s)`);
-  const factor = { ms: 1, s: 1000, m: 60_000 }[(match[2] ?? 's').toLowerCase() as 'ms' | 's' | 'm'];
-  return Math.round(Number(match[1]) * factor);
-}
-
-function parseCount(value: string): number {
-  const count = Number(value);
-  if (!Number.isInteger(count) || count < 0) throw new Error(`Invalid count "${value}": use a whole number, 0 for unlimited`);
-  return count;
+  const match = /^(\d+)\s*(ms|s|min)?$/i.exec(value.trim());
+  if (!match) throw new Error(`Invalid duration "${value}": use milliseconds or a number with ms, s or min (e.g. 30s)`);
+  const factor = { ms: 1, s: 1000, min: 60_000 }[(match[2] ?? 'ms').toLowerCase() as 'ms' | 's' | 'min'];
+  return Number(match[1]) * factor;
 }
 
 function parsePoolSize(value: string): number {
@@ -68,6 +62,12 @@ function parsePort(value: string): number {
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`Invalid port "${value}"`);
   return port;
+}
+
+function parseCount(value: string): number {
+  const count = Number(value);
+  if (!Number.isInteger(count) || count < 0) throw new Error(`Invalid count "${value}": use a whole number, 0 for unlimited`);
+  return count;
 }
 
 const OPTIONS: Option[] = [

@@ -47,11 +47,11 @@ export const errorCatalogue = {
   uuidMismatch: { status: 409, template: "The feature with id {id} cannot be replaced. The provided UUID doesn't match the UUID of the head state: {uuid}" },
   invalidCompressedBody: { status: 400, template: 'The request body could not be decompressed as {encoding}: {detail}' },
   payloadTooLarge: { status: 413, template: 'The request payload is bigger than the maximum allowed.' },
-  bodyTimeout: { status: 408, template: 'The request body stopped arriving: no data for {seconds} seconds.' },
-  tooManyRequests: { status: 429, template: 'Too many requests for the service node.' },
   storageFailure: { status: 502, template: 'Connector error.' },
   storageTimeout: { status: 504, template: 'Connector timeout error.' },
   internal: { status: 500, template: 'Internal server error.' },
+  bodyTimeout: { status: 408, template: 'The request body stopped arriving: no data for {seconds} seconds.' },
+  tooManyRequests: { status: 429, template: 'Too many requests for the service node.' },
 } satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof errorCatalogue;
