@@ -15,8 +15,9 @@ import { type BenchHub, type MemoryReading, readMemory, resetPeak, startBenchHub
 import { countFeatures, handleOf, HubClient } from './http.js';
 import { fastest, perSecond, type Rate, repeated, rotation, timed } from './measure.js';
 import { spaceList } from './space-list.js';
+import { uploadMemory } from './upload-memory.js';
 
-const SECTIONS = ['spaces', 'ingest', 'get', 'iterate', 'search', 'parallel', 'million', 'upload', 'bigspace'] as const;
+const SECTIONS = ['spaces', 'ingest', 'get', 'iterate', 'search', 'parallel', 'million', 'upload', 'upload-memory', 'bigspace'] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface Settings {
@@ -510,6 +511,7 @@ async function main(): Promise<void> {
     // The iteration goes before the upload: V8 keeps the heap the upload grew, which would hide the iteration's own peak.
     if (sections.has('million')) await million(hub, client, floor.reads, settings);
     if (sections.has('upload')) await upload(hub, client, floor, settings);
+    if (sections.has('upload-memory')) notes.push(...await uploadMemory(client, (figure, work) => withMemory(hub, figure, work), log));
     if (sections.has('bigspace')) await bigSpaceSection(hub, settings);
   } finally {
     client.close();

@@ -48,7 +48,7 @@ async function main(): Promise<void> {
     user: config.adminUser, password: config.adminPassword, token: config.adminToken,
   }), config.dataDir);
 
-  const app = await buildServer(hub, { maxBody: config.maxBody, logLevel: config.logLevel });
+  const app = await buildServer(hub, config);
   const shutdown = async () => {
     await app.close();
     await storage.close();

@@ -18,6 +18,16 @@ export interface Config {
   spacePageSize: number;
   /** Largest accepted request body in bytes after decompression; 0 means unlimited. */
   maxBody: number;
+  /** Requests the node works on at once before it answers 429; 0 means unlimited. */
+  maxInFlight: number;
+  /** Request body bytes the node holds at once before it answers 429 (default 4 × maxBody); 0 means unlimited. */
+  maxInFlightBody: number;
+  /** Milliseconds a client may take to send the request line and headers; 0 means no limit. */
+  headersTimeout: number;
+  /** Milliseconds a client may take to send the whole request, body included; 0 means no limit. */
+  requestTimeout: number;
+  /** Milliseconds a request body may pause between two pieces before the answer is 408; 0 means no limit. */
+  bodyIdleTimeout: number;
   logLevel: string;
   /** Spaces with more features than this get /statistics estimated from a sample. */
   statisticsExactLimit: number;
@@ -74,6 +84,12 @@ function parsePort(value: string): number {
   return port;
 }
 
+function parseCount(value: string): number {
+  const count = Number(value);
+  if (!Number.isInteger(count) || count < 0) throw new Error(`Invalid count "${value}": use a whole number, 0 for unlimited`);
+  return count;
+}
+
 const OPTIONS: Option[] = [
   { key: 'host', env: 'HUB_HOST', flag: '--host' },
   { key: 'port', env: 'HUB_PORT', flag: '--port', parse: parsePort },
@@ -83,6 +99,11 @@ const OPTIONS: Option[] = [
   { key: 'queryTimeout', env: 'HUB_QUERY_TIMEOUT', flag: '--query-timeout', parse: parseDuration },
   { key: 'spacePageSize', env: 'HUB_SPACE_PAGE_SIZE', flag: '--space-page-size', parse: parsePageSize },
   { key: 'maxBody', env: 'HUB_MAX_BODY', flag: '--max-body', parse: parseSize },
+  { key: 'maxInFlight', env: 'HUB_MAX_IN_FLIGHT', flag: '--max-in-flight', parse: parseCount },
+  { key: 'maxInFlightBody', env: 'HUB_MAX_IN_FLIGHT_BODY', flag: '--max-in-flight-body', parse: parseSize },
+  { key: 'headersTimeout', env: 'HUB_HEADERS_TIMEOUT', flag: '--headers-timeout', parse: parseDuration },
+  { key: 'requestTimeout', env: 'HUB_REQUEST_TIMEOUT', flag: '--request-timeout', parse: parseDuration },
+  { key: 'bodyIdleTimeout', env: 'HUB_BODY_IDLE_TIMEOUT', flag: '--body-idle-timeout', parse: parseDuration },
   { key: 'logLevel', env: 'HUB_LOG_LEVEL', flag: '--log-level' },
   { key: 'statisticsExactLimit', env: 'HUB_STATISTICS_EXACT_LIMIT', flag: '--statistics-exact-limit', parse: parseFeatureCount },
   { key: 'adminUser', env: 'HUB_ADMIN_USER', flag: '--admin-user' },
@@ -91,7 +112,7 @@ const OPTIONS: Option[] = [
 ];
 
 export const USAGE = `Usage: spatial-hub [serve] [options]\n\nOptions (each also an environment variable):\n` +
-  OPTIONS.map((option) => `  ${option.flag.padEnd(18)} ${option.env}`).join('\n');
+  OPTIONS.map((option) => `  ${option.flag.padEnd(21)} ${option.env}`).join('\n');
 
 /** Flags win over environment variables; both accept `--flag value` and `--flag=value`. */
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
@@ -109,15 +130,35 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
     if (value === undefined) throw new Error(`Missing value for ${flag}`);
     raw[option.key] = value;
   }
-  const config: Config = { host: '127.0.0.1', port: 8080, dataDir: resolve('data'), storage: '', pgPoolSize: 10, queryTimeout: 60_000, maxBody: parseSize('256m'),
-    logLevel: 'info', statisticsExactLimit: DEFAULT_STATISTICS_EXACT_LIMIT, spacePageSize: DEFAULT_SPACE_PAGE_SIZE };
+  // Resource defaults and why: docs/decisions.md, "Resource budgets of one node".
+  const config: Config = {
+    host: '127.0.0.1', port: 8080, dataDir: resolve('data'), storage: '', pgPoolSize: 10, queryTimeout: 60_000, maxBody: parseSize('64m'),
+    maxInFlight: 256, maxInFlightBody: -1, headersTimeout: 30_000, requestTimeout: 600_000, bodyIdleTimeout: 30_000, logLevel: 'info',
+    statisticsExactLimit: DEFAULT_STATISTICS_EXACT_LIMIT, spacePageSize: DEFAULT_SPACE_PAGE_SIZE,
+  };
   const target = config as unknown as Record<string, unknown>;
   for (const option of OPTIONS) {
     const value = raw[option.key];
     if (value !== undefined) target[option.key] = option.parse ? option.parse(value) : value;
   }
   if (!config.storage) config.storage = `sqlite:${resolve(config.dataDir, 'hub.db')}`;
+  if (config.maxInFlightBody < 0) config.maxInFlightBody = UPLOADS_AT_ONCE * config.maxBody;
+  checkBudgets(config);
   return config;
+}
+
+/** The body budget defaults to this many maximum uploads at once. */
+const UPLOADS_AT_ONCE = 4;
+
+/** Settings that contradict each other stop the start instead of failing requests later. */
+function checkBudgets(config: Config): void {
+  const unlimited = (value: number) => (value === 0 ? Infinity : value);
+  if (unlimited(config.maxInFlightBody) < unlimited(config.maxBody)) {
+    throw new Error('HUB_MAX_IN_FLIGHT_BODY must be at least HUB_MAX_BODY (0 meaning unlimited for both): otherwise a body of the maximum size would always be refused with 429');
+  }
+  if (config.requestTimeout > 0 && config.headersTimeout > config.requestTimeout) {
+    throw new Error('HUB_HEADERS_TIMEOUT must not be longer than HUB_REQUEST_TIMEOUT, which also covers the headers');
+  }
 }
 
 /** The effective configuration for the start-up log, secrets hidden. */

@@ -59,6 +59,8 @@ export const errorCatalogue = {
   storageFailure: { status: 502, template: 'Connector error.' },
   storageTimeout: { status: 504, template: 'Connector timeout error.' },
   internal: { status: 500, template: 'Internal server error.' },
+  bodyTimeout: { status: 408, template: 'The request body stopped arriving: no data for {seconds} seconds.' },
+  tooManyRequests: { status: 429, template: 'Too many requests for the service node.' },
 } satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof errorCatalogue;
@@ -80,6 +82,8 @@ export class HubError extends Error {
   get kind(): ErrorKind {
     if (this.status === 400) return 'IllegalArgument';
     if (this.status === 401) return 'Unauthorized';
+    if (this.status === 408) return 'Timeout';
+    if (this.status === 429) return 'TooManyRequests';
     if (this.status === 413) return 'PayloadToLarge';
     if (this.status === 502) return 'BadGateway';
     if (this.status === 504) return 'Timeout';

@@ -5,12 +5,14 @@ import Fastify, { type FastifyInstance, type FastifyRequest, LogController } fro
 import type { Hub } from '../hub/hub.js';
 import { hubError } from '../core/errors.js';
 import { randomId } from '../hub/ids.js';
+import { registerLoadShedding, type SheddingSettings } from './load-shedding.js';
 import { RawQuery } from './query/raw-query.js';
 import { MAX_PARAM_LENGTH, sendError, sendFrameworkError, writeClientError } from './reply/error-reply.js';
 import type { HandlerContext } from './request-context.js';
 import { type Method, type Route, routes } from './routes.js';
+import { registerTimeouts, type TimeoutSettings, timeoutServerOptions } from './timeouts.js';
 
-export interface ServerOptions {
+export interface ServerOptions extends SheddingSettings, TimeoutSettings {
   maxBody: number;
   logLevel: string;
 }
@@ -79,6 +81,7 @@ export async function buildServer(hub: Hub, options: ServerOptions): Promise<Fas
       return typeof given === 'string' && given !== '' ? given : randomId(10);
     },
     logController: new LogController({ disableRequestLogging: true }),
+    ...timeoutServerOptions(options),
   });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null));
@@ -97,6 +100,9 @@ export async function buildServer(hub: Hub, options: ServerOptions): Promise<Fas
   app.addHook('onRequest', async (request, reply) => {
     reply.header('stream-id', request.id);
   });
+  // After CORS and the stream id, so that a 429 carries both.
+  registerLoadShedding(app, options);
+  registerTimeouts(app, options);
   app.setErrorHandler((error, request, reply) => sendError(error, request, reply));
   app.setNotFoundHandler((request, reply) => sendError(hubError('routeNotFound'), request, reply));
 

@@ -1,8 +1,10 @@
-// The request body as a stream of decompressed bytes, cut off with 413 once it passes the size limit.
+// The request body as a stream of decompressed bytes, cut off with 413 past the size limit, 429 past the node's body budget, 408 when it stalls.
 import type { IncomingMessage } from 'node:http';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { createGunzip, createInflate } from 'node:zlib';
 import { hubError } from '../../core/errors.js';
+import { type BodyReservation, bodyReservationOf } from '../load-shedding.js';
+import { bodyIdleTimeoutOf } from '../timeouts.js';
 
 /** Lowers the configured limit for one request (API.md 1.7). */
 const LIMIT_HEADER = 'x-upload-content-length-limit';
@@ -10,15 +12,44 @@ const LIMIT_HEADER = 'x-upload-content-length-limit';
 class SizeLimit extends Transform {
   private seen = 0;
 
-  constructor(private readonly limit: number) {
+  constructor(private readonly limit: number, private readonly reservation: BodyReservation | undefined) {
     super();
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
     this.seen += chunk.length;
-    if (this.seen > this.limit) callback(hubError('payloadTooLarge'));
-    else callback(null, chunk);
+    if (this.seen > this.limit) return callback(hubError('payloadTooLarge'));
+    try {
+      this.reservation?.cover(this.seen);
+    } catch (error) {
+      return callback(error as Error);
+    }
+    callback(null, chunk);
   }
+}
+
+/**
+ * Fails the body with 408 when the client sends nothing for `timeout` ms while the hub waits for it.
+ * Bytes received but not yet read mean the hub is the slow side, so the wait starts over. When the
+ * timer fires after the event loop was busy (a large write holds it for seconds), bytes that arrived
+ * meanwhile are still in the socket: the decision waits for `setImmediate`, which runs after the loop
+ * has read them, so a busy hub does not blame its client.
+ */
+function watchIdle(request: IncomingMessage, body: Readable, timeout: number): void {
+  let lastData = performance.now();
+  const decide = () => {
+    const quiet = performance.now() - lastData;
+    if (request.readableLength > 0 || quiet < timeout) timer = setTimeout(check, Math.max(1, timeout - quiet));
+    else body.destroy(hubError('bodyTimeout', { seconds: timeout / 1000 }));
+  };
+  const check = () => { setImmediate(decide); };
+  let timer = setTimeout(check, timeout);
+  const onData = () => { lastData = performance.now(); };
+  request.on('data', onData);
+  body.once('close', () => {
+    clearTimeout(timer);
+    request.off('data', onData);
+  });
 }
 
 function effectiveLimit(request: IncomingMessage, configured: number): number {
@@ -39,9 +70,11 @@ export function bodyStream(request: IncomingMessage, configuredLimit: number): R
     request.on('error', (error) => stream.destroy(error));
   }
   // Always a stream of its own, so that a reader giving up early can destroy it without destroying the request.
-  const limited = stream.pipe(new SizeLimit(limit));
+  const limited = stream.pipe(new SizeLimit(limit, bodyReservationOf(request)));
   stream.on('error', (error) => limited.destroy(error));
   limited.once('close', () => discardRest(request));
+  const idle = bodyIdleTimeoutOf(request);
+  if (idle !== undefined && !request.readableEnded) watchIdle(request, limited, idle);
   return limited;
 }
 
