@@ -1,4 +1,5 @@
 // Limits on the JSON the hub accepts (nesting depth, well-formed Unicode) and the checks that enforce them without recursion.
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './json-bytes.js';
 import { hubError } from './errors.js';
 
 /**
@@ -21,14 +22,6 @@ function isWellFormedText(text: string): boolean {
   return !LONE_SURROGATE.test(text);
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COLON = 0x3a;
-const COMMA = 0x2c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
 /** Longer member names are shortened in messages. */
 const MAX_SHOWN_KEY = 40;
 

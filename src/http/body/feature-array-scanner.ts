@@ -1,4 +1,6 @@
 // Splits a large FeatureCollection body into its features as the bytes arrive, parsing each with JSON.parse.
+import { isObject } from '../../core/json.js';
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from '../../core/json-bytes.js';
 import { hubError } from '../../core/errors.js';
 import { MAX_BODY_DEPTH, MAX_JSON_DEPTH } from '../../core/json-limits.js';
 
@@ -14,14 +16,6 @@ import { MAX_BODY_DEPTH, MAX_JSON_DEPTH } from '../../core/json-limits.js';
  * does, the last of several `features` members wins.
  */
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COLON = 0x3a;
-const COMMA = 0x2c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
 /** Root member names are kept up to this many bytes: `features` written with escapes (`\u0066…`) takes 48. */
 const MAX_KEY_LENGTH = 64;
 
@@ -151,8 +145,8 @@ export class FeatureArrayScanner {
       throw hubError('invalidJsonFeatures', { detail: (error as Error).message });
     }
     // The root text holds every streamed array as `[]`; the member JSON.parse kept is the last one streamed.
-    if (this.streamedArrays > 0 && typeof root === 'object' && root !== null && Array.isArray((root as Record<string, unknown>).features)) {
-      (root as Record<string, unknown>).features = this.features;
+    if (this.streamedArrays > 0 && isObject(root) && Array.isArray(root.features)) {
+      root.features = this.features;
     }
     return root;
   }
