@@ -1,4 +1,5 @@
 // Builds the HTTP server: CORS, compression, stream ids, authentication, the route table and error bodies.
+import { MAX_ID_LENGTH } from '../core/id-limits.js';
 import compress from '@fastify/compress';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
@@ -7,7 +8,7 @@ import { hubError } from '../core/errors.js';
 import { randomId } from '../hub/ids.js';
 import { registerLoadShedding, type SheddingSettings } from './load-shedding.js';
 import { RawQuery } from './query/raw-query.js';
-import { MAX_PARAM_LENGTH, sendError, sendFrameworkError, writeClientError } from './reply/error-reply.js';
+import { sendError, sendFrameworkError, writeClientError } from './reply/error-reply.js';
 import type { HandlerContext } from './request-context.js';
 import { type Method, type Route, routes } from './routes.js';
 import { registerTimeouts, type TimeoutSettings, timeoutServerOptions } from './timeouts.js';
@@ -72,7 +73,7 @@ function registerMethodNotAllowed(app: FastifyInstance): void {
 export async function buildServer(hub: Hub, options: ServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: { level: options.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_ID_LENGTH },
     // Errors found before a route runs answer in our error shapes too, never echoing the URL (API.md 1.6).
     frameworkErrors: sendFrameworkError,
     clientErrorHandler: writeClientError,

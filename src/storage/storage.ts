@@ -23,9 +23,12 @@ export interface StoredSpace {
   revision: number;
 }
 
-/** A space and, looked up with it, the stored text of one of its features (undefined when it has none by that id). */
+/**
+ * A space's definition and, looked up with it, the stored text of one of its features (undefined when it has
+ * none by that id). No counters: a single feature's ETag comes from its own text.
+ */
 export interface SpaceWithFeature {
-  space: StoredSpace;
+  definition: SpaceDefinition;
   feature: string | undefined;
 }
 
@@ -34,8 +37,8 @@ export interface SpaceStore {
   create(id: string, definition: SpaceDefinition, createdAt: number): Promise<StoredSpace>;
   get(id: string): Promise<StoredSpace | undefined>;
   /**
-   * GET of one feature, the most frequent request: the space and the feature in one statement where the
-   * engine can. Undefined when the space is unknown.
+   * GET of one feature, the most frequent request: the space and the feature in one statement of two index
+   * lookups where the engine can. Undefined when the space is unknown.
    */
   getWithFeature(id: string, featureId: string): Promise<SpaceWithFeature | undefined>;
   /**

@@ -536,9 +536,22 @@ for (const backend of BACKENDS) {
         });
       }
 
-      test('a write changes the ETag of every read of the space', async () => {
+      test('a single feature\'s ETag hashes its answer (API.md 7): it changes when that feature changes, not when another does', async () => {
         const space = await spaceWith([plain('a'), plain('b')]);
-        const reads = ['/features/a', '/features?id=a', '/search', '/iterate', '/count', '/statistics'];
+        const first = await get(`/hub/spaces/${space}/features/a`);
+        assert.equal((await call(hub, 'PUT', `/hub/spaces/${space}/features/b`, { body: plain('b', { changed: true }) })).status, 200);
+        assert.equal((await get(`/hub/spaces/${space}/features/a`, { 'if-none-match': first.headers.get('etag') ?? '' })).status, 304);
+        assert.equal((await call(hub, 'PUT', `/hub/spaces/${space}/features/a`, { body: plain('a', { changed: true }) })).status, 200);
+        const changed = await get(`/hub/spaces/${space}/features/a`, { 'if-none-match': first.headers.get('etag') ?? '' });
+        assert.equal(changed.status, 200);
+        assert.notEqual(changed.headers.get('etag'), first.headers.get('etag'));
+        const selected = await get(`/hub/spaces/${space}/features/a?selection=p.name`);
+        assert.notEqual(selected.headers.get('etag'), changed.headers.get('etag'), 'another answer of the same feature has another tag');
+      });
+
+      test('a write changes the ETag of every collection read of the space', async () => {
+        const space = await spaceWith([plain('a'), plain('b')]);
+        const reads = ['/features?id=a', '/search', '/iterate', '/count', '/statistics'];
         const before = await Promise.all(reads.map(async (read) => (await get(`/hub/spaces/${space}${read}`)).headers.get('etag')));
         const put = await call(hub, 'PUT', `/hub/spaces/${space}/features/b`, { body: plain('b', { changed: true }) });
         assert.equal(put.status, 200, put.text);

@@ -1,6 +1,7 @@
 // Black-box tests of hostile write bodies on both engines: nesting past the limit, lone surrogates, corrupted large bodies; each is refused with a 4xx, writes nothing and leaves the space usable.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { MAX_ID_LENGTH } from '../../src/core/id-limits.js';
 import { MAX_JSON_DEPTH } from '../../src/core/json-limits.js';
 import { assertRefused, assertUsable, deepText } from '../helpers/hostile.js';
 import { call, createSpace, type FeatureJson } from '../helpers/http-client.js';
@@ -42,6 +43,20 @@ for (const backend of BACKENDS) {
       await assertUsable(hub, space, stored);
       return response.body.errorMessage as string;
     }
+
+    test('ids longer than a URL path segment may be are refused, so every stored id stays addressable', async () => {
+      const long = 'x'.repeat(MAX_ID_LENGTH + 1);
+      const feature = JSON.stringify({ type: 'Feature', id: long, geometry: null, properties: {} });
+      const message = await refusedAndHarmless('PUT', features(), collection(valid('ok'), feature), 'invalidFeature', 'long feature id');
+      assert.match(message, /position 1/);
+      await refusedAndHarmless('PUT', `${features()}?prefixId=${'p'.repeat(10)}`,
+        collection(JSON.stringify({ type: 'Feature', id: 'x'.repeat(MAX_ID_LENGTH - 5), geometry: null, properties: {} })), 'invalidFeature', 'prefixed');
+      assertRefused(await call(hub, 'POST', '/hub/spaces', { body: { id: long, title: 'long' } }), 400, 'spaceValidation', 'long space id');
+      const longest = 's'.repeat(MAX_ID_LENGTH);
+      assert.equal((await call(hub, 'POST', '/hub/spaces', { body: { id: longest, title: 'longest' } })).status, 200);
+      assert.equal((await call(hub, 'GET', `/hub/spaces/${longest}`)).status, 200, 'the longest id is addressable');
+      assert.equal((await call(hub, 'DELETE', `/hub/spaces/${longest}`)).status, 204);
+    });
 
     test('a feature nested past the limit is refused on every write path, naming it, up to 20,000 levels', async () => {
       for (const levels of [MAX_JSON_DEPTH + 1, 1200, 20000]) {

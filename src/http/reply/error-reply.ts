@@ -3,16 +3,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { HubError, hubError } from '../../core/errors.js';
+import { MAX_ID_LENGTH } from '../../core/id-limits.js';
 import { randomId } from '../../hub/ids.js';
 import { fromStorage } from '../../hub/storage-failures.js';
-
-/** The router's `maxParamLength`: a longer path segment (a space or feature id) answers 414. */
-export const MAX_PARAM_LENGTH = 1000;
 
 /** Fastify's router errors, raised before any route runs; their own messages would echo the URL. */
 const ROUTER_ERRORS: Record<string, () => HubError> = {
   FST_ERR_BAD_URL: () => hubError('malformedUrl', { problem: 'its path holds a malformed percent-encoding' }),
-  FST_ERR_MAX_PARAM_LENGTH: () => hubError('uriTooLong', { limit: MAX_PARAM_LENGTH }),
+  FST_ERR_MAX_PARAM_LENGTH: () => hubError('uriTooLong', { limit: MAX_ID_LENGTH }),
 };
 
 /**

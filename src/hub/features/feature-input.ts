@@ -1,4 +1,5 @@
 // Validates and normalizes one input feature (API.md 4.2) before anything is written.
+import { MAX_ID_LENGTH } from '../../core/id-limits.js';
 import { isObject } from '../../core/json.js';
 import { checkJsonValue } from '../../core/json-limits.js';
 import type { Geometry } from '../../geo/geometry.js';
@@ -49,6 +50,9 @@ export function normalizeFeature(raw: unknown, position: number, prefixId = '', 
   if (id === '') throw hubError('emptyFeatureId', { position });
   if (id.includes(NUL)) throw hubError('nulInFeatureId', { position });
   id = prefixId + id;
+  if (id.length > MAX_ID_LENGTH) {
+    throw hubError('invalidFeature', { position, problem: `has an id of ${id.length} characters; at most ${MAX_ID_LENGTH} fit into a URL path` });
+  }
 
   if (geometry !== undefined && geometry !== null) {
     const problem = validateGeometry(geometry);

@@ -1,9 +1,10 @@
 // The feature operations of the hub: writes through the write plan, reads through the read pipeline.
 import { hubError } from '../../core/errors.js';
 import type { FeatureFilter, FeatureQuery } from '../../core/feature-query.js';
+import type { SpaceDefinition } from '../../core/space-definition.js';
 import type { Storage, StoredSpace } from '../../storage/storage.js';
 import { normalizeFeature } from './feature-input.js';
-import { contentEtag, type FeatureCollectionStream, type ReadOptions, renderPages } from './read-pipeline.js';
+import { contentEtag, featureEtag, type FeatureCollectionStream, type ReadOptions, renderPages } from './read-pipeline.js';
 import { transformText } from './transform-plan.js';
 import { type EntryDefaults, type WriteBody, writeEntries } from './write-entries.js';
 import { planWrite, type WriteEntry, type WriteOptions, type WriteResult } from './write-plan.js';
@@ -22,8 +23,8 @@ export interface SingleWrite extends WriteOptions {
 
 export interface SingleFeature { etag: string; cacheTTL?: number; json: string }
 
-const cacheTTLOf = (space: StoredSpace): number | undefined => {
-  const ttl = space.definition.cacheTTL;
+const cacheTTLOf = (definition: SpaceDefinition): number | undefined => {
+  const ttl = definition.cacheTTL;
   return ttl !== undefined && ttl > 0 ? ttl : undefined;
 };
 
@@ -89,8 +90,8 @@ export class FeatureService {
     const found = await this.storage.spaces.getWithFeature(spaceId, featureId);
     if (!found) throw hubError('spaceOfFeaturesNotFound');
     const json = found.feature === undefined ? undefined : transformText(found.feature, options.transforms);
-    if (json === undefined) throw hubError('featureNotFound');
-    return { etag: contentEtag(found.space, options.etagKey), cacheTTL: cacheTTLOf(found.space), json };
+    if (found.feature === undefined || json === undefined) throw hubError('featureNotFound');
+    return { etag: featureEtag(found.feature, options.etagKey), cacheTTL: cacheTTLOf(found.definition), json };
   }
 
   async getByIds(spaceId: string, ids: string[], options: ReadOptions): Promise<FeatureCollectionStream> {
@@ -115,7 +116,7 @@ export class FeatureService {
     };
     return {
       etag: contentEtag(space, options.etagKey),
-      cacheTTL: cacheTTLOf(space),
+      cacheTTL: cacheTTLOf(space.definition),
       features: renderPages(this.storage.features, space, { ...filter, afterSeq, limit }, options, onPage),
       trailer: () => (returned === limit ? { handle: String(lastSeq), nextPageToken: String(lastSeq) } : {}),
     };
@@ -129,7 +130,7 @@ export class FeatureService {
   private collection(space: StoredSpace, query: FeatureQuery, options: ReadOptions): FeatureCollectionStream {
     return {
       etag: contentEtag(space, options.etagKey),
-      cacheTTL: cacheTTLOf(space),
+      cacheTTL: cacheTTLOf(space.definition),
       features: renderPages(this.storage.features, space, query, options),
       trailer: () => ({}),
     };

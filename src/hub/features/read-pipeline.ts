@@ -36,6 +36,14 @@ export function contentEtag(space: StoredSpace, key: string): string {
 }
 
 /**
+ * A single feature's ETag comes from its stored text and the request: it changes exactly when the feature
+ * does, and costs no read of the space's counters.
+ */
+export function featureEtag(json: string, key: string): string {
+  return `"${createHash('sha1').update(`${json}\n${key}`).digest('hex').slice(0, 32)}"`;
+}
+
+/**
  * The response pages of a query. Without transformation the database's joined page texts go out as they
  * are; with one, each feature runs through the plan and the page is joined here. `onPage` sees each page's
  * size and last insertion sequence as read from storage.

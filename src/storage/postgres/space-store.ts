@@ -27,12 +27,11 @@ const JOINED = `SELECT s.sid, s.id, s.definition, s.location, c.content_updated_
                   FROM spaces s LEFT JOIN space_counters c ON c.sid = s.sid`;
 const CONTENTS = 'SELECT sid, content_updated_at, revision FROM space_counters';
 const GET: Prepared = { name: 'get_space', text: `${JOINED} WHERE s.id = $1` };
-/** The counters joined means the space's features are in the catalog database too: then the feature comes along. */
+/** $3 is the catalog database's identity: the feature comes along when the space's features are held there too. */
 const GET_WITH_FEATURE: Prepared = {
   name: 'get_space_with_feature',
-  text: `SELECT s.sid, s.id, s.definition, s.location, c.content_updated_at, c.revision, f.feature
-           FROM spaces s LEFT JOIN space_counters c ON c.sid = s.sid
-           LEFT JOIN features f ON c.sid IS NOT NULL AND f.sid = s.sid AND f.id = $2
+  text: `SELECT s.sid, s.definition, s.location, f.feature
+           FROM spaces s LEFT JOIN features f ON s.location = $3 AND f.sid = s.sid AND f.id = $2
           WHERE s.id = $1`,
 };
 const FEATURE_BY_ID: Prepared = { name: 'feature_by_id', text: 'SELECT feature FROM features WHERE sid = $1 AND id = $2' };
@@ -144,12 +143,16 @@ export class PostgresSpaceStore implements SpaceStore {
     if (cannotExist(id)) return undefined;
     // A feature id with U+0000 cannot be stored, and the database would reject it as a parameter.
     const wanted = cannotExist(featureId) ? null : featureId;
-    const rows = await this.locations.catalog.query<JoinedRow & { feature: string | null }>(GET_WITH_FEATURE, [id, wanted]);
-    const [space] = await this.complete(rows);
-    if (!space) return undefined;
-    if (rows[0].content_updated_at !== null || wanted === null) return { space, feature: rows[0].feature ?? undefined };
-    const [row] = await this.locations.byId(space.key.location).query<{ feature: string }>(FEATURE_BY_ID, [space.key.sid, wanted]);
-    return { space, feature: row?.feature };
+    const catalog = this.locations.catalog;
+    // Before start-up completes the identity is still empty: then the feature is looked up on its own.
+    const catalogId = catalog.id;
+    const [row] = await catalog.query<{ sid: number; definition: string; location: string; feature: string | null }>(
+      GET_WITH_FEATURE, [id, wanted, catalogId]);
+    if (!row) return undefined;
+    const definition = JSON.parse(row.definition) as SpaceDefinition;
+    if (row.location === catalogId || wanted === null) return { definition, feature: row.feature ?? undefined };
+    const [held] = await this.locations.byId(row.location).query<{ feature: string }>(FEATURE_BY_ID, [row.sid, wanted]);
+    return { definition, feature: held?.feature };
   }
 
   async *list(filter: SpaceListFilter, pageSize: number): AsyncIterable<StoredSpace[]> {

@@ -95,7 +95,7 @@ export class SqliteSpaceStore implements SpaceStore {
 
   async getWithFeature(id: string, featureId: string): Promise<SpaceWithFeature | undefined> {
     const row = this.selectOne.get(id);
-    return row && { space: toSpace(row), feature: this.selectFeature.get(row.sid, featureId) };
+    return row && { definition: JSON.parse(row.definition) as SpaceDefinition, feature: this.selectFeature.get(row.sid, featureId) };
   }
 
   async *list(filter: SpaceListFilter, pageSize: number): AsyncIterable<StoredSpace[]> {
