@@ -17,9 +17,10 @@ export async function getFeaturesById(context: HandlerContext): Promise<unknown>
   return sendFeatureCollection(context.request, context.reply, result);
 }
 
+/** One short statement: nothing worth cancelling, so no signal is set up for the most frequent read. */
 export async function getFeature(context: HandlerContext): Promise<unknown> {
   const { spaceId, featureId } = context.params;
-  const feature = await context.hub.features.getOne(spaceId, featureId, readOptions(context));
+  const feature = await context.hub.features.getOne(spaceId, featureId, readParameters(context));
   return sendFeatureText(context.request, context.reply, feature.json, feature.etag, feature.cacheTTL);
 }
 
