@@ -6,12 +6,13 @@ import type { ReadBounds } from '../../src/storage/shared/read-bounds.js';
 import { StorageError } from '../../src/storage/storage-error.js';
 
 /** Pages of consecutive sequence numbers out of `total`, each fetch recorded in `fetches`; `work` runs inside each fetch. */
-function pager(total: number, fetches: number[], bounds: ReadBounds, work: () => void = () => {}): AsyncIterable<number[]> {
-  const fetch = (after: number, size: number): number[] => {
+function pager(total: number, fetches: number[], bounds: ReadBounds, work: () => void = () => {}, asynchronous = false): AsyncIterable<number[]> {
+  const read = (after: number, size: number): number[] => {
     fetches.push(after);
     work();
     return Array.from({ length: Math.max(0, Math.min(size, total - after)) }, (_, i) => after + i + 1);
   };
+  const fetch = asynchronous ? async (after: number, size: number) => read(after, size) : read;
   return keysetPages(total, 0, 10, fetch, (page) => ({ count: page.length, lastSeq: page[page.length - 1] ?? 0 }), bounds);
 }
 
@@ -31,15 +32,17 @@ describe('keysetPages', () => {
     assert.deepEqual(fetches, [0, 10, 20]);
   });
 
-  test('requests no further page once the signal aborted', async () => {
-    const controller = new AbortController();
-    const fetches: number[] = [];
-    const pages = pager(100, fetches, { deadlineMs: 0, signal: controller.signal })[Symbol.asyncIterator]();
-    assert.equal((await pages.next()).done, false);
-    controller.abort();
-    // The second page was prefetched with the first; the third is not requested.
-    await assert.rejects(async () => { while (!(await pages.next()).done); }, isTimeout);
-    assert.deepEqual(fetches, [0, 10]);
+  test('requests no further page once the signal aborted (an asynchronous database had the second requested)', async () => {
+    for (const asynchronous of [false, true]) {
+      const controller = new AbortController();
+      const fetches: number[] = [];
+      const pages = pager(100, fetches, { deadlineMs: 0, signal: controller.signal }, () => {}, asynchronous)[Symbol.asyncIterator]();
+      assert.equal((await pages.next()).done, false);
+      controller.abort();
+      await assert.rejects(async () => { while (!(await pages.next()).done); }, isTimeout);
+      // An asynchronous database works on the second page while the first streams; a synchronous one reads it only when asked.
+      assert.deepEqual(fetches, asynchronous ? [0, 10] : [0]);
+    }
   });
 
   test('reads nothing for a signal that aborted before the read', async () => {

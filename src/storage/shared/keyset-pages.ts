@@ -10,8 +10,9 @@ export interface PageMeasure {
 
 /**
  * Reads up to `limit` features after `afterSeq`, a page of at most `pageSize` at a time: `fetch` reads one
- * page after a sequence number. The next page is requested before the current one is handed out, so a
- * database works on it while the caller streams; a caller that stops early stops the reading too.
+ * page after a sequence number. An asynchronous `fetch` gets the next page requested before the current one
+ * is handed out, so the database works on it while the caller streams; a caller that stops early stops the
+ * reading too.
  * The time the pages take in the database adds up against `bounds.deadlineMs`, checked as each page
  * arrives: a page that ends past it fails the read instead of being handed out, and no further page is
  * read. A page is not requested once `bounds.signal` has aborted.
@@ -25,29 +26,37 @@ export async function* keysetPages<T>(
   bounds: ReadBounds,
 ): AsyncIterable<T> {
   let spent = 0;
-  const timed = (after: number, size: number): Promise<T> => {
+  const timed = (after: number, size: number): T | Promise<T> => {
     throwIfCancelled(bounds.signal);
     const start = performance.now();
-    return Promise.resolve(fetch(after, size)).finally(() => { spent += performance.now() - start; });
+    const result = fetch(after, size);
+    if (!(result instanceof Promise)) {
+      spent += performance.now() - start;
+      return result;
+    }
+    return result.finally(() => { spent += performance.now() - start; });
   };
   let remaining = limit;
   let size = Math.min(pageSize, remaining);
-  let pending: Promise<T> | undefined = timed(afterSeq, size);
+  let pending: T | Promise<T> | undefined = timed(afterSeq, size);
+  // A database answering asynchronously works on the next page while this one streams. A synchronous one
+  // (SQLite) would only block the event loop before the current page goes out, so its next page waits.
+  const prefetch = pending instanceof Promise;
   try {
-    while (pending) {
+    while (pending !== undefined) {
       const page: T = await pending;
       checkDeadline(spent, bounds);
       const { count, lastSeq } = measure(page);
       remaining -= count;
       pending = undefined;
-      if (count === size && remaining > 0) {
-        size = Math.min(pageSize, remaining);
-        pending = timed(lastSeq, size);
-      }
+      const more = count === size && remaining > 0;
+      if (more) size = Math.min(pageSize, remaining);
+      if (more && prefetch) pending = timed(lastSeq, size);
       if (count > 0) yield page;
+      if (more && !prefetch) pending = timed(lastSeq, size);
     }
   } finally {
     // A reader that stops early leaves a prefetched page nobody awaits.
-    pending?.catch(() => {});
+    if (pending instanceof Promise) pending.catch(() => {});
   }
 }
