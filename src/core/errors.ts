@@ -53,14 +53,14 @@ export const errorCatalogue = {
   uuidMismatch: { status: 409, template: "The feature with id {id} cannot be replaced. The provided UUID doesn't match the UUID of the head state: {uuid}" },
   invalidCompressedBody: { status: 400, template: 'The request body could not be decompressed as {encoding}: {detail}' },
   requestTimeout: { status: 408, template: 'The request was not received in time.', shape: 'error' },
+  bodyTimeout: { status: 408, template: 'The request body stopped arriving: no data for {seconds} seconds.' },
   payloadTooLarge: { status: 413, template: 'The request payload is bigger than the maximum allowed.' },
   uriTooLong: { status: 414, template: 'A path segment of the request URL is longer than {limit} characters.', shape: 'error' },
   headersTooLarge: { status: 431, template: 'The request line and headers together are larger than the server accepts.', shape: 'error' },
+  tooManyRequests: { status: 429, template: 'Too many requests for the service node.' },
   storageFailure: { status: 502, template: 'Connector error.' },
   storageTimeout: { status: 504, template: 'Connector timeout error.' },
   internal: { status: 500, template: 'Internal server error.' },
-  bodyTimeout: { status: 408, template: 'The request body stopped arriving: no data for {seconds} seconds.' },
-  tooManyRequests: { status: 429, template: 'Too many requests for the service node.' },
 } satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

@@ -6,7 +6,7 @@ import type { Claims } from './claims.js';
  * cached it for at most this long; expiry (`exp`) is still checked on every request. Reads by id are the
  * cheapest requests, and the token lookup was a third of their storage time (docs/decisions.md).
  */
-export const CLAIMS_TTL_MS = 5_000;
+const CLAIMS_TTL_MS = 5_000;
 /** Beyond this many tokens the cache starts over: memory stays bounded under a flood of distinct tokens. */
 const MAX_ENTRIES = 10_000;
 

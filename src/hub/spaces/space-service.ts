@@ -8,7 +8,6 @@ import { hubError } from '../../core/errors.js';
 import type { SpaceListFilter, TimeCondition } from '../../core/space-query.js';
 import { newSpaceId } from '../ids.js';
 import { applyPatch, deepEqual } from '../merge-patch.js';
-import { fromStorage } from '../storage-failures.js';
 import { CONNECTOR_MEMBERS, CREATION_ONLY, emptyTitle, normalizeSpaceInput } from './space-fields.js';
 import { spaceView } from './space-view.js';
 
@@ -82,11 +81,7 @@ export class SpaceService {
       updatedAt: now,
     };
     if (definition.enableHistory === true) definition.enableUUID = true;
-    try {
-      return this.view(claims, await this.storage.spaces.create(id, definition, now));
-    } catch (error) {
-      throw fromStorage(error);
-    }
+    return this.view(claims, await this.storage.spaces.create(id, definition, now));
   }
 
   async get(claims: Claims, id: string): Promise<Record<string, unknown>> {

@@ -60,7 +60,7 @@ export function sqlState(error: unknown): string | undefined {
  * The one place where driver and server errors become storage errors: unreachable → `unavailable`, too
  * slow → `timeout`. Errors of the caller's own (a write planner's) and anything else pass through.
  */
-export function storageError(error: unknown): unknown {
+function storageError(error: unknown): unknown {
   if (error instanceof StorageError || !(error instanceof Error)) return error;
   const state = sqlState(error);
   if (state !== undefined) {

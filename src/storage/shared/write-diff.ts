@@ -20,7 +20,7 @@ export interface WriteDiff {
   changed: boolean;
 }
 
-export function diffWrite(plan: WritePlan, stored: ReadonlyMap<string, StoredRow>): WriteDiff {
+function diffWrite(plan: WritePlan, stored: ReadonlyMap<string, StoredRow>): WriteDiff {
   const diff: WriteDiff = { inserts: [], updates: [], deletes: [], countDelta: 0, sizeDelta: 0, timestamp: plan.timestamp, changed: false };
   for (const feature of plan.upserts) {
     const before = stored.get(feature.id);
