@@ -134,6 +134,29 @@ for (const backend of BACKENDS) {
         assert.equal(typeof namespace?.updatedAt, 'number');
       });
 
+      test('many GETs at once, over two spaces and with unknown ids and spaces among them, each get their own answer', async () => {
+        const other = await spaceWith([plain('BEN', { name: 'not Benin' }), plain('solo')]);
+        const wanted = COUNTRY_IDS.slice(0, 60).flatMap((id, i) => [
+          { space: countries, id, expect: id },
+          { space: other, id: i % 2 === 0 ? 'BEN' : 'solo', expect: i % 2 === 0 ? 'BEN' : 'solo' },
+          { space: i % 3 === 0 ? countries : 'no-such-space', id: `missing-${i}`, expect: undefined },
+        ]);
+        const answers = await Promise.all(wanted.map(({ space, id }) => get(`/hub/spaces/${space}/features/${encodeURIComponent(id)}`)));
+        answers.forEach((response, i) => {
+          const { space, expect } = wanted[i];
+          if (expect === undefined) {
+            assert.equal(response.status, 404, `${space}/${wanted[i].id}`);
+            assert.equal(response.body.code, space === countries ? 'featureNotFound' : 'spaceOfFeaturesNotFound');
+            return;
+          }
+          assert.equal(response.status, 200, `${space}/${expect}: ${response.text}`);
+          const feature = asFeature(response.body);
+          assert.equal(feature.id, expect);
+          assert.equal(feature.properties[NS]?.space, space);
+          if (space === other && expect === 'BEN') assert.equal(feature.properties.name, 'not Benin');
+        });
+      });
+
       test('an unknown feature is a 404', async () => {
         const response = await get(`/hub/spaces/${countries}/features/zzz`);
         assert.equal(response.status, 404);

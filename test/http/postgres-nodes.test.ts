@@ -143,6 +143,16 @@ describe('spaces spread over two databases (postgres)', { skip }, () => {
       assert.equal(Number(elsewhere.n), 0);
     }
 
+    // GETs by id sent at once are looked up together: each must still come from its own space's database.
+    const byId = spaces.flatMap((space, index) => Array.from({ length: index + 2 }, (_, k) => ({ space, index, id: `f${k}` })));
+    const answers = await Promise.all(byId.map(({ space, id }) => call(hub, 'GET', `/hub/spaces/${space}/features/${id}`)));
+    answers.forEach((response, i) => {
+      const { space, index, id } = byId[i];
+      if (Number(id.slice(1)) > index) return assert.equal(response.status, 404, `${space}/${id}`);
+      assert.equal(response.status, 200, `${space}/${id}: ${response.text}`);
+      assert.equal((response.body as { properties: { space: number } }).properties.space, index);
+    });
+
     for (const [index, space] of spaces.entries()) {
       const iterate = await call(hub, 'GET', `/hub/spaces/${space}/iterate`);
       assert.equal(iterate.status, 200, iterate.text);

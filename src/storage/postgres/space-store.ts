@@ -1,4 +1,5 @@
 // Spaces in PostgreSQL: the catalog row (id, definition, location) joined with the counters kept next to the space's features.
+import DataLoader from 'dataloader';
 import type { SpaceDefinition } from '../../core/space-definition.js';
 import type { SpaceListFilter, TimeCondition } from '../../core/space-query.js';
 import { StorageError } from '../storage-error.js';
@@ -27,13 +28,35 @@ const JOINED = `SELECT s.sid, s.id, s.definition, s.location, c.content_updated_
                   FROM spaces s LEFT JOIN space_counters c ON c.sid = s.sid`;
 const CONTENTS = 'SELECT sid, content_updated_at, revision FROM space_counters';
 const GET: Prepared = { name: 'get_space', text: `${JOINED} WHERE s.id = $1` };
-/** $3 is the catalog database's identity: the feature comes along when the space's features are held there too. */
-const GET_WITH_FEATURE: Prepared = {
-  name: 'get_space_with_feature',
-  text: `SELECT s.sid, s.definition, s.location, f.feature
-           FROM spaces s LEFT JOIN features f ON s.location = $3 AND f.sid = s.sid AND f.id = $2
-          WHERE s.id = $1`,
+/**
+ * Many lookups of (space id, feature id) in one statement: $1 the space ids, $2 the feature ids (NULL finds
+ * none), $3 the catalog database's identity; the feature comes along when the space's features are held there
+ * too. The LIMIT keeps each lateral lookup an index probe, whatever the planner guesses for the array's length.
+ */
+const GET_WITH_FEATURES: Prepared = {
+  name: 'get_spaces_with_features',
+  text: `SELECT w.n, s.sid, s.definition, s.location,
+                (SELECT f.feature FROM features f WHERE s.location = $3 AND f.sid = s.sid AND f.id = w.feature_id) AS feature
+           FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS w(space_id, feature_id, n)
+          CROSS JOIN LATERAL (SELECT sid, definition, location FROM spaces WHERE id = w.space_id LIMIT 1) s`,
 };
+/** Bounds one statement's arrays; far above what one round of the event loop brings. */
+const MAX_LOOKUPS_PER_STATEMENT = 256;
+
+interface Lookup {
+  spaceId: string;
+  featureId: string | null;
+}
+
+interface LookupRow {
+  sid: number;
+  definition: string;
+  location: string;
+  feature: string | null;
+  /** The catalog database's identity when the lookup ran. */
+  catalogId: string;
+}
+
 const FEATURE_BY_ID: Prepared = { name: 'feature_by_id', text: 'SELECT feature FROM features WHERE sid = $1 AND id = $2' };
 /**
  * A keyset page: $1 the last space number of the page before, $2 the page size. `c.sid > $1` repeats what the
@@ -143,17 +166,29 @@ export class PostgresSpaceStore implements SpaceStore {
     if (cannotExist(id)) return undefined;
     // A feature id with U+0000 cannot be stored, and the database would reject it as a parameter.
     const wanted = cannotExist(featureId) ? null : featureId;
-    const catalog = this.locations.catalog;
-    // Before start-up completes the identity is still empty: then the feature is looked up on its own.
-    const catalogId = catalog.id;
-    const [row] = await catalog.query<{ sid: number; definition: string; location: string; feature: string | null }>(
-      GET_WITH_FEATURE, [id, wanted, catalogId]);
+    const row = await this.lookups.load({ spaceId: id, featureId: wanted });
     if (!row) return undefined;
     const definition = JSON.parse(row.definition) as SpaceDefinition;
-    if (row.location === catalogId || wanted === null) return { definition, feature: row.feature ?? undefined };
+    if (row.location === row.catalogId || wanted === null) return { definition, feature: row.feature ?? undefined };
     const [held] = await this.locations.byId(row.location).query<{ feature: string }>(FEATURE_BY_ID, [row.sid, wanted]);
     return { definition, feature: held?.feature };
   }
+
+  /**
+   * The lookups that arrive while the event loop handles one round of sockets go to the database as one
+   * statement: under load a GET by id then costs a share of a round trip and of a statement, not a whole one.
+   * A lookup waits for nothing but the end of that round (setImmediate), so a lone GET is not delayed.
+   */
+  private readonly lookups = new DataLoader<Lookup, LookupRow | undefined, string>(async (wanted) => {
+    const catalog = this.locations.catalog;
+    // Before start-up completes the identity is still empty: then each feature is looked up on its own.
+    const catalogId = catalog.id;
+    const rows = await catalog.query<Omit<LookupRow, 'catalogId'> & { n: number }>(GET_WITH_FEATURES,
+      [wanted.map((lookup) => lookup.spaceId), wanted.map((lookup) => lookup.featureId), catalogId]);
+    const found: (LookupRow | undefined)[] = new Array(wanted.length).fill(undefined);
+    for (const { n, ...row } of rows) found[n - 1] = { ...row, catalogId };
+    return found;
+  }, { cache: false, batchScheduleFn: (send) => setImmediate(send), maxBatchSize: MAX_LOOKUPS_PER_STATEMENT });
 
   async *list(filter: SpaceListFilter, pageSize: number): AsyncIterable<StoredSpace[]> {
     const params: unknown[] = [];
