@@ -1,4 +1,6 @@
 // Plain typed query objects that the hub hands to storage; each engine compiles them to its own SQL.
+import type { BBox } from '../geo/bbox.js';
+import type { Geometry } from '../geo/geometry.js';
 
 /** OR of AND-groups of normalized tags: `a+b,c` is `[["a","b"],["c"]]`. An empty list means no filter. */
 export type TagExpression = string[][];
@@ -24,7 +26,22 @@ export interface FeatureFilter {
   properties?: PropertyCondition[];
 }
 
+/**
+ * A spatial condition of a read (API.md 6). `box` and `geometry` hold the features whose geometry
+ * intersects it, planar on lon/lat like PostGIS `ST_Intersects` on `geometry(…, 4326)`; a box is
+ * axis-aligned with west ≤ east and south ≤ north. `distance` holds the features within `radius`
+ * metres (> 0) of the geometry on the WGS 84 spheroid, like `ST_DWithin` on `geography`.
+ * `bounds` holds every possible match: the engines narrow their spatial index with it before the
+ * exact test. Features without geometry never match.
+ */
+export type SpatialFilter =
+  | { kind: 'box'; box: BBox }
+  | { kind: 'geometry'; geometry: Geometry; bounds: BBox }
+  | { kind: 'distance'; geometry: Geometry; radius: number; bounds: BBox };
+
 export interface FeatureQuery extends FeatureFilter {
+  /** Only features that meet it; results stay in insertion order. */
+  spatial?: SpatialFilter;
   /** Only these ids; results then come in the order of this list. */
   ids?: string[];
   /** Only features whose insertion sequence is greater (iterate handles). */
