@@ -162,3 +162,15 @@ function mercatorLongitude(x: number, size: number): number {
 function mercatorLatitude(y: number, size: number): number {
   return (Math.atan(Math.sinh(Math.PI * (1 - (2 * y) / size))) * 180) / Math.PI;
 }
+
+/** Web-Mercator tile-space x (fractional) of a longitude at `level`. */
+export function mercatorX(longitude: number, level: number): number {
+  return ((longitude + 180) / 360) * 2 ** level;
+}
+
+/** Web-Mercator tile-space y (fractional, growing south) of a latitude at `level`, clamped to the Mercator limit. */
+export function mercatorY(latitude: number, level: number): number {
+  const clamped = Math.max(-MERCATOR_MAX_LATITUDE, Math.min(MERCATOR_MAX_LATITUDE, latitude));
+  const radians = (clamped * Math.PI) / 180;
+  return ((1 - Math.log(Math.tan(radians) + 1 / Math.cos(radians)) / Math.PI) / 2) * 2 ** level;
+}
