@@ -33,7 +33,7 @@ export class QuadbinAggregator {
   private readonly grid: Grid;
   private total = 0;
 
-  constructor(private readonly request: QuadbinRequest, private readonly area: { bbox: BBox; tile?: Tile }, private readonly clipBox: BBox | undefined) {
+  constructor(private readonly request: QuadbinRequest, area: { bbox: BBox; tile?: Tile }, private readonly clipBox: BBox | undefined) {
     this.grid = areaGrid(request, area);
   }
 
