@@ -37,16 +37,17 @@ export class QuadbinAggregator {
     this.grid = areaGrid(request, area);
   }
 
-  /** Counts the feature in every cell of the grid its bounding box meets. */
+  /** Counts the feature in every cell of the grid its bounding box meets; `total_count` counts the features meeting any. */
   add(feature: ClusteredFeature): void {
     const box = featureBBox(feature);
     if (box === null) return;
-    this.total++;
     const { level, x0, y0, columns, rows } = this.grid;
     const left = Math.max(x0, Math.floor(mercatorX(box[0], level)));
     const right = Math.min(x0 + columns - 1, Math.floor(mercatorX(box[2], level)));
     const top = Math.max(y0, Math.floor(mercatorY(box[3], level)));
     const bottom = Math.min(y0 + rows - 1, Math.floor(mercatorY(box[1], level)));
+    if (left > right || top > bottom) return;
+    this.total++;
     for (let y = top; y <= bottom; y++) {
       for (let x = left; x <= right; x++) {
         const key = (y - y0) * columns + (x - x0);
