@@ -1,5 +1,6 @@
 // Features in PostgreSQL: one transaction per write, bulk statements, counters kept as change rows, keyset-paged streamed reads.
 import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage } from '../../core/feature-query.js';
+import type { VectorTileRequest } from '../../core/vector-tile-request.js';
 import { keysetPages } from '../shared/keyset-pages.js';
 import { planWrite, type StoredRow } from '../shared/write-diff.js';
 import { StorageError } from '../storage-error.js';
@@ -9,6 +10,7 @@ import { compileFilter, isEmptyFilter, SqlParams } from './filter-sql.js';
 import type { Locations } from './locations.js';
 import { cannotExist, jsonbStandIn } from './nul-stand-in.js';
 import { compileSpatial } from './spatial-sql.js';
+import { vectorTileSql } from './vector-tile-sql.js';
 import { readStatistics } from './statistics.js';
 
 /** Rows fetched per statement while streaming. */
@@ -280,6 +282,17 @@ export class PostgresFeatureStore implements FeatureStore {
     const where = compileFilter(filter, params);
     const [row] = await db.query<{ n: number }>(`SELECT count(*) AS n FROM features f WHERE f.sid = $1 AND ${where}`, params.values, signal);
     return row.n;
+  }
+
+  /** One statement: the database selects, clips and encodes; a tile holds at most `query.limit` features. */
+  async vectorTile(space: SpaceKey, query: FeatureQuery, tile: VectorTileRequest, signal?: AbortSignal): Promise<Buffer> {
+    const db = this.locations.byId(space.location);
+    const params = new SqlParams();
+    const clauses = [`f.sid = ${params.add(space.sid)}`, `f.seq > ${params.add(query.afterSeq ?? 0)}`, compileQuery(query, params)];
+    if (query.ids) clauses.push(`f.id = ANY(${params.add(query.ids.filter((id) => !cannotExist(id)))}::text[])`);
+    const sql = vectorTileSql(tile, clauses.join(' AND '), params.add(query.limit), params);
+    const [row] = await db.queryArrays<[Buffer | null]>(sql, params.values, signal);
+    return row?.[0] ?? Buffer.alloc(0);
   }
 
   async statistics(space: SpaceKey, options: StatisticsOptions): Promise<SpaceStatistics> {
