@@ -2,6 +2,7 @@
 import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage } from '../core/feature-query.js';
 import type { SpaceListFilter } from '../core/space-query.js';
 import type { SpaceDefinition } from '../core/space-definition.js';
+import type { VectorTileRequest } from '../core/vector-tile-request.js';
 import type { BBox } from '../geo/bbox.js';
 
 /**
@@ -116,6 +117,11 @@ export interface FeatureStore {
   /** The same features as `query`, each page joined into one text by the database: reads that transform nothing. */
   queryText(space: SpaceKey, query: FeatureQuery, signal?: AbortSignal): AsyncIterable<FeatureTextPage>;
   count(space: SpaceKey, filter: FeatureFilter, signal?: AbortSignal): Promise<number>;
+  /**
+   * The features of `query` (its spatial filter selects the enlarged tile) as one MVT layer of the tile,
+   * geometries clipped to the tile and its buffer, 2D. An empty buffer when no feature is left in the tile.
+   */
+  vectorTile(space: SpaceKey, query: FeatureQuery, tile: VectorTileRequest, signal?: AbortSignal): Promise<Buffer>;
   statistics(space: SpaceKey, options: StatisticsOptions): Promise<SpaceStatistics>;
 }
 

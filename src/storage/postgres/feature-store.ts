@@ -1,5 +1,6 @@
 // Features in PostgreSQL: one transaction per write, bulk statements, counters kept as change rows, keyset-paged streamed reads.
 import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage } from '../../core/feature-query.js';
+import type { VectorTileRequest } from '../../core/vector-tile-request.js';
 import { keysetPages } from '../shared/keyset-pages.js';
 import { planWrite, type StoredRow } from '../shared/write-diff.js';
 import { StorageError } from '../storage-error.js';
@@ -8,6 +9,8 @@ import type { Client, Database, Prepared } from './database.js';
 import { compileFilter, isEmptyFilter, SqlParams } from './filter-sql.js';
 import type { Locations } from './locations.js';
 import { cannotExist, jsonbStandIn } from './nul-stand-in.js';
+import { compileSpatial } from './spatial-sql.js';
+import { vectorTileSql } from './vector-tile-sql.js';
 import { readStatistics } from './statistics.js';
 
 /** Rows fetched per statement while streaming. */
@@ -119,6 +122,12 @@ function rowParameters(features: FeatureWrite[], keys: Array<string | number>): 
     JSON.stringify(features.map((feature) => feature.tags)),
     features.map((feature) => jsonbStandIn(feature.json)),
   ];
+}
+
+/** The WHERE conditions of a read: its filter and, when it has one, its spatial condition. */
+function compileQuery(query: FeatureQuery, params: SqlParams): string {
+  const where = compileFilter(query, params);
+  return query.spatial ? `${where} AND ${compileSpatial(query.spatial, params)}` : where;
 }
 
 async function holdSpace(client: Client, sid: number): Promise<void> {
@@ -239,19 +248,19 @@ export class PostgresFeatureStore implements FeatureStore {
     if (query.ids) {
       params.add(query.ids.filter((id) => !cannotExist(id)));
       params.add(query.limit);
-      const where = compileFilter(query, params);
+      const where = compileQuery(query, params);
       const sql = how.outer(`SELECT f.seq, f.feature FROM unnest($2::text[]) WITH ORDINALITY AS u(id, ord)
                      JOIN features f ON f.sid = $1 AND f.id = u.id
                     WHERE ${where} ORDER BY u.ord LIMIT $3`);
       // Looking ids up one by one is the right plan whatever the values, so without a filter it is prepared once.
-      const page = how.shape(await db.queryArrays(isEmptyFilter(query) ? { name: how.name, text: sql } : sql, params.values, signal));
+      const page = how.shape(await db.queryArrays(isEmptyFilter(query) && !query.spatial ? { name: how.name, text: sql } : sql, params.values, signal));
       if (how.measure(page).count > 0) yield page;
       return;
     }
     params.add(0);
     params.add(0);
     const sql = how.outer(`SELECT f.seq, f.feature FROM features f
-                  WHERE f.sid = $1 AND f.seq > $2 AND ${compileFilter(query, params)} ORDER BY f.seq LIMIT $3`);
+                  WHERE f.sid = $1 AND f.seq > $2 AND ${compileQuery(query, params)} ORDER BY f.seq LIMIT $3`);
     const fetchPage = async (after: number, size: number): Promise<T> => {
       const values = [...params.values];
       values[1] = after;
@@ -273,6 +282,17 @@ export class PostgresFeatureStore implements FeatureStore {
     const where = compileFilter(filter, params);
     const [row] = await db.query<{ n: number }>(`SELECT count(*) AS n FROM features f WHERE f.sid = $1 AND ${where}`, params.values, signal);
     return row.n;
+  }
+
+  /** One statement: the database selects, clips and encodes; a tile holds at most `query.limit` features. */
+  async vectorTile(space: SpaceKey, query: FeatureQuery, tile: VectorTileRequest, signal?: AbortSignal): Promise<Buffer> {
+    const db = this.locations.byId(space.location);
+    const params = new SqlParams();
+    const clauses = [`f.sid = ${params.add(space.sid)}`, `f.seq > ${params.add(query.afterSeq ?? 0)}`, compileQuery(query, params)];
+    if (query.ids) clauses.push(`f.id = ANY(${params.add(query.ids.filter((id) => !cannotExist(id)))}::text[])`);
+    const sql = vectorTileSql(tile, clauses.join(' AND '), params.add(query.limit), params);
+    const [row] = await db.queryArrays<[Buffer | null]>(sql, params.values, signal);
+    return row?.[0] ?? Buffer.alloc(0);
   }
 
   async statistics(space: SpaceKey, options: StatisticsOptions): Promise<SpaceStatistics> {

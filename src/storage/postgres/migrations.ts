@@ -103,6 +103,11 @@ const contentMigrations: Migrations = [
      CROSS JOIN LATERAL (SELECT count(*) AS changes, coalesce(sum(feature_delta), 0) AS features,
                                 coalesce(sum(size_delta), 0) AS size, max(changed_at) AS changed_at
                            FROM space_changes s WHERE s.sid = c.sid) w;`,
+  // Spatial reads always name one space: a GiST index on geom alone walks the entries of every space in the box,
+  // one on (sid, geom) only those of the space (btree_gist gives GiST the bigint equality). See docs/decisions.md.
+  `CREATE EXTENSION IF NOT EXISTS btree_gist;
+   CREATE INDEX features_by_space_geometry ON features USING gist (sid, geom);
+   DROP INDEX features_by_geometry;`,
 ];
 
 export const CATALOG: SchemaComponent = { name: 'catalog', migrations: catalogMigrations };

@@ -1,6 +1,8 @@
 // Features in the embedded SQLite database: transactional batch writes and paged, streamed reads.
 import type Database from 'better-sqlite3';
 import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage, TagExpression } from '../../core/feature-query.js';
+import type { VectorTileRequest } from '../../core/vector-tile-request.js';
+import { vectorTileOf } from '../../geo/vector-tile.js';
 import { performance } from 'node:perf_hooks';
 import { keysetPages } from '../shared/keyset-pages.js';
 import { checkDeadline, throwIfCancelled } from '../shared/read-bounds.js';
@@ -221,6 +223,11 @@ export class SqliteFeatureStore implements FeatureStore {
       .get(sid, ...where.params) as { n: number };
     checkDeadline(performance.now() - start, { deadlineMs: this.deadlineMs });
     return row.n;
+  }
+
+  /** The features of `query` encoded in Node (geojson-vt and vt-pbf): SQLite has no MVT encoder. */
+  async vectorTile(space: SpaceKey, query: FeatureQuery, tile: VectorTileRequest, signal?: AbortSignal): Promise<Buffer> {
+    return vectorTileOf(this.query(space, query, signal), tile);
   }
 
   async statistics(space: SpaceKey, options: StatisticsOptions): Promise<SpaceStatistics> {

@@ -1,0 +1,33 @@
+// Compiles a spatial filter (box, geometry, distance) into a PostgreSQL WHERE condition on the features table aliased `f`.
+import type { SpatialFilter } from '../../core/feature-query.js';
+import type { BBox } from '../../geo/bbox.js';
+import type { SqlParams } from './filter-sql.js';
+
+/** The box as a 4326 polygon; `&&` with it is what the GiST index on (sid, geom) answers. */
+function envelope([west, south, east, north]: BBox, params: SqlParams): string {
+  return `ST_MakeEnvelope(${params.add(west)}::float8, ${params.add(south)}::float8, ${params.add(east)}::float8, ${params.add(north)}::float8, 4326)`;
+}
+
+/** The reference geometry, 2D like the stored ones. */
+function geometry(value: object, params: SqlParams): string {
+  return `ST_Force2D(ST_GeomFromGeoJSON(${params.add(JSON.stringify(value))}::text))`;
+}
+
+/**
+ * `&&` narrows by the index to the filter's bounds, then the exact predicate decides: `ST_Intersects` planar
+ * on lon/lat, `ST_DWithin` on geography (spheroid) for distances. Rows without geometry have a NULL `geom`
+ * and never match.
+ */
+export function compileSpatial(spatial: SpatialFilter, params: SqlParams): string {
+  switch (spatial.kind) {
+    case 'box': {
+      const box = envelope(spatial.box, params);
+      return `(f.geom && ${box} AND ST_Intersects(f.geom, ${box}))`;
+    }
+    case 'geometry':
+      return `(f.geom && ${envelope(spatial.bounds, params)} AND ST_Intersects(f.geom, ${geometry(spatial.geometry, params)}))`;
+    case 'distance':
+      return `(f.geom && ${envelope(spatial.bounds, params)}
+               AND ST_DWithin(f.geom::geography, ${geometry(spatial.geometry, params)}::geography, ${params.add(spatial.radius)}::float8))`;
+  }
+}
