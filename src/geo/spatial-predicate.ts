@@ -1,6 +1,7 @@
 // The exact spatial test of a read (SpatialFilter), for storage engines that cannot run it in SQL.
 import type { SpatialFilter } from '../core/feature-query.js';
 import { geometryBBox, type BBox } from './bbox.js';
+import { SphericalGeometry } from './geodesic-distance.js';
 import type { Geometry } from './geometry.js';
 import { PreparedGeometry } from './prepared-geometry.js';
 
@@ -45,6 +46,11 @@ function geometryPredicate(reference: Geometry): GeometryPredicate {
   };
 }
 
+function distancePredicate(reference: Geometry, radius: number): GeometryPredicate {
+  const prepared = new SphericalGeometry(reference);
+  return (geometry) => prepared.distanceTo(new SphericalGeometry(geometry)) <= radius;
+}
+
 /**
  * The test a stored geometry must pass to match the filter, exactly as PostGIS decides it: `box` and
  * `geometry` like `ST_Intersects` on `geometry(…, 4326)` (planar on lon/lat, boundaries included),
@@ -58,6 +64,6 @@ export function spatialPredicate(filter: SpatialFilter): GeometryPredicate {
     case 'geometry':
       return geometryPredicate(filter.geometry);
     case 'distance':
-      throw new Error('distance filters are not implemented yet');
+      return distancePredicate(filter.geometry, filter.radius);
   }
 }
