@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import type { FeatureFilter, FeatureQuery, SpatialFilter } from '../../src/core/feature-query.js';
 import type { SpaceDefinition } from '../../src/core/space-definition.js';
 import { geometryBBox } from '../../src/geo/bbox.js';
+import { distanceBounds } from '../../src/geo/geodesic-distance.js';
 import type { Geometry } from '../../src/geo/geometry.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import type { FeatureWrite, SpaceKey, Storage } from '../../src/storage/storage.js';
@@ -167,6 +168,28 @@ for (const backend of BACKENDS) {
         ['inside', 'polygon-covering', 'multipoint-one-in', 'line-crossing']);
       assert.deepEqual(await ids(engine.storage, shapes, { spatial: BY_TRIANGLE, tags: [['park']], limit: 100 }),
         ['inside', 'polygon-covering', 'multipoint-one-in']);
+    });
+
+    test('a distance holds what lies within that many metres on the spheroid', async () => {
+      const { storage } = engine;
+      const space = await newSpace(storage);
+      // A degree of latitude is about 111.2 km here: 0.0045° is about 500 m, 0.0135° about 1,500 m.
+      await put(storage, space, [
+        { id: 'at-centre', geometry: point(8.5, 50.1), tags: ['a'] },
+        { id: '500m-north', geometry: point(8.5, 50.1045), tags: ['a'], properties: { kind: 'x' } },
+        { id: '1500m-north', geometry: point(8.5, 50.1135), tags: ['a'] },
+        { id: 'polygon-edge-800m-south', geometry: { type: 'Polygon', coordinates: [ring(8.4, 50.0, 8.6, 50.0928)] }, properties: { kind: 'x' } },
+        { id: 'line-passing-1200m-east', geometry: { type: 'LineString', coordinates: [[8.5168, 50.0], [8.5168, 50.2]] }, tags: ['a'] },
+        { id: 'no-geometry', geometry: null, tags: ['a'] },
+        { id: '500m-south', geometry: point(8.5, 50.0955) },
+      ]);
+      const centre = point(8.5, 50.1);
+      const within = (radius: number): SpatialFilter => ({ kind: 'distance', geometry: centre, radius, bounds: distanceBounds(centre, radius) });
+      assert.deepEqual(await ids(storage, space, { spatial: within(1000), limit: 100 }), ['at-centre', '500m-north', 'polygon-edge-800m-south', '500m-south']);
+      assert.deepEqual(await ids(storage, space, { spatial: within(1300), tags: [['a']], limit: 100 }), ['at-centre', '500m-north', 'line-passing-1200m-east']);
+      const ofKindX: FeatureFilter = { properties: [{ path: ['properties', 'kind'], op: 'eq', values: ['x'] }] };
+      assert.deepEqual(await ids(storage, space, { spatial: within(600), ...ofKindX, limit: 100 }), ['500m-north']);
+      assert.deepEqual(await ids(storage, space, { spatial: within(2000), limit: 2 }), ['at-centre', '500m-north']);
     });
 
     test('features without geometry never match, not even the whole world', async () => {
