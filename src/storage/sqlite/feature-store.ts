@@ -9,7 +9,8 @@ import { checkDeadline, throwIfCancelled } from '../shared/read-bounds.js';
 import { planWrite, type StoredRow } from '../shared/write-diff.js';
 import { StorageError } from '../storage-error.js';
 import type { FeatureStore, FeatureWrite, SpaceKey, SpaceStatistics, StatisticsOptions, WritePlanner } from '../storage.js';
-import { compileFilter } from './filter-sql.js';
+import { compileFilter, type SqlFragment } from './filter-sql.js';
+import { type OrderedSource, SpatialIndex, type SpatialPlan } from './spatial-sql.js';
 import { readStatistics } from './statistics.js';
 
 /** Rows fetched per statement while streaming; each page is one short synchronous query. */
@@ -28,6 +29,11 @@ const BY_SEQS = 'FROM json_each(?) j CROSS JOIN features f ON f.seq = j.value AN
 
 interface ExistingRow extends StoredRow { id: string }
 
+/** A filter with a spatial plan's exact test added: features looked up by id need no index. */
+function withExact(where: SqlFragment, spatial: SpatialPlan | undefined): SqlFragment {
+  return spatial ? { sql: `${spatial.exact.sql} AND ${where.sql}`, params: [...spatial.exact.params, ...where.params] } : where;
+}
+
 export class SqliteFeatureStore implements FeatureStore {
   private readonly statements = new Map<string, Database.Statement>();
   private readonly spaceExists;
@@ -40,6 +46,7 @@ export class SqliteFeatureStore implements FeatureStore {
   private readonly updateCounters;
   private readonly selectCount;
   private readonly selectLastSeq;
+  private readonly spatial;
 
   /**
    * `deadlineMs` bounds the database time of one read. SQLite statements are synchronous and cannot be
@@ -61,6 +68,23 @@ export class SqliteFeatureStore implements FeatureStore {
          revision = revision + 1, content_updated_at = ? WHERE sid = ?`);
     this.selectLastSeq = db.prepare<[number], number>('SELECT seq FROM features WHERE sid = ? ORDER BY seq DESC LIMIT 1').pluck();
     this.selectCount = db.prepare<[number], { n: number }>('SELECT feature_count AS n FROM spaces WHERE sid = ?');
+    this.spatial = new SpatialIndex(db);
+  }
+
+  /** The spatial part of a read, if it has one; its plan depends on the size of a page and of the space. */
+  private spatialPlan(sid: number, query: FeatureQuery): SpatialPlan | undefined {
+    if (!query.spatial) return undefined;
+    const featureCount = this.selectCount.get(sid)?.n ?? 0;
+    return this.spatial.plan(sid, query.spatial, Math.min(query.limit, PAGE_SIZE), featureCount);
+  }
+
+  /** The features of a read without ids in seq order: the space's, or the spatial plan's. */
+  private orderedSource(sid: number, where: SqlFragment, spatial: SpatialPlan | undefined): OrderedSource {
+    if (spatial) return spatial.source(where);
+    return {
+      sql: `FROM features f WHERE f.sid = ? AND f.seq > ? AND ${where.sql} ORDER BY f.seq`,
+      params: (after) => [sid, after, ...where.params],
+    };
   }
 
   /** Inside a write transaction: the space may have been deleted since the request looked it up. */
@@ -180,14 +204,17 @@ export class SqliteFeatureStore implements FeatureStore {
 
   async *query(space: SpaceKey, query: FeatureQuery, signal?: AbortSignal): AsyncIterable<FeatureRow[]> {
     const { sid } = space;
-    const where = compileFilter(query);
+    const spatial = this.spatialPlan(sid, query);
+    const run = <T>(statement: () => T): T => spatial ? spatial.during(statement) : statement();
     if (query.ids) {
+      const where = withExact(compileFilter(query), spatial);
       const sql = `SELECT f.seq, f.json ${BY_IDS} WHERE ${where.sql} ORDER BY j.key LIMIT ?`;
-      yield this.rows(sql, [JSON.stringify(query.ids), sid, ...where.params, query.limit]);
+      yield run(() => this.rows(sql, [JSON.stringify(query.ids), sid, ...where.params, query.limit]));
       return;
     }
-    const sql = `SELECT f.seq, f.json FROM features f WHERE f.sid = ? AND f.seq > ? AND ${where.sql} ORDER BY f.seq LIMIT ?`;
-    yield* keysetPages(query.limit, query.afterSeq ?? 0, PAGE_SIZE, (after, size) => this.rows(sql, [sid, after, ...where.params, size]),
+    const source = this.orderedSource(sid, compileFilter(query), spatial);
+    const sql = `SELECT f.seq, f.json ${source.sql} LIMIT ?`;
+    yield* keysetPages(query.limit, query.afterSeq ?? 0, PAGE_SIZE, (after, size) => run(() => this.rows(sql, [...source.params(after), size])),
       (rows) => ({ count: rows.length, lastSeq: rows[rows.length - 1]?.seq ?? 0 }), { deadlineMs: this.deadlineMs, signal });
   }
 
@@ -199,18 +226,20 @@ export class SqliteFeatureStore implements FeatureStore {
 
   async *queryText(space: SpaceKey, query: FeatureQuery, signal?: AbortSignal): AsyncIterable<FeatureTextPage> {
     const { sid } = space;
-    const where = compileFilter(query);
+    const spatial = this.spatialPlan(sid, query);
+    const run = <T>(statement: () => T): T => spatial ? spatial.during(statement) : statement();
     const aggregate = (order: string) => `SELECT CAST(string_agg(json, ',' ORDER BY ${order}) AS BLOB), count(*), max(seq)`;
     if (query.ids) {
-      const page = this.textPage(`${aggregate('ord')} FROM (SELECT f.seq, f.json, j.key AS ord ${BY_IDS}
-        WHERE ${where.sql} ORDER BY j.key LIMIT ?)`, [JSON.stringify(query.ids), sid, ...where.params, query.limit]);
+      const where = withExact(compileFilter(query), spatial);
+      const page = run(() => this.textPage(`${aggregate('ord')} FROM (SELECT f.seq, f.json, j.key AS ord ${BY_IDS}
+        WHERE ${where.sql} ORDER BY j.key LIMIT ?)`, [JSON.stringify(query.ids), sid, ...where.params, query.limit]));
       if (page.count > 0) yield page;
       return;
     }
-    const sql = `${aggregate('seq')} FROM (SELECT f.seq, f.json FROM features f
-      WHERE f.sid = ? AND f.seq > ? AND ${where.sql} ORDER BY f.seq LIMIT ?)`;
-    yield* keysetPages(query.limit, query.afterSeq ?? 0, PAGE_SIZE, (after, size) => this.textPage(sql, [sid, after, ...where.params, size]),
-      (page) => page, { deadlineMs: this.deadlineMs, signal });
+    const source = this.orderedSource(sid, compileFilter(query), spatial);
+    const sql = `${aggregate('seq')} FROM (SELECT f.seq, f.json ${source.sql} LIMIT ?)`;
+    yield* keysetPages(query.limit, query.afterSeq ?? 0, PAGE_SIZE,
+      (after, size) => run(() => this.textPage(sql, [...source.params(after), size])), (page) => page, { deadlineMs: this.deadlineMs, signal });
   }
 
   async count(space: SpaceKey, filter: FeatureFilter, signal?: AbortSignal): Promise<number> {
