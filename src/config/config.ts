@@ -29,6 +29,8 @@ export interface Config {
   /** Milliseconds a request body may pause between two pieces before the answer is 408; 0 means no limit. */
   bodyIdleTimeout: number;
   logLevel: string;
+  /** How a `here` tile id without underscores is read: as the base-4 quadkey (default) or as a decimal number (API.md 6.2). */
+  hereTileEncoding: 'base4' | 'decimal';
   /** Spaces with more features than this get /statistics estimated from a sample. */
   statisticsExactLimit: number;
   adminUser?: string;
@@ -90,6 +92,11 @@ function parseCount(value: string): number {
   return count;
 }
 
+function parseHereTileEncoding(value: string): 'base4' | 'decimal' {
+  if (value === 'base4' || value === 'decimal') return value;
+  throw new Error(`Invalid here tile encoding "${value}": use base4 or decimal`);
+}
+
 const OPTIONS: Option[] = [
   { key: 'host', env: 'HUB_HOST', flag: '--host' },
   { key: 'port', env: 'HUB_PORT', flag: '--port', parse: parsePort },
@@ -105,6 +112,7 @@ const OPTIONS: Option[] = [
   { key: 'requestTimeout', env: 'HUB_REQUEST_TIMEOUT', flag: '--request-timeout', parse: parseDuration },
   { key: 'bodyIdleTimeout', env: 'HUB_BODY_IDLE_TIMEOUT', flag: '--body-idle-timeout', parse: parseDuration },
   { key: 'logLevel', env: 'HUB_LOG_LEVEL', flag: '--log-level' },
+  { key: 'hereTileEncoding', env: 'HUB_HERE_TILE_ENCODING', flag: '--here-tile-encoding', parse: parseHereTileEncoding },
   { key: 'statisticsExactLimit', env: 'HUB_STATISTICS_EXACT_LIMIT', flag: '--statistics-exact-limit', parse: parseFeatureCount },
   { key: 'adminUser', env: 'HUB_ADMIN_USER', flag: '--admin-user' },
   { key: 'adminPassword', env: 'HUB_ADMIN_PASSWORD', flag: '--admin-password', secret: true },
@@ -134,7 +142,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
   const config: Config = {
     host: '127.0.0.1', port: 8080, dataDir: resolve('data'), storage: '', pgPoolSize: 10, queryTimeout: 60_000, maxBody: parseSize('64m'),
     maxInFlight: 256, maxInFlightBody: -1, headersTimeout: 30_000, requestTimeout: 600_000, bodyIdleTimeout: 30_000, logLevel: 'info',
-    statisticsExactLimit: DEFAULT_STATISTICS_EXACT_LIMIT, spacePageSize: DEFAULT_SPACE_PAGE_SIZE,
+    statisticsExactLimit: DEFAULT_STATISTICS_EXACT_LIMIT, spacePageSize: DEFAULT_SPACE_PAGE_SIZE, hereTileEncoding: 'base4',
   };
   const target = config as unknown as Record<string, unknown>;
   for (const option of OPTIONS) {

@@ -24,7 +24,18 @@ export interface PropertyCondition {
 export interface FeatureFilter {
   tags?: TagExpression;
   properties?: PropertyCondition[];
+  /**
+   * Only a stable 1/n of the features (n > 1): those whose insertion sequence hashes to 0 modulo n
+   * (`SAMPLE_HASH`). A feature is in or out on every read and on both engines (viz sampling, API.md 6.3).
+   */
+  sample?: number;
 }
+
+/**
+ * The sampling hash of an insertion sequence: Knuth's multiplicative hash, kept to 32 bits. Both engines
+ * compute it in SQL with 64-bit integers (exact for sequences below 3 × 10^9).
+ */
+export const SAMPLE_HASH = { multiplier: 2654435761, modulus: 4294967296 } as const;
 
 /**
  * A spatial condition of a read (API.md 6). `box` and `geometry` hold the features whose geometry

@@ -323,11 +323,35 @@ function arcLatitudes(a: Vector, b: Vector): [number, number] {
 }
 
 /**
+ * Engines find candidates by each stored feature's vertex bounding box, but great-circle edges bulge
+ * poleward out of it: a polygon round a pole drawn without a vertex there (Antarctica stops at -85.6°)
+ * holds the pole. So a search box reaching beyond POLAR_CAP takes in every longitude down to POLAR_REACH,
+ * and the exact test decides. An edge whose vertices stay below 60° and that still reaches 80° spans
+ * more than 144° of longitude; docs/decisions.md, "Spatial predicates".
+ */
+const POLAR_CAP = 80;
+const POLAR_REACH = 60;
+
+function withPolarCaps([west, south, east, north]: BBox): BBox {
+  if (north > POLAR_CAP) return withPolarCapSouth([-180, Math.min(south, POLAR_REACH), 180, north]);
+  return withPolarCapSouth([west, south, east, north]);
+}
+
+function withPolarCapSouth([west, south, east, north]: BBox): BBox {
+  return south < -POLAR_CAP ? [-180, south, 180, Math.max(north, -POLAR_REACH)] : [west, south, east, north];
+}
+
+/**
  * An axis-aligned lon/lat box holding every point within `radius` metres of the geometry (with its
- * great-circle edges). It never falls short: near a pole it spans all longitudes up to that pole, and
- * when it would cross the antimeridian it spans all longitudes.
+ * great-circle edges), and every stored feature that may reach it (see POLAR_CAP). It never falls short:
+ * near a pole it spans all longitudes up to that pole, and when it would cross the antimeridian it spans
+ * all longitudes.
  */
 export function distanceBounds(geometry: Geometry, radius: number): BBox {
+  return withPolarCaps(circleBounds(geometry, radius));
+}
+
+function circleBounds(geometry: Geometry, radius: number): BBox {
   let west = Infinity;
   let east = -Infinity;
   let south = Infinity;

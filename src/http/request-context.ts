@@ -14,6 +14,8 @@ export interface HandlerContext {
   hub: Hub;
   /** Request body limit in bytes (0 = unlimited). */
   maxBody: number;
+  /** How `here` tile ids without underscores are read (HUB_HERE_TILE_ENCODING). */
+  hereTileEncoding: 'base4' | 'decimal';
 }
 
 export type Handler = (context: HandlerContext) => Promise<unknown>;

@@ -2,6 +2,7 @@
 import { countFeatures, getFeature, getFeaturesById, iterateFeatures, searchFeatures, spaceStatistics } from './handlers/feature-reads.js';
 import { deleteFeature, deleteFeatures, patchFeature, postFeatures, putFeature, putFeatures } from './handlers/feature-writes.js';
 import { hubInfo } from './handlers/hub-info.js';
+import { bboxFeatures, spatialFeatures, spatialFeaturesByGeometry, tileFeatures } from './handlers/spatial-reads.js';
 import { createSpace, deleteSpace, getSpace, listSpaces, patchSpace } from './handlers/spaces.js';
 import type { Handler } from './request-context.js';
 
@@ -42,4 +43,9 @@ export const routes: Route[] = [
   { method: 'GET', path: `${SPACE}/iterate`, handler: iterateFeatures },
   { method: 'GET', path: `${SPACE}/count`, handler: countFeatures },
   { method: 'GET', path: `${SPACE}/statistics`, handler: spaceStatistics },
+
+  { method: 'GET', path: `${SPACE}/bbox`, handler: bboxFeatures },
+  { method: 'GET', path: `${SPACE}/tile/:type/:tileId`, handler: tileFeatures },
+  { method: 'GET', path: `${SPACE}/spatial`, handler: spatialFeatures },
+  { method: 'POST', path: `${SPACE}/spatial`, handler: spatialFeaturesByGeometry },
 ];

@@ -15,6 +15,7 @@ import { registerTimeouts, type TimeoutSettings, timeoutServerOptions } from './
 
 export interface ServerOptions extends SheddingSettings, TimeoutSettings {
   maxBody: number;
+  hereTileEncoding: 'base4' | 'decimal';
   logLevel: string;
 }
 
@@ -30,7 +31,7 @@ function tokenOf(request: FastifyRequest, query: RawQuery): string | undefined {
   return query.first('access_token');
 }
 
-function register(app: FastifyInstance, hub: Hub, route: Route, maxBody: number): void {
+function register(app: FastifyInstance, hub: Hub, route: Route, options: ServerOptions): void {
   app.route({
     method: route.method,
     url: route.path,
@@ -40,7 +41,7 @@ function register(app: FastifyInstance, hub: Hub, route: Route, maxBody: number)
       const query = RawQuery.fromUrl(request.url);
       const claims = route.public ? undefined : await hub.access.authenticate(tokenOf(request, query));
       const context: HandlerContext = {
-        request, reply, query, claims, hub, maxBody,
+        request, reply, query, claims, hub, maxBody: options.maxBody, hereTileEncoding: options.hereTileEncoding,
         params: request.params as Record<string, string>,
       };
       return route.handler(context);
@@ -107,7 +108,7 @@ export async function buildServer(hub: Hub, options: ServerOptions): Promise<Fas
   app.setErrorHandler((error, request, reply) => sendError(error, request, reply));
   app.setNotFoundHandler((request, reply) => sendError(hubError('routeNotFound'), request, reply));
 
-  for (const route of routes) register(app, hub, route, options.maxBody);
+  for (const route of routes) register(app, hub, route, options);
   registerMethodNotAllowed(app);
   return app;
 }

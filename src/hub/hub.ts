@@ -2,6 +2,7 @@
 import type { Storage } from '../storage/storage.js';
 import { AccessService } from './access/access-service.js';
 import { FeatureService } from './features/feature-service.js';
+import { SpatialService } from './features/spatial-service.js';
 import { SpaceService } from './spaces/space-service.js';
 import { StatisticsService } from './features/statistics-service.js';
 
@@ -21,12 +22,14 @@ export interface HubOptions {
 export class Hub {
   readonly spaces: SpaceService;
   readonly features: FeatureService;
+  readonly spatial: SpatialService;
   readonly statistics: StatisticsService;
   readonly access: AccessService;
 
   constructor(readonly storage: Storage, readonly info: HubInfo, options: HubOptions = {}) {
     this.spaces = new SpaceService(storage, storage.engine, options.spacePageSize);
     this.features = new FeatureService(storage);
+    this.spatial = new SpatialService(storage, this.features);
     this.statistics = new StatisticsService(storage, options.statisticsExactLimit);
     this.access = new AccessService(storage);
   }

@@ -117,6 +117,8 @@ export interface FeatureStore {
   /** The same features as `query`, each page joined into one text by the database: reads that transform nothing. */
   queryText(space: SpaceKey, query: FeatureQuery, signal?: AbortSignal): AsyncIterable<FeatureTextPage>;
   count(space: SpaceKey, filter: FeatureFilter, signal?: AbortSignal): Promise<number>;
+  /** How many features `query` returns, its spatial filter included, counted up to `query.limit` at most. */
+  countUpTo(space: SpaceKey, query: Omit<FeatureQuery, 'ids'>, signal?: AbortSignal): Promise<number>;
   /**
    * The features of `query` (its spatial filter selects the enlarged tile) as one MVT layer of the tile,
    * geometries clipped to the tile and its buffer, 2D. An empty buffer when no feature is left in the tile.

@@ -106,3 +106,10 @@ declare module 'jsts/org/locationtech/jts/algorithm/PointLocation.js' {
 }
 
 declare module 'jsts/org/locationtech/jts/monkey.js' {}
+
+declare module 'jsts/org/locationtech/jts/simplify/TopologyPreservingSimplifier.js' {
+  import type Geometry from 'jsts/org/locationtech/jts/geom/Geometry.js';
+  export default class TopologyPreservingSimplifier {
+    static simplify(geometry: Geometry, distanceTolerance: number): Geometry;
+  }
+}

@@ -15,9 +15,6 @@ import type { FeatureWrite, SpaceKey, Storage } from '../../src/storage/storage.
 import { type Backend, BACKENDS } from '../helpers/backends.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres-cluster.js';
 
-/** What PostgreSQL lacks until its spatial reads are merged (branch wt-pg); the lead removes this when they are. */
-const POSTGRES_PENDING = 'PostgreSQL spatial reads are implemented on another branch (wt-pg) and not merged yet';
-
 interface Spec {
   id: string;
   geometry: Geometry | null;
@@ -132,7 +129,7 @@ async function newSpace(storage: Storage): Promise<SpaceKey> {
 }
 
 for (const backend of BACKENDS) {
-  describe(`spatial reads through Storage (${backend})`, { skip: backend === 'postgres' ? POSTGRES_PENDING : false }, () => {
+  describe(`spatial reads through Storage (${backend})`, () => {
     let engine: Engine;
     let shapes: SpaceKey;
     let many: SpaceKey;

@@ -26,7 +26,7 @@ export async function getFeature(context: HandlerContext): Promise<unknown> {
 
 export async function searchFeatures(context: HandlerContext): Promise<unknown> {
   const limit = context.query.limit();
-  const result = await context.hub.features.search(context.params.spaceId, featureFilter(context), limit, readOptions(context));
+  const result = await context.hub.features.search(context.params.spaceId, { ...featureFilter(context), limit }, readOptions(context));
   return sendFeatureCollection(context.request, context.reply, result);
 }
 

@@ -71,6 +71,31 @@ export class RawQuery {
     return segment === undefined ? undefined : decodeParameter(name, segment.rawValue);
   }
 
+  /** The whole value of each occurrence, form-decoded, without comma splitting: for parameters that must come once. */
+  occurrences(name: string): string[] {
+    return this.matching(name).map((segment) => decodeParameter(name, segment.rawValue));
+  }
+
+  /** An integer parameter within bounds; anything else is a 400 naming the parameter and what it takes. */
+  integer(name: string, fallback: number, min: number, max: number): number {
+    const value = this.first(name);
+    if (value === undefined || value === '') return fallback;
+    const parsed = parseInteger(value);
+    if (parsed === undefined || parsed < min || parsed > max) {
+      throw hubError('invalidParameter', { name, problem: `expected an integer from ${min} to ${max}, got "${value.slice(0, 40)}"` });
+    }
+    return parsed;
+  }
+
+  /** One of the listed words (case-insensitive); anything else is a 400 listing them. */
+  choice<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+    const value = this.first(name);
+    if (value === undefined || value === '') return fallback;
+    const found = allowed.find((word) => word.toLowerCase() === value.toLowerCase());
+    if (found === undefined) throw hubError('invalidParameter', { name, problem: `expected one of ${allowed.join(', ')}, got "${value.slice(0, 40)}"` });
+    return found;
+  }
+
   /** Every value of every occurrence: split on unencoded commas, then form-decoded (`?x=` gives `['']`). */
   values(name: string): string[] {
     const raw = this.matching(name).flatMap((segment) => splitRawList(segment.rawValue));

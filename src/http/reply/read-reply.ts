@@ -69,6 +69,13 @@ export function sendFeatureText(request: FastifyRequest, reply: FastifyReply, js
   return reply.type(GEOJSON).send(json);
 }
 
+/** A vector tile; a tile without features has no body, hence 204 (API.md 1.9: a 200 always carries a body). */
+export function sendVectorTile(request: FastifyRequest, reply: FastifyReply, answer: { etag: string; cacheTTL?: number; tile: Buffer }): FastifyReply {
+  if (notModified(request, reply, answer.etag, answer.cacheTTL)) return reply;
+  if (answer.tile.length === 0) return reply.code(204).send();
+  return reply.type('application/vnd.mapbox-vector-tile').send(answer.tile);
+}
+
 export function sendJsonRead(request: FastifyRequest, reply: FastifyReply, body: object, etag: string): FastifyReply {
   if (notModified(request, reply, etag)) return reply;
   return reply.type('application/json').send(body);

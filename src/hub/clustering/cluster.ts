@@ -1,4 +1,5 @@
 // Clustering of the features of a bbox or tile, read page by page, into cell features (API.md 6.4).
+import type { FeatureRow } from '../../core/feature-query.js';
 import type { BBox } from '../../geo/bbox.js';
 import type { Tile } from '../../geo/tile-schemes.js';
 import { checkClusterableTile, type ClusteringRequest } from './clustering-options.js';
@@ -15,17 +16,12 @@ export interface ClusterArea {
   clip: boolean;
 }
 
-export interface StoredFeatureRow {
-  seq: number;
-  json: string;
-}
-
 /**
  * The cell features (JSON texts) of the features in `pages`. Memory grows with the number of
  * non-empty cells (plus the median sample of hexbin statistics), never with the number of features.
  */
 export async function cluster(
-  request: ClusteringRequest, area: ClusterArea, pages: AsyncIterable<readonly StoredFeatureRow[]>,
+  request: ClusteringRequest, area: ClusterArea, pages: AsyncIterable<readonly FeatureRow[]>,
 ): Promise<string[]> {
   if (area.tile !== undefined) checkClusterableTile(area.tile);
   const clipBox = area.clip ? area.bbox : undefined;

@@ -1,7 +1,9 @@
 // The feature operations of the hub: writes through the write plan, reads through the read pipeline.
 import { hubError } from '../../core/errors.js';
-import type { FeatureFilter, FeatureQuery } from '../../core/feature-query.js';
+import type { FeatureFilter, FeatureQuery, FeatureRow } from '../../core/feature-query.js';
 import type { SpaceDefinition } from '../../core/space-definition.js';
+import type { VectorTileRequest } from '../../core/vector-tile-request.js';
+import { vectorTileOf } from '../../geo/vector-tile.js';
 import type { Storage, StoredSpace } from '../../storage/storage.js';
 import { normalizeFeature } from './feature-input.js';
 import { contentEtag, featureEtag, type FeatureCollectionStream, type ReadOptions, renderPages } from './read-pipeline.js';
@@ -22,6 +24,9 @@ export interface SingleWrite extends WriteOptions {
 }
 
 export interface SingleFeature { etag: string; cacheTTL?: number; json: string }
+
+/** An MVT answer; `tile` is empty when no feature lies in the tile. */
+export interface VectorTileAnswer { etag: string; cacheTTL?: number; tile: Buffer }
 
 const cacheTTLOf = (definition: SpaceDefinition): number | undefined => {
   const ttl = definition.cacheTTL;
@@ -100,9 +105,10 @@ export class FeatureService {
     return this.collection(space, { ids: unique, limit: unique.length }, options);
   }
 
-  async search(spaceId: string, filter: FeatureFilter, limit: number, options: ReadOptions): Promise<FeatureCollectionStream> {
+  /** Search and the spatial reads: the query's filters, spatial condition and limit, in insertion order. */
+  async search(spaceId: string, query: Omit<FeatureQuery, 'ids' | 'afterSeq'>, options: ReadOptions): Promise<FeatureCollectionStream> {
     const space = await this.space(spaceId);
-    return this.collection(space, { ...filter, limit }, options);
+    return this.collection(space, query, options);
   }
 
   /** A handle is the last insertion sequence returned; one comes back only when the page is full (API.md 5.7). */
@@ -125,6 +131,43 @@ export class FeatureService {
   async count(spaceId: string, filter: FeatureFilter, signal?: AbortSignal): Promise<{ etag: string; count: number }> {
     const space = await this.space(spaceId);
     return { etag: contentEtag(space, 'count ' + JSON.stringify(filter)), count: await this.storage.features.count(space.key, filter, signal) };
+  }
+
+  /** How many features a query finds, counted up to its limit: the estimate of viz sampling. */
+  async countUpTo(spaceId: string, query: Omit<FeatureQuery, 'ids' | 'afterSeq'>, signal?: AbortSignal): Promise<number> {
+    const space = await this.space(spaceId);
+    return this.storage.features.countUpTo(space.key, query, signal);
+  }
+
+  /**
+   * The features of a tile query as one vector tile, encoded by the storage engine (API.md 6.2); with
+   * `summarize` (clustering) the tile holds the features it makes of the rows instead.
+   */
+  async vectorTile(spaceId: string, query: Omit<FeatureQuery, 'ids' | 'afterSeq'>, request: VectorTileRequest, options: ReadOptions,
+    summarize?: (rows: AsyncIterable<FeatureRow[]>) => Promise<string[]>): Promise<VectorTileAnswer> {
+    const space = await this.space(spaceId);
+    const etag = contentEtag(space, `${options.etagKey}\n${request.flatten ? 'mvtf' : 'mvt'}`);
+    const rows = this.storage.features.query(space.key, query, options.signal);
+    async function* cells(): AsyncIterable<Array<{ json: string }>> {
+      if (summarize) yield (await summarize(rows)).map((json) => ({ json }));
+    }
+    const tile = summarize ? await vectorTileOf(cells(), request) : await this.storage.features.vectorTile(space.key, query, request, options.signal);
+    return { etag, cacheTTL: cacheTTLOf(space.definition), tile };
+  }
+
+  /**
+   * A collection computed from every feature a query finds (clustering): `summarize` reads the rows page by
+   * page and returns the answer's feature texts. It runs when the answer starts, before the status line.
+   */
+  async summary(spaceId: string, query: Omit<FeatureQuery, 'ids' | 'afterSeq'>, options: ReadOptions,
+    summarize: (rows: AsyncIterable<FeatureRow[]>) => Promise<string[]>): Promise<FeatureCollectionStream> {
+    const space = await this.space(spaceId);
+    const rows = this.storage.features.query(space.key, query, options.signal);
+    async function* features(): AsyncIterable<string> {
+      const texts = await summarize(rows);
+      if (texts.length > 0) yield texts.join(',');
+    }
+    return { etag: contentEtag(space, options.etagKey), cacheTTL: cacheTTLOf(space.definition), features: features(), trailer: () => ({}) };
   }
 
   private collection(space: StoredSpace, query: FeatureQuery, options: ReadOptions): FeatureCollectionStream {

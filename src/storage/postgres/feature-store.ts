@@ -284,6 +284,15 @@ export class PostgresFeatureStore implements FeatureStore {
     return row.n;
   }
 
+  async countUpTo(space: SpaceKey, query: Omit<FeatureQuery, 'ids'>, signal?: AbortSignal): Promise<number> {
+    const db = this.locations.byId(space.location);
+    const params = new SqlParams();
+    const where = [`f.sid = ${params.add(space.sid)}`, `f.seq > ${params.add(query.afterSeq ?? 0)}`, compileQuery(query, params)].join(' AND ');
+    const [row] = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM (SELECT 1 FROM features f WHERE ${where} LIMIT ${params.add(query.limit)}) c`, params.values, signal);
+    return row.n;
+  }
+
   /** One statement: the database selects, clips and encodes; a tile holds at most `query.limit` features. */
   async vectorTile(space: SpaceKey, query: FeatureQuery, tile: VectorTileRequest, signal?: AbortSignal): Promise<Buffer> {
     const db = this.locations.byId(space.location);

@@ -1,6 +1,6 @@
 // Compiles tag expressions and property conditions into PostgreSQL WHERE clauses, with the semantics of the SQLite engine.
 import { hubError } from '../../core/errors.js';
-import type { FeatureFilter, JsonScalar, PropertyCondition, TagExpression } from '../../core/feature-query.js';
+import { type FeatureFilter, type JsonScalar, type PropertyCondition, SAMPLE_HASH, type TagExpression } from '../../core/feature-query.js';
 import { standIn } from './nul-stand-in.js';
 
 /** Collects statement parameters and hands out their `$n` placeholders. */
@@ -98,10 +98,13 @@ export function compileFilter(filter: FeatureFilter, params: SqlParams): string 
   const clauses: string[] = [];
   if (filter.tags && filter.tags.length > 0) clauses.push(compileTags(standIn(filter.tags), params));
   for (const condition of filter.properties ?? []) clauses.push(compileCondition(standIn(condition), params));
+  if (filter.sample !== undefined && filter.sample > 1) {
+    clauses.push(`((f.seq * ${SAMPLE_HASH.multiplier}) % ${SAMPLE_HASH.modulus}) % ${params.add(filter.sample)}::bigint = 0`);
+  }
   return clauses.length > 0 ? clauses.join(' AND ') : 'true';
 }
 
 /** True when the filter selects every feature. */
 export function isEmptyFilter(filter: FeatureFilter): boolean {
-  return (filter.tags ?? []).length === 0 && (filter.properties ?? []).length === 0;
+  return (filter.tags ?? []).length === 0 && (filter.properties ?? []).length === 0 && !(filter.sample !== undefined && filter.sample > 1);
 }

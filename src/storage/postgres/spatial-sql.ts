@@ -13,6 +13,18 @@ function geometry(value: object, params: SqlParams): string {
   return `ST_Force2D(ST_GeomFromGeoJSON(${params.add(JSON.stringify(value))}::text))`;
 }
 
+const degenerate = ([west, south, east, north]: BBox): boolean => west === east || south === north;
+
+/**
+ * A box without width or height is the segment (or point) it covers. PostGIS finds nothing crossing a
+ * flat envelope polygon, while the SQLite engine tests it as the line it is: as a line both agree.
+ */
+function boxLine([west, south, east, north]: BBox): object {
+  return west === east && south === north
+    ? { type: 'Point', coordinates: [west, south] }
+    : { type: 'LineString', coordinates: [[west, south], [east, north]] };
+}
+
 /**
  * `&&` narrows by the index to the filter's bounds, then the exact predicate decides: `ST_Intersects` planar
  * on lon/lat, `ST_DWithin` on geography (spheroid) for distances. Rows without geometry have a NULL `geom`
@@ -22,7 +34,7 @@ export function compileSpatial(spatial: SpatialFilter, params: SqlParams): strin
   switch (spatial.kind) {
     case 'box': {
       const box = envelope(spatial.box, params);
-      return `(f.geom && ${box} AND ST_Intersects(f.geom, ${box}))`;
+      return `(f.geom && ${box} AND ST_Intersects(f.geom, ${degenerate(spatial.box) ? geometry(boxLine(spatial.box), params) : box}))`;
     }
     case 'geometry':
       return `(f.geom && ${envelope(spatial.bounds, params)} AND ST_Intersects(f.geom, ${geometry(spatial.geometry, params)}))`;

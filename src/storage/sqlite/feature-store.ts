@@ -242,6 +242,19 @@ export class SqliteFeatureStore implements FeatureStore {
       (after, size) => run(() => this.textPage(sql, [...source.params(after), size])), (page) => page, { deadlineMs: this.deadlineMs, signal });
   }
 
+  async countUpTo(space: SpaceKey, query: Omit<FeatureQuery, 'ids'>, signal?: AbortSignal): Promise<number> {
+    const { sid } = space;
+    const spatial = this.spatialPlan(sid, query);
+    const source = this.orderedSource(sid, compileFilter(query), spatial);
+    throwIfCancelled(signal);
+    const start = performance.now();
+    const statement = this.statement(`SELECT count(*) FROM (SELECT 1 ${source.sql} LIMIT ?)`).pluck();
+    const count = () => statement.get(...source.params(query.afterSeq ?? 0), query.limit) as number;
+    const counted = spatial ? spatial.during(count) : count();
+    checkDeadline(performance.now() - start, { deadlineMs: this.deadlineMs });
+    return counted;
+  }
+
   async count(space: SpaceKey, filter: FeatureFilter, signal?: AbortSignal): Promise<number> {
     const { sid } = space;
     const where = compileFilter(filter);

@@ -1,6 +1,6 @@
 // Compiles tag expressions and property conditions into SQLite WHERE clauses over the stored JSON.
 import { hubError } from '../../core/errors.js';
-import type { FeatureFilter, JsonScalar, PropertyCondition, TagExpression } from '../../core/feature-query.js';
+import { type FeatureFilter, type JsonScalar, type PropertyCondition, SAMPLE_HASH, type TagExpression } from '../../core/feature-query.js';
 
 export interface SqlFragment {
   sql: string;
@@ -74,5 +74,9 @@ export function compileFilter(filter: FeatureFilter): SqlFragment {
   const params: unknown[] = [];
   if (filter.tags && filter.tags.length > 0) clauses.push(compileTags(filter.tags, params));
   for (const condition of filter.properties ?? []) clauses.push(compileCondition('f.json', condition, params));
+  if (filter.sample !== undefined && filter.sample > 1) {
+    params.push(filter.sample);
+    clauses.push(`((f.seq * ${SAMPLE_HASH.multiplier}) % ${SAMPLE_HASH.modulus}) % ? = 0`);
+  }
   return { sql: clauses.length > 0 ? clauses.join(' AND ') : '1', params };
 }

@@ -1,0 +1,223 @@
+// Spatial reads of a space (API.md 6): bbox, tiles and spatial search, each one FeatureQuery with a spatial filter plus a clip step.
+import { cellToBoundary, isValidCell } from 'h3-js';
+import { hubError } from '../../core/errors.js';
+import type { FeatureFilter, FeatureQuery, FeatureRow, SpatialFilter } from '../../core/feature-query.js';
+import type { VectorTileRequest } from '../../core/vector-tile-request.js';
+import { type BBox, geometryBBox } from '../../geo/bbox.js';
+import { bufferCrossesAntimeridian } from '../../geo/antimeridian.js';
+import { clipToBox, clipToGeometry } from '../../geo/clip.js';
+import { distanceBounds } from '../../geo/geodesic-distance.js';
+import { geodesicBuffer } from '../../geo/geodesic-buffer.js';
+import type { Geometry, Polygon } from '../../geo/geometry.js';
+import { enlargedBounds, type Tile, tileBounds } from '../../geo/tile-schemes.js';
+import type { Storage } from '../../storage/storage.js';
+import { cluster, type ClusterArea } from '../clustering/cluster.js';
+import { sampled, samplingRatio, simplifyStep, stripProperties, type Tweaks, type VizRead } from './display-tweaks.js';
+import { checkClusterableTile, type ClusteringRequest } from '../clustering/clustering-options.js';
+import type { FeatureService, VectorTileAnswer } from './feature-service.js';
+import type { FeatureCollectionStream, ReadOptions } from './read-pipeline.js';
+import type { TransformPlan, TransformStep } from './transform-plan.js';
+
+/** What every spatial read has besides its area. */
+export interface AreaRead {
+  filter: FeatureFilter;
+  limit: number;
+  /** Cut geometries to the area (API.md 6.1, 6.2, 6.5). */
+  clip: boolean;
+  options: ReadOptions;
+  /** Answer with cells instead of features (API.md 6.4); bbox and web/quadkey/tms tiles only. */
+  clustering?: ClusteringRequest;
+  /** Sampling or simplification for display (API.md 6.3); bbox and tiles only. */
+  tweaks?: Tweaks;
+}
+
+/** `corners` as sent: any two opposite corners, so swapped values select the same box (API.md 6.1). */
+export interface BoxRead extends AreaRead {
+  corners: BBox;
+}
+
+export interface TileRead extends AreaRead {
+  tile: Tile;
+  /** Pixels at 256 px per tile; ignored for `here` tiles. */
+  margin: number;
+  /** `mode=viz`. */
+  viz?: VizRead;
+}
+
+/** MVT tiles have 4096 units a side and 16 units of buffer per pixel of margin (API.md 6.2). */
+const MVT_EXTENT = 4096;
+const MVT_UNITS_PER_PIXEL = 16;
+
+/** Where the reference geometry of a spatial search comes from (API.md 6.5, 6.6). */
+export type SpatialSource =
+  | { kind: 'point'; lon: number; lat: number }
+  | { kind: 'feature'; spaceId: string; featureId: string }
+  | { kind: 'h3'; index: string }
+  | { kind: 'geometry'; geometry: Geometry };
+
+export interface SpatialRead extends AreaRead {
+  source: SpatialSource;
+  /** Metres on the spheroid; negative shrinks polygons. */
+  radius: number;
+}
+
+/** The feature with its geometry cut by `cut`; a feature left with nothing of its own dimension is left out. */
+function clipStep(cut: (geometry: Geometry) => Geometry | undefined): TransformStep {
+  return {
+    name: 'clip',
+    apply: (feature) => {
+      if (!feature.geometry) return feature;
+      const geometry = cut(feature.geometry as Geometry);
+      return geometry === undefined ? undefined : { ...feature, geometry };
+    },
+  };
+}
+
+/** Clipping and the display steps come first: force2D and selection, which may drop the geometry, come after. */
+function withSteps(options: ReadOptions, steps: ReadonlyArray<TransformStep | undefined>): ReadOptions {
+  const added = steps.filter((step): step is TransformStep => step !== undefined);
+  if (added.length === 0) return options;
+  const plan: TransformPlan = [...added, ...options.transforms];
+  return { ...options, transforms: plan };
+}
+
+const orderedBox = ([a, b, c, d]: BBox): BBox => [Math.min(a, c), Math.min(b, d), Math.max(a, c), Math.max(b, d)];
+
+export class SpatialService {
+  constructor(private readonly storage: Storage, private readonly features: FeatureService) {}
+
+  async bbox(spaceId: string, read: BoxRead): Promise<FeatureCollectionStream> {
+    const box = orderedBox(read.corners);
+    if (read.clustering) return this.clustered(spaceId, read, read.clustering, { bbox: box, clip: read.clip });
+    return this.area(spaceId, read, { kind: 'box', box }, read.clip ? clipStep((geometry) => clipToBox(geometry, box)) : undefined, box);
+  }
+
+  async tile(spaceId: string, read: TileRead): Promise<FeatureCollectionStream> {
+    const box = enlargedBounds(read.tile, read.tile.scheme === 'here' ? 0 : read.margin);
+    if (read.clustering) {
+      checkClusterableTile(read.tile);
+      return this.clustered(spaceId, read, read.clustering, { bbox: box, tile: read.tile, clip: read.clip });
+    }
+    return this.area(spaceId, read, { kind: 'box', box }, read.clip ? clipStep((geometry) => clipToBox(geometry, box)) : undefined, box, read.viz);
+  }
+
+  async spatial(spaceId: string, read: SpatialRead): Promise<FeatureCollectionStream> {
+    const reference = await this.referenceGeometry(read.source);
+    const { filter, clipTo } = this.searchArea(reference, read.radius);
+    return this.area(spaceId, read, filter, read.clip && clipTo ? clipStep((geometry) => clipToGeometry(geometry, clipTo)) : undefined);
+  }
+
+  /**
+   * The tile as MVT (flattened attributes for `.mvtf`): storage encodes the features of the enlarged tile,
+   * clipped to the tile and its buffer; clustered cells are encoded here.
+   */
+  async vectorTile(spaceId: string, read: TileRead, flatten: boolean): Promise<VectorTileAnswer> {
+    const { tile } = read;
+    const margin = tile.scheme === 'here' ? 0 : read.margin;
+    const box = enlargedBounds(tile, margin);
+    const request: VectorTileRequest = {
+      layer: spaceId,
+      bounds: tileBounds(tile),
+      projection: tile.scheme === 'here' ? 'geographic' : 'mercator',
+      extent: MVT_EXTENT,
+      buffer: MVT_UNITS_PER_PIXEL * margin,
+      flatten,
+    };
+    if (read.clustering) {
+      checkClusterableTile(tile);
+      const { query, summarize } = this.clustering(read, read.clustering, { bbox: box, tile, clip: read.clip });
+      return this.features.vectorTile(spaceId, query, request, read.options, summarize);
+    }
+    const query = { ...read.filter, spatial: { kind: 'box', box } satisfies SpatialFilter, limit: read.limit };
+    const ratio = await this.samplingRatio(spaceId, query, read, read.viz);
+    return this.features.vectorTile(spaceId, sampled(query, ratio), request, read.options);
+  }
+
+  private clustered(spaceId: string, read: AreaRead, request: ClusteringRequest, area: ClusterArea): Promise<FeatureCollectionStream> {
+    const { query, summarize } = this.clustering(read, request, area);
+    return this.features.summary(spaceId, query, read.options, summarize);
+  }
+
+  /**
+   * Every feature of the area is aggregated, whatever the limit: `limit` caps the cells returned. Quadbin
+   * counts take at most one property filter (API.md 6.4).
+   */
+  private clustering(read: AreaRead, request: ClusteringRequest, area: ClusterArea) {
+    if (request.kind === 'quadbin' && (read.filter.properties ?? []).length > 1) {
+      throw hubError('invalidClustering', { name: 'quadbin', problem: 'Quadbin clustering takes at most one property filter.' });
+    }
+    const query: FeatureQuery = { ...read.filter, spatial: { kind: 'box', box: area.bbox }, limit: Number.MAX_SAFE_INTEGER };
+    const summarize = async (rows: AsyncIterable<FeatureRow[]>) => (await cluster(request, area, rows)).slice(0, read.limit);
+    return { query, summarize };
+  }
+
+  /**
+   * A read of the features of an area. `box` is the area a rendering shows (bbox and tiles: simplification
+   * scales with it); a sampled answer says `"partial": true` (API.md 6.3).
+   */
+  private async area(spaceId: string, read: AreaRead, spatial: SpatialFilter, clip: TransformStep | undefined,
+    box?: BBox, viz?: VizRead): Promise<FeatureCollectionStream> {
+    const query: FeatureQuery = { ...read.filter, spatial, limit: read.limit };
+    const ratio = await this.samplingRatio(spaceId, query, read, viz);
+    const steps = [
+      clip,
+      box && read.tweaks?.kind === 'simplification' ? simplifyStep(box, read.tweaks.strength) : undefined,
+      viz && !viz.keepProperties ? stripProperties : undefined,
+    ];
+    const result = await this.features.search(spaceId, sampled(query, ratio), withSteps(read.options, steps));
+    return ratio > 1 ? { ...result, trailer: () => ({ ...result.trailer(), partial: true }) } : result;
+  }
+
+  private samplingRatio(spaceId: string, query: FeatureQuery, read: AreaRead, viz: VizRead | undefined): Promise<number> {
+    return samplingRatio(viz, read.tweaks, (limit) => this.features.countUpTo(spaceId, { ...query, limit }, read.options.signal));
+  }
+
+  /**
+   * A positive radius is a distance on the spheroid (`ST_DWithin` on geography); zero is plain intersects;
+   * a negative one shrinks the geometry and intersects with what is left. `clipTo` is the searched area
+   * (the buffered geometry); undefined when nothing is left, which also matches nothing.
+   */
+  private searchArea(reference: Geometry, radius: number): { filter: SpatialFilter; clipTo: Geometry | undefined } {
+    if (radius > 0 && reference.type !== 'Point' && bufferCrossesAntimeridian(reference, radius)) {
+      throw hubError('bufferCrossesAntimeridian', { radius });
+    }
+    if (radius > 0) {
+      return { filter: { kind: 'distance', geometry: reference, radius, bounds: distanceBounds(reference, radius) }, clipTo: geodesicBuffer(reference, radius) };
+    }
+    const area = radius < 0 ? geodesicBuffer(reference, radius) : reference;
+    if (!area) return { filter: { kind: 'box', box: NOWHERE }, clipTo: undefined };
+    const bounds = geometryBBox(area) ?? NOWHERE;
+    return { filter: { kind: 'geometry', geometry: area, bounds }, clipTo: area };
+  }
+
+  private async referenceGeometry(source: SpatialSource): Promise<Geometry> {
+    switch (source.kind) {
+      case 'point':
+        return { type: 'Point', coordinates: [source.lon, source.lat] };
+      case 'geometry':
+        return source.geometry;
+      case 'h3':
+        return h3Polygon(source.index);
+      case 'feature': {
+        const found = await this.storage.spaces.getWithFeature(source.spaceId, source.featureId);
+        if (!found) throw hubError('refSpaceNotFound', { id: source.spaceId });
+        if (found.feature === undefined) throw hubError('refFeatureNotFound', { id: source.featureId });
+        const { geometry } = JSON.parse(found.feature) as { geometry?: Geometry | null };
+        if (!geometry) throw hubError('refFeatureWithoutGeometry', { id: source.featureId });
+        return geometry;
+      }
+    }
+  }
+}
+
+/**
+ * A box no feature reaches: latitudes never exceed 90, so it matches nothing while keeping the
+ * filter a plain box that both engines already handle.
+ */
+const NOWHERE: BBox = [0, 91, 0, 91];
+
+/** The boundary of an H3 cell as a closed GeoJSON ring. */
+function h3Polygon(index: string): Polygon {
+  if (!isValidCell(index)) throw hubError('invalidParameter', { name: 'h3Index', problem: `"${index.slice(0, 40)}" is not a valid H3 cell index` });
+  return { type: 'Polygon', coordinates: [cellToBoundary(index, true)] as Polygon['coordinates'] };
+}
