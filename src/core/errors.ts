@@ -31,6 +31,7 @@ export const errorCatalogue = {
   missingDeleteSelector: { status: 400, template: 'At least one identifier should be provided as a query parameter.' },
   invalidPropertyFilter: { status: 400, template: 'Invalid property filter "{filter}": {problem}' },
   invalidTileType: { status: 400, template: 'Invalid argument type. The tile type must be quadkey, web, tms or here; got {type}.' },
+  vectorTileLevel: { status: 400, template: 'Invalid argument tileId. Vector tiles are served up to level {limit}; ask for level {level} as GeoJSON.' },
   invalidTileId: { status: 400, template: 'Invalid argument tileId. {problem}' },
   invalidClustering: { status: 400, template: 'Invalid clustering. {name} value. {problem}' },
   clusteringOnHereTile: { status: 400, template: 'Invalid clustering. Clustering is not supported on here tiles; use a web, quadkey or tms tile or a bbox.' },

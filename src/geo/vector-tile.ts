@@ -93,8 +93,8 @@ export function tileAttributes(id: string, properties: unknown, flatten: boolean
   return attributes;
 }
 
-/** geojson-vt tiles the Web-Mercator world only: a level above this has no tile there. */
-const MAX_GEOJSON_VT_LEVEL = 24;
+/** geojson-vt tiles the Web-Mercator world only up to this level: vector tiles of both engines stop there. */
+export const MAX_VECTOR_TILE_LEVEL = 24;
 
 /** The inverse of the Web-Mercator row position v ∈ [0, 1] (0 at the north). */
 const latitudeOfRow = (v: number): number => toDegrees(Math.atan(Math.sinh(Math.PI * (1 - 2 * v))));
@@ -108,7 +108,7 @@ const latitudeOfRow = (v: number): number => toDegrees(Math.atan(Math.sinh(Math.
 export function encodeVectorTile(features: Array<{ geometry: GeoJsonGeometry; attributes: TileAttributes }>, request: VectorTileRequest): Buffer {
   const [west, , east, north] = request.bounds;
   const level = Math.round(Math.log2(360 / (east - west)));
-  if (level > MAX_GEOJSON_VT_LEVEL) throw new RangeError(`vector tiles of level ${level} exceed level ${MAX_GEOJSON_VT_LEVEL}`);
+  if (level > MAX_VECTOR_TILE_LEVEL) throw new RangeError(`vector tiles of level ${level} exceed level ${MAX_VECTOR_TILE_LEVEL}`);
   const size = 2 ** level;
   const x = Math.round(((west + 180) / 360) * size);
   const geographic = request.projection === 'geographic';

@@ -10,6 +10,7 @@ import { distanceBounds } from '../../geo/geodesic-distance.js';
 import { geodesicBuffer } from '../../geo/geodesic-buffer.js';
 import type { Geometry, Polygon } from '../../geo/geometry.js';
 import { enlargedBounds, type Tile, tileBounds } from '../../geo/tile-schemes.js';
+import { MAX_VECTOR_TILE_LEVEL } from '../../geo/vector-tile.js';
 import type { Storage } from '../../storage/storage.js';
 import { cluster, type ClusterArea } from '../clustering/cluster.js';
 import { sampled, samplingRatio, simplifyStep, stripProperties, type Tweaks, type VizRead } from './display-tweaks.js';
@@ -113,6 +114,7 @@ export class SpatialService {
    */
   async vectorTile(spaceId: string, read: TileRead, flatten: boolean): Promise<VectorTileAnswer> {
     const { tile } = read;
+    if (tile.level > MAX_VECTOR_TILE_LEVEL) throw hubError('vectorTileLevel', { level: tile.level, limit: MAX_VECTOR_TILE_LEVEL });
     const margin = tile.scheme === 'here' ? 0 : read.margin;
     const box = enlargedBounds(tile, margin);
     const request: VectorTileRequest = {
