@@ -22,6 +22,8 @@ declare module 'autocannon' {
     errors: number;
     non2xx: number;
     latency: { average: number; p99: number };
+    /** Bytes received, headers included. */
+    throughput: { total: number; average: number };
   }
 
   function autocannon(options: Options): Promise<Result>;

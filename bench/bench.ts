@@ -15,9 +15,10 @@ import { type BenchHub, type MemoryReading, readMemory, resetPeak, startBenchHub
 import { countFeatures, handleOf, HubClient } from './http.js';
 import { fastest, perSecond, type Rate, repeated, rotation, timed } from './measure.js';
 import { spaceList } from './space-list.js';
+import { spatialReads } from './spatial-reads.js';
 import { uploadMemory } from './upload-memory.js';
 
-const SECTIONS = ['spaces', 'ingest', 'get', 'iterate', 'search', 'parallel', 'million', 'upload', 'upload-memory', 'bigspace'] as const;
+const SECTIONS = ['spaces', 'ingest', 'get', 'iterate', 'search', 'parallel', 'million', 'spatial', 'upload', 'upload-memory', 'bigspace'] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface Settings {
@@ -510,6 +511,14 @@ async function main(): Promise<void> {
     if (sections.has('parallel')) await parallelWrites(client, settings);
     // The iteration goes before the upload: V8 keeps the heap the upload grew, which would hide the iteration's own peak.
     if (sections.has('million')) await million(hub, client, floor.reads, settings);
+    if (sections.has('spatial')) {
+      const size = sizes(settings.quick);
+      await spatialReads({
+        hub, client, reads: floor.reads, engine: settings.engine, points: size.millionPoints, fillBatch: size.fillBatch,
+        seconds: size.getSeconds, goals: settings.engine.goals.spatial,
+        addRow: (row) => rows.push(row), note: (text) => notes.push(text), log,
+      });
+    }
     if (sections.has('upload')) await upload(hub, client, floor, settings);
     if (sections.has('upload-memory')) notes.push(...await uploadMemory(client, (figure, work) => withMemory(hub, figure, work), log));
     if (sections.has('bigspace')) await bigSpaceSection(hub, settings);

@@ -104,3 +104,23 @@ export function pointParts(index: number, spaceId: string, now: number): Feature
     extra: {},
   };
 }
+
+/** The region the spatial benchmark fills: about the size of Germany. */
+export const SPATIAL_REGION: [west: number, south: number, east: number, north: number] = [6, 47, 15, 55];
+
+/**
+ * A point of the spatial benchmark, spread evenly over SPATIAL_REGION by the R2 low-discrepancy sequence
+ * (no clusters, no grid lines that a box edge could fall on), already in stored form.
+ */
+export function spatialPointParts(index: number, spaceId: string, now: number): FeatureParts {
+  const [west, south, east, north] = SPATIAL_REGION;
+  const u = (0.5 + index * 0.7548776662466927) % 1;
+  const v = (0.5 + index * 0.5698402909980532) % 1;
+  return {
+    id: `sp-${index}`,
+    geometry: { type: 'Point', coordinates: [west + u * (east - west), south + v * (north - south)] },
+    properties: { index, name: `point ${index}`, kind: index % 7 === 0 ? 'station' : 'stop' },
+    namespace: { space: spaceId, createdAt: now, updatedAt: now, tags: [] },
+    extra: {},
+  };
+}

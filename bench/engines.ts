@@ -17,6 +17,8 @@ export interface Goals {
   getByIdVsHealth: number;
   /** Four parallel PUT streams into one space against one stream (issue 11). */
   parallelWrites?: number;
+  /** Spatial reads (issue 12): small bbox requests/s, large bbox bytes/s, MVT tiles/s against the same reads on storage. */
+  spatial: { smallBox: number; largeBox: number; vectorTile: number };
 }
 
 /** Where a storage is, in a form that can be sent to the floor worker. */
@@ -60,7 +62,7 @@ const sqlite: BenchEngine = {
   name: 'sqlite',
   // Issue 2: ingest and iterate at least 50%; GET by id has no goal (the floor is an in-process synchronous lookup).
   // Issue 11: GET by id at least 40% of GET /hub; writes to one SQLite database take turns, so parallel streams have no goal here.
-  goals: { ingest: 0.5, read: 0.5, getByIdVsHealth: 0.4 },
+  goals: { ingest: 0.5, read: 0.5, getByIdVsHealth: 0.4, spatial: { smallBox: 0.5, largeBox: 0.5, vectorTile: 0.5 } },
   hubEnv: (dataDir) => ({ HUB_STORAGE: `sqlite:${join(dataDir, 'hub.db')}` }),
   floorSpec: (dir) => ({ engine: 'sqlite', path: join(dir, 'floor.db') }),
   // WAL mode lets a second connection write while the hub has the file open.
@@ -71,7 +73,9 @@ const sqlite: BenchEngine = {
 class PostgresEngine implements BenchEngine {
   readonly name = 'postgres';
   // Issue 3: ingest at least 50%, reads at least 60%; issue 11: GET by id at least 50% of one SELECT by primary key.
-  readonly goals: Goals = { ingest: 0.5, read: 0.6, getById: 0.5, getByIdVsHealth: 0.4, parallelWrites: 1.6 };
+  readonly goals: Goals = {
+    ingest: 0.5, read: 0.6, getById: 0.5, getByIdVsHealth: 0.4, parallelWrites: 1.6, spatial: { smallBox: 0.7, largeBox: 0.7, vectorTile: 0.6 },
+  };
   private cluster: PostgresCluster | undefined;
   private floorUrl = '';
 

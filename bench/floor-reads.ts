@@ -2,6 +2,8 @@
 import { Worker } from 'node:worker_threads';
 import type { PropertyCondition } from '../src/core/feature-query.js';
 import type { SpaceListFilter } from '../src/core/space-query.js';
+import type { VectorTileRequest } from '../src/core/vector-tile-request.js';
+import type { BBox } from '../src/geo/bbox.js';
 import type { StorageSpec } from './engines.js';
 import type { Rate } from './measure.js';
 
@@ -11,6 +13,14 @@ export interface FloorRequests {
   iterate: { spec: StorageSpec; spaceId: string; limit: number; seconds: number; expected: number };
   search: { spec: StorageSpec; spaceId: string; condition: PropertyCondition; limit: number; seconds: number };
   listSpaces: { spec: StorageSpec; filter: SpaceListFilter; pageSize: number; seconds: number; expected: number };
+  spatial: { spec: StorageSpec; spaceId: string; reads: SpatialFloorRead[]; seconds: number; concurrency: number; measure: 'reads' | 'bytes' };
+}
+
+/** One spatial read of the floor: the features of a box as page texts, or as a vector tile. */
+export interface SpatialFloorRead {
+  box: BBox;
+  limit: number;
+  tile?: VectorTileRequest;
 }
 
 export type FloorRequest = { [K in keyof FloorRequests]: { id: number; kind: K; args: FloorRequests[K] } }[keyof FloorRequests];

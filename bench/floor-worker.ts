@@ -71,7 +71,35 @@ async function selectByKey(url: string, spaceId: string, ids: string[], seconds:
   }
 }
 
+/** The envelope `{"type":"FeatureCollection","features":[` … `]}` the hub puts around the page texts. */
+const ENVELOPE_BYTES = 40;
+
+/**
+ * The spatial reads in turn, `concurrency` at a time, on storage: a box's features as the page texts the hub
+ * sends (PostgreSQL joins them in SQL), or the tile the engine encodes (`ST_AsMVT`, or geojson-vt in process).
+ */
+async function spatialReads({ spec, spaceId, reads, seconds, concurrency, measure }: FloorRequests['spatial']) {
+  const store = await storage(spec);
+  const key = await spaceKey(store, spaceId);
+  let next = 0;
+  let items = 0;
+  const started = performance.now();
+  const lane = async () => {
+    while (performance.now() - started < seconds * 1000) {
+      const read = reads[next++ % reads.length];
+      const query = { spatial: { kind: 'box' as const, box: read.box }, limit: read.limit };
+      const bytes = read.tile
+        ? (await store.features.vectorTile(key, query, read.tile)).length
+        : (await drainText(store.features.queryText(key, query))).bytes + ENVELOPE_BYTES;
+      items += measure === 'bytes' ? bytes : 1;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, lane));
+  return { items, seconds: (performance.now() - started) / 1000, count: items };
+}
+
 const floors: { [K in keyof FloorRequests]: (args: FloorRequests[K]) => Promise<{ items: number; seconds: number; count: number }> } = {
+  spatial: spatialReads,
   async getById({ spec, spaceId, ids, seconds, concurrency }) {
     return spec.engine === 'postgres' ? selectByKey(spec.url, spaceId, ids, seconds, concurrency) : storageGetById(spec, spaceId, ids, seconds);
   },

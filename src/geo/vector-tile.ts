@@ -4,11 +4,10 @@ import vtpbf from 'vt-pbf';
 import type { Feature, FeatureCollection, Geometry as GeoJsonGeometry } from 'geojson';
 import type { VectorTileRequest } from '../core/vector-tile-request.js';
 import type { BBox } from './bbox.js';
+import { MERCATOR_MAX_LATITUDE } from './tile-schemes.js';
 
 /** The EPSG:3857 sphere radius: x = R·λ, y = R·ln(tan(π/4 + φ/2)). */
 const RADIUS = 6378137;
-/** The latitude where EPSG:3857 is square (y = ±πR). */
-export const MERCATOR_MAX_LATITUDE = 85.0511287798066;
 const MAX_X = Math.PI * RADIUS;
 
 const toRadians = (degrees: number): number => (degrees * Math.PI) / 180;

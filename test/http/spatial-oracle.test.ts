@@ -8,6 +8,7 @@ import pg from 'pg';
 import { call, createSpace } from '../helpers/http-client.js';
 import { type Backend, BACKENDS, type HubProcess, ROOT, startHub } from '../helpers/hub-process.js';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../helpers/postgres-cluster.js';
+import { seededRandom } from '../helpers/seeded-random.js';
 
 interface OracleFeature {
   type: 'Feature';
@@ -16,19 +17,7 @@ interface OracleFeature {
   properties: Record<string, unknown>;
 }
 
-/** Deterministic pseudo-random numbers (mulberry32), so a failure can be replayed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const rand = random(20261123);
+const rand = seededRandom(20261123);
 const between = (low: number, high: number) => low + (high - low) * rand();
 const round = (value: number) => Math.round(value * 1e6) / 1e6;
 const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)];

@@ -296,3 +296,26 @@ for (const backend of BACKENDS) {
     });
   });
 }
+
+// The setting changes how the tile route reads ids, whatever the engine: one engine is enough.
+describe('HUB_HERE_TILE_ENCODING=decimal', () => {
+  let hub: HubProcess;
+  let space: string;
+  before(async () => {
+    hub = await startHub({ backend: BACKENDS[0], env: { HUB_HERE_TILE_ENCODING: 'decimal' } });
+    space = await createSpace(hub);
+    const put = await call(hub, 'PUT', `/hub/spaces/${space}/features`, { body: { type: 'FeatureCollection', features: [point('berlin', 13.37, 52.52)] } });
+    assert.equal(put.status, 200, put.text);
+  });
+  after(async () => { await hub.stop(); });
+
+  test('reads here ids as decimal numbers; L_x_y still works', async () => {
+    const read = (id: string) => call(hub, 'GET', `/hub/spaces/${space}/tile/here/${id}`);
+    assert.deepEqual(idsOf(await read('377894440')), ['berlin']);
+    assert.deepEqual(idsOf(await read('14_8800_6486')), ['berlin']);
+    // The base-4 form of the same tile, read as a decimal number, is another tile.
+    const other = await read('12201203120220');
+    assert.ok(other.status === 400 || idsOf(other).length === 0, other.text);
+    assertError(await read('12a'), 400, 'invalidTileId', /^Invalid argument tileId\./);
+  });
+});

@@ -1,5 +1,6 @@
 // Differential test: spatialPredicate against PostGIS (ST_Intersects on geometry, ST_DWithin on geography) over real and random data.
 import { after, before, test } from 'node:test';
+import { seededRandom } from '../helpers/seeded-random.js';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
@@ -15,19 +16,7 @@ interface Feature {
   geometry: Geometry;
 }
 
-/** mulberry32: the same sequence on every run, so a failure can be replayed. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const random = seeded(20240612);
+const random = seededRandom(20240612);
 
 function between(low: number, high: number): number {
   return low + random() * (high - low);

@@ -1,5 +1,6 @@
 // Handlers of the spatial read routes (API.md 6): bbox, tile, and spatial search by GET and POST.
 import { hubError } from '../../core/errors.js';
+import { DECIMAL } from '../../core/typed-values.js';
 import type { BBox } from '../../geo/bbox.js';
 import { parseTileId } from '../../geo/tile-schemes.js';
 import { type ClusteringRequest, parseClustering } from '../../hub/clustering/clustering-options.js';
@@ -15,9 +16,6 @@ import { featureFilter, readOptions } from './read-parameters.js';
 type Axis = 'longitude' | 'latitude';
 
 const AXIS_LIMIT: Record<Axis, number> = { longitude: 180, latitude: 90 };
-
-/** A decimal number, as the bbox and spatial coordinates take it (no hex, no `Infinity`, no empty string). */
-const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
 /** A coordinate parameter given exactly once, in decimal degrees within the axis's range (API.md 6.1, 6.5). */
 function coordinate(context: HandlerContext, name: string, axis: Axis): number {

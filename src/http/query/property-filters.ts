@@ -1,7 +1,8 @@
 // Parses the `p.*` / `f.*` property filters of API.md 5.5 from the raw query string into storage conditions.
 import { hubError, type HubError } from '../../core/errors.js';
+import { typeScalar, typeText } from '../../core/typed-values.js';
 import { normalizeTag } from '../../hub/tags.js';
-import type { JsonScalar, PropertyCondition, PropertyOperator } from '../../core/feature-query.js';
+import type { PropertyCondition, PropertyOperator } from '../../core/feature-query.js';
 import { checkJsonText, checkJsonValue, MAX_JSON_DEPTH } from '../../core/json-limits.js';
 import { checkListLength, formDecode, splitRawList, type RawQuery } from './raw-query.js';
 
@@ -24,8 +25,6 @@ const GEOMETRY_TYPES = ['Point', 'MultiPoint', 'LineString', 'MultiLineString', 
 const ENCODED_OPERATOR_CHARS = /%(3[CDEcde]|21|40)/g;
 
 /** Decimal numbers, including `01234`, `-5`, `+2`, `1.5`, `.5`, `1.` and exponents such as `1e3`. */
-const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
-
 type FilterValue = PropertyCondition['values'][number];
 
 /** The longest filter path (`p.a.b.c` has 3 segments): no stored property is nested deeper (docs/decisions.md). */
@@ -117,25 +116,6 @@ function typeValue(
   if (kind === 'tag') return normalizeTag(value);
   if (kind === 'geometryType') return canonicalGeometryType(value, fail);
   return value;
-}
-
-/** Per-value typing of API.md 5.5: boolean, number, quoted string, `.null`, else the string as is. */
-function typeScalar(text: string): JsonScalar {
-  if (text === 'true') return true;
-  if (text === 'false') return false;
-  if (DECIMAL.test(text)) {
-    const number = Number(text);
-    if (Number.isFinite(number)) return number;
-  }
-  return typeText(text);
-}
-
-/** Keys compared as text keep numbers and booleans as written; only quotes and `.null` are special. */
-function typeText(text: string): string | null {
-  if (text === '.null') return null;
-  const quote = text[0];
-  if (text.length > 2 && (quote === '"' || quote === "'") && text.endsWith(quote)) return text.slice(1, -1);
-  return text;
 }
 
 function canonicalGeometryType(value: string, fail: (problem: string) => HubError): string {

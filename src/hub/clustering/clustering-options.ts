@@ -1,5 +1,7 @@
 // Parsing and validation of `clustering` and its `clustering.*` options (API.md 6.4) into a typed request.
 import { hubError, type HubError } from '../../core/errors.js';
+import type { JsonScalar } from '../../core/feature-query.js';
+import { typeScalar } from '../../core/typed-values.js';
 import type { Tile } from '../../geo/tile-schemes.js';
 
 export type HexbinSampling = 'off' | 'low' | 'lowmed' | 'med' | 'medhigh' | 'high';
@@ -32,12 +34,11 @@ const HEXBIN_RELATIVE = { min: -2, max: 2 };
 const QUADBIN_RELATIVE = { min: 0, max: 4 };
 const SAMPLINGS: readonly HexbinSampling[] = ['off', 'low', 'lowmed', 'med', 'medhigh', 'high'];
 const COUNT_MODES: readonly QuadbinCountMode[] = ['real', 'estimated', 'mixed', 'bool'];
-const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
 const HEXBIN_OPTIONS = ['absoluteResolution', 'resolution', 'relativeResolution', 'property', 'pointmode', 'singlecoord', 'sampling'];
 const QUADBIN_OPTIONS = ['absoluteResolution', 'resolution', 'relativeResolution', 'countmode', 'noBuffer'];
 
-type OptionValue = boolean | number | string;
+type OptionValue = JsonScalar;
 
 /**
  * `clustering` (the parameter's value, undefined when absent) and the `clustering.*` options by
@@ -56,7 +57,7 @@ export function parseClustering(clustering: string | undefined, options: Readonl
     if (canonical === undefined) {
       throw hubError('invalidClustering', { name, problem: `Unknown ${clustering} option; the options are ${known.join(', ')}.` });
     }
-    values.set(canonical, { name, text, value: typeOption(text) });
+    values.set(canonical, { name, text, value: typeScalar(text) });
   }
   const read = new OptionReader(values);
   // `resolution` is the deprecated alias: of hexbin's absolute resolution, of quadbin's relative one.
@@ -84,19 +85,6 @@ export function parseClustering(clustering: string | undefined, options: Readonl
 /** Clustering is for bbox and web/quadkey/tms tiles only (API.md 6.2): throws the 400 for a `here` tile. */
 export function checkClusterableTile(tile: Tile): void {
   if (tile.scheme === 'here') throw hubError('clusteringOnHereTile');
-}
-
-/** The typing of property-filter values (API.md 5.5), which clustering options share. */
-function typeOption(text: string): OptionValue {
-  if (text === 'true') return true;
-  if (text === 'false') return false;
-  if (DECIMAL.test(text)) {
-    const number = Number(text);
-    if (Number.isFinite(number)) return number;
-  }
-  const quote = text[0];
-  if (text.length >= 2 && (quote === '"' || quote === "'") && text.endsWith(quote)) return text.slice(1, -1);
-  return text;
 }
 
 class OptionReader {

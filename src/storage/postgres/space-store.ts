@@ -27,7 +27,7 @@ type JoinedRow = CatalogRow & { [K in keyof Omit<ContentsRow, 'sid'>]: ContentsR
 const JOINED = `SELECT s.sid, s.id, s.definition, s.location, c.content_updated_at, c.revision
                   FROM spaces s LEFT JOIN space_counters c ON c.sid = s.sid`;
 const CONTENTS = 'SELECT sid, content_updated_at, revision FROM space_counters';
-const GET: Prepared = { name: 'get_space', text: `${JOINED} WHERE s.id = $1` };
+const GET: Prepared = { name: 'get_spaces', text: `${JOINED} WHERE s.id = ANY($1::text[])` };
 /**
  * Many lookups of (space id, feature id) in one statement: $1 the space ids, $2 the feature ids (NULL finds
  * none), $3 the catalog database's identity; the feature comes along when the space's features are held there
@@ -158,9 +158,15 @@ export class PostgresSpaceStore implements SpaceStore {
 
   async get(id: string): Promise<StoredSpace | undefined> {
     if (cannotExist(id)) return undefined;
-    const rows = await this.locations.catalog.query<JoinedRow>(GET, [id]);
-    return (await this.complete(rows))[0];
+    return this.spaceLookups.load(id);
   }
+
+  /** Space lookups of one event-loop turn share one statement, as GETs by id do (see `lookups`). */
+  private readonly spaceLookups = new DataLoader<string, StoredSpace | undefined>(async (ids) => {
+    const rows = await this.locations.catalog.query<JoinedRow>(GET, [ids]);
+    const spaces = new Map((await this.complete(rows)).map((space) => [space.id, space]));
+    return ids.map((id) => spaces.get(id));
+  }, { cache: false, batchScheduleFn: (send) => setImmediate(send), maxBatchSize: MAX_LOOKUPS_PER_STATEMENT });
 
   async getWithFeature(id: string, featureId: string): Promise<SpaceWithFeature | undefined> {
     if (cannotExist(id)) return undefined;

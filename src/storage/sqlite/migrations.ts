@@ -55,19 +55,19 @@ const SCHEMA: SchemaComponent = { name: 'SQLite', migrations: [
    ALTER TABLE spaces ADD COLUMN shared INTEGER GENERATED ALWAYS AS (json_type(definition, '$.shared') IS 'true') VIRTUAL;
    CREATE INDEX spaces_by_owner ON spaces (owner, sid);`,
 
-  // The spatial index (spatial-sql.ts): each feature's bounds keyed by seq, with the space as a dimension so one
-  // R*Tree serves every space. It stores 32-bit floats rounded outward, so it over-matches and the exact bounds
-  // columns decide. Triggers keep it in step with every write to features in the writing transaction, whatever
-  // statement makes it (a feature write, a delete by filter, a space deletion).
-  `CREATE VIRTUAL TABLE feature_bounds USING rtree(seq, min_sid, max_sid, min_x, max_x, min_y, max_y);
-   INSERT INTO feature_bounds SELECT seq, sid, sid, min_x, max_x, min_y, max_y FROM features WHERE min_x IS NOT NULL;
+  // The spatial index (spatial-sql.ts): each feature's bounds keyed by seq, one R*Tree for every space (the space
+  // is checked on the feature row). It stores 32-bit floats rounded outward, so it over-matches and the exact
+  // bounds columns decide. Triggers keep it in step with every write to features in the writing transaction,
+  // whatever statement makes it (a feature write, a delete by filter, a space deletion).
+  `CREATE VIRTUAL TABLE feature_bounds USING rtree(seq, min_x, max_x, min_y, max_y);
+   INSERT INTO feature_bounds SELECT seq, min_x, max_x, min_y, max_y FROM features WHERE min_x IS NOT NULL;
    CREATE TRIGGER feature_bounds_insert AFTER INSERT ON features WHEN new.min_x IS NOT NULL BEGIN
-     INSERT INTO feature_bounds VALUES (new.seq, new.sid, new.sid, new.min_x, new.max_x, new.min_y, new.max_y);
+     INSERT INTO feature_bounds VALUES (new.seq, new.min_x, new.max_x, new.min_y, new.max_y);
    END;
    CREATE TRIGGER feature_bounds_update AFTER UPDATE OF min_x, min_y, max_x, max_y ON features
    WHEN old.min_x IS NOT new.min_x OR old.min_y IS NOT new.min_y OR old.max_x IS NOT new.max_x OR old.max_y IS NOT new.max_y BEGIN
      DELETE FROM feature_bounds WHERE seq = old.seq;
-     INSERT INTO feature_bounds SELECT new.seq, new.sid, new.sid, new.min_x, new.max_x, new.min_y, new.max_y WHERE new.min_x IS NOT NULL;
+     INSERT INTO feature_bounds SELECT new.seq, new.min_x, new.max_x, new.min_y, new.max_y WHERE new.min_x IS NOT NULL;
    END;
    CREATE TRIGGER feature_bounds_delete AFTER DELETE ON features WHEN old.min_x IS NOT NULL BEGIN
      DELETE FROM feature_bounds WHERE seq = old.seq;

@@ -46,11 +46,16 @@ function compileExact(filter: SpatialFilter): SqlFragment {
   };
 }
 
-/** The R*Tree entries of a space meeting a box; `r.seq` is the feature's seq. Entries are rounded outward, never short. */
-const INDEX_CANDIDATES = 'r.min_sid <= ? AND r.max_sid >= ? AND r.min_x <= ? AND r.max_x >= ? AND r.min_y <= ? AND r.max_y >= ?';
+/**
+ * The R*Tree entries meeting a box, of every space; `r.seq` is the feature's seq, and the feature row tells its
+ * space. Entries are rounded outward, never short. The space is no R*Tree dimension: all entries of one space
+ * share it, the R*-tree then splits its nodes along it rather than by place, and a box of 100 points among
+ * 1,000,000 took 6 ms instead of 0.01 ms.
+ */
+const INDEX_CANDIDATES = 'r.min_x <= ? AND r.max_x >= ? AND r.min_y <= ? AND r.max_y >= ?';
 
-function candidateParams(sid: number, [west, south, east, north]: BBox): unknown[] {
-  return [sid, sid, east, west, north, south];
+function candidateParams([west, south, east, north]: BBox): unknown[] {
+  return [east, west, north, south];
 }
 
 /** A spatial read as SQL: its exact test for the statements, and the prepared test to install while they run. */
@@ -92,7 +97,7 @@ export class SpatialIndex {
   plan(sid: number, filter: SpatialFilter, pageSize: number, featureCount: number): SpatialPlan {
     const bounds = filterBounds(filter);
     const limit = Math.ceil(Math.sqrt((pageSize * featureCount) / CANDIDATE_COST));
-    const byIndex = this.countCandidates.get(...candidateParams(sid, bounds), limit)! < limit;
+    const byIndex = this.countCandidates.get(...candidateParams(bounds), limit)! < limit;
     const exact = compileExact(filter);
     const test = spatialPredicate(filter);
     const during = <T>(run: () => T): T => {
@@ -109,7 +114,7 @@ export class SpatialIndex {
           // (integers only), and features are read and tested in that order until the page is full.
           sql: `FROM (SELECT r.seq FROM feature_bounds r WHERE ${INDEX_CANDIDATES} AND r.seq > ? ORDER BY r.seq LIMIT -1) c
             CROSS JOIN features f ON f.seq = c.seq WHERE f.sid = ? AND ${exact.sql} AND ${where.sql} ORDER BY c.seq`,
-          params: (after) => [...candidateParams(sid, bounds), after, sid, ...exact.params, ...where.params],
+          params: (after) => [...candidateParams(bounds), after, sid, ...exact.params, ...where.params],
         }
       : {
           sql: `FROM features f WHERE f.sid = ? AND f.seq > ? AND ${exact.sql} AND ${where.sql} ORDER BY f.seq`,
