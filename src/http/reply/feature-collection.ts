@@ -23,8 +23,17 @@ function* pagesOf(texts: string[], size = 2000): Iterable<string> {
   for (let start = 0; start < texts.length; start += size) yield texts.slice(start, start + size).join(',');
 }
 
+const trailerOf = (result: FeatureCollectionStream) => () => ({ ...result.trailer(), etag: result.etag });
+
 export function featureCollectionBody(result: FeatureCollectionStream): Readable {
-  return Readable.from(collectionText(result.features, () => ({ ...result.trailer(), etag: result.etag })), { objectMode: false });
+  return Readable.from(collectionText(result.features, trailerOf(result)), { objectMode: false });
+}
+
+/** The whole body of a collection whose pages have all been read: one buffer, sent in one write. */
+export async function featureCollectionBuffer(result: FeatureCollectionStream, pages: Array<string | Buffer>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of collectionText(pages, trailerOf(result))) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks);
 }
 
 /** The write response of API.md 4.7: features, then the id lists that are not empty. */
