@@ -104,8 +104,9 @@ export class SpatialService {
 
   async spatial(spaceId: string, read: SpatialRead): Promise<FeatureCollectionStream> {
     const reference = await this.referenceGeometry(read.source);
-    const { filter, clipTo } = this.searchArea(reference, read.radius);
-    return this.area(spaceId, read, filter, read.clip && clipTo ? clipStep((geometry) => clipToGeometry(geometry, clipTo)) : undefined);
+    const { filter, searched } = this.searchArea(reference, read.radius);
+    const clipTo = read.clip ? searched() : undefined;
+    return this.area(spaceId, read, filter, clipTo ? clipStep((geometry) => clipToGeometry(geometry, clipTo)) : undefined);
   }
 
   /**
@@ -176,20 +177,21 @@ export class SpatialService {
 
   /**
    * A positive radius is a distance on the spheroid (`ST_DWithin` on geography); zero is plain intersects;
-   * a negative one shrinks the geometry and intersects with what is left. `clipTo` is the searched area
-   * (the buffered geometry); undefined when nothing is left, which also matches nothing.
+   * a negative one shrinks the geometry and intersects with what is left. `searched` builds the searched
+   * area for clipping (a positive radius's geodesic buffer is only built when asked for); undefined when
+   * nothing is left, which also matches nothing.
    */
-  private searchArea(reference: Geometry, radius: number): { filter: SpatialFilter; clipTo: Geometry | undefined } {
+  private searchArea(reference: Geometry, radius: number): { filter: SpatialFilter; searched: () => Geometry | undefined } {
     if (radius > 0 && reference.type !== 'Point' && bufferCrossesAntimeridian(reference, radius)) {
       throw hubError('bufferCrossesAntimeridian', { radius });
     }
     if (radius > 0) {
-      return { filter: { kind: 'distance', geometry: reference, radius, bounds: distanceBounds(reference, radius) }, clipTo: geodesicBuffer(reference, radius) };
+      const filter: SpatialFilter = { kind: 'distance', geometry: reference, radius, bounds: distanceBounds(reference, radius) };
+      return { filter, searched: () => geodesicBuffer(reference, radius) };
     }
     const area = radius < 0 ? geodesicBuffer(reference, radius) : reference;
-    if (!area) return { filter: { kind: 'box', box: NOWHERE }, clipTo: undefined };
-    const bounds = geometryBBox(area) ?? NOWHERE;
-    return { filter: { kind: 'geometry', geometry: area, bounds }, clipTo: area };
+    if (!area) return { filter: { kind: 'box', box: NOWHERE }, searched: () => undefined };
+    return { filter: { kind: 'geometry', geometry: area, bounds: geometryBBox(area) ?? NOWHERE }, searched: () => area };
   }
 
   private async referenceGeometry(source: SpatialSource): Promise<Geometry> {
