@@ -51,6 +51,7 @@ export const errorCatalogue = {
   notAGeometry: { status: 400, template: "The provided content is of type '{type}'. Expected is a GeoJson-Geometry [Point, MultiPoint, LineString, MultiLineString, Polygon, MultiPolygon]." },
   invalidQueryGeometry: { status: 400, template: "Geometry isn't valid! {problem}" },
   tooManyCoordinates: { status: 400, template: 'The geometry holds {count} coordinates; at most {limit} are allowed.' },
+  clipAcrossAntimeridian: { status: 400, template: 'clip=true cannot cut to a search area that crosses the antimeridian or reaches a pole (radius {radius} m); ask without clip.' },
   bufferCrossesAntimeridian: { status: 400, template: 'The geometry buffered by {radius} m crosses the antimeridian; only points may be searched across it.' },
   malformedUrl: { status: 400, template: 'The request URL is malformed: {problem}.', shape: 'error' },
   malformedRequest: { status: 400, template: 'The request is malformed: {problem}.', shape: 'error' },

@@ -288,6 +288,18 @@ for (const backend of BACKENDS) {
         assert.equal(body.type, 'ErrorResponse');
       });
 
+      test('clip=true with a radius reaching across the antimeridian or a pole is refused; without clip it works', async () => {
+        assertError(await get('/spatial?lat=0&lon=0&radius=20100000&clip=true'), 400, 'clipAcrossAntimeridian');
+        assert.equal((await get('/spatial?lat=0&lon=0&radius=20100000')).status, 200);
+      });
+
+      test('a stored self-crossing polygon is still clipped (repaired) instead of failing the read', async () => {
+        const id = await spaceWith([feature('bowtie', 'Polygon', [[[0, 0], [2, 2], [0, 2], [2, 0], [0, 0]]])]);
+        const response = await call(hub, 'GET', `/hub/spaces/${id}/bbox?west=0.5&south=0.5&east=3&north=3&clip=true`);
+        assert.equal(response.status, 200, response.text);
+        assert.deepEqual(idsOf(response), ['bowtie']);
+      });
+
       test('a buffer across the antimeridian is refused for a non-point geometry', async () => {
         const response = await call(hub, 'POST', `/hub/spaces/${space}/spatial?radius=100000`,
           { body: { type: 'LineString', coordinates: [[179.5, 0], [179.9, 1]] } });

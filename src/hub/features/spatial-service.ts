@@ -105,6 +105,9 @@ export class SpatialService {
   async spatial(spaceId: string, read: SpatialRead): Promise<FeatureCollectionStream> {
     const reference = await this.referenceGeometry(read.source);
     const { filter, searched } = this.searchArea(reference, read.radius);
+    if (read.clip && read.radius > 0 && bufferCrossesAntimeridian(reference, read.radius)) {
+      throw hubError('clipAcrossAntimeridian', { radius: read.radius });
+    }
     const clipTo = read.clip ? searched() : undefined;
     return this.area(spaceId, read, filter, clipTo ? clipStep((geometry) => clipToGeometry(geometry, clipTo)) : undefined);
   }
