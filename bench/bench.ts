@@ -7,7 +7,7 @@ import { featureTexts } from '../src/hub/features/feature-text.js';
 import type { PropertyCondition } from '../src/core/feature-query.js';
 import type { FeatureWrite, SpaceKey, Storage } from '../src/storage/storage.js';
 import { startFlags } from '../test/helpers/hub-process.js';
-import { cityFeature, cityParts, loadCities, pointParts, polygonCollection, polygonParts } from './data.js';
+import { cityFeature, cityParts, fillDirectly, loadCities, pointParts, polygonCollection, polygonParts } from './data.js';
 import { type BenchEngine, ENGINES, openStorage, spaceKey, type StorageSpec } from './engines.js';
 import { FloorReads } from './floor-reads.js';
 import { bigSpace } from './big-space.js';
@@ -394,17 +394,7 @@ async function million(hub: BenchHub, client: HubClient, reads: FloorReads, sett
   const side = await openStorage(hubSpec);
   try {
     const key = await spaceKey(side, space);
-    const timestamp = Date.now();
-    const fill = await timed(async () => {
-      for (let start = 0; start < size.millionPoints; start += size.fillBatch) {
-        const upserts: FeatureWrite[] = [];
-        for (let i = start; i < Math.min(start + size.fillBatch, size.millionPoints); i++) {
-          upserts.push(featureTexts(pointParts(i, space, timestamp)).stored);
-        }
-        await storeBatch(side, key, upserts, timestamp);
-      }
-      return size.millionPoints;
-    });
+    const fill = await fillDirectly(side, key, size.millionPoints, size.fillBatch, (i, timestamp) => pointParts(i, space, timestamp));
     notes.push(`Filled ${size.millionPoints} points directly in ${fill.seconds.toFixed(1)} s (rows built and written).`);
     await settings.engine.afterBulkLoad?.();
     log(`iterating ${size.millionPoints} points over HTTP, limit ${size.millionPage}`);

@@ -3,14 +3,12 @@ import autocannon from 'autocannon';
 import type { VectorTileRequest } from '../src/core/vector-tile-request.js';
 import type { BBox } from '../src/geo/bbox.js';
 import { enlargedBounds, quadkeyOf, type Tile, tileBounds } from '../src/geo/tile-schemes.js';
-import { featureTexts } from '../src/hub/features/feature-text.js';
-import type { FeatureWrite } from '../src/storage/storage.js';
-import { SPATIAL_REGION, spatialPointParts } from './data.js';
+import { fillDirectly, SPATIAL_REGION, spatialPointParts } from './data.js';
 import { type BenchEngine, openStorage, spaceKey } from './engines.js';
 import type { FloorReads, SpatialFloorRead } from './floor-reads.js';
 import type { BenchHub } from './hub-server.js';
 import type { HubClient } from './http.js';
-import { type Rate, timed } from './measure.js';
+import type { Rate } from './measure.js';
 
 const CONNECTIONS = 16;
 /** Reads rotated through in each figure: enough that no two connections ask the same thing at once. */
@@ -88,15 +86,7 @@ async function fill(bench: SpatialBench, space: string): Promise<void> {
   const side = await openStorage(bench.engine.hubSpec(bench.hub.dataDir));
   try {
     const key = await spaceKey(side, space);
-    const timestamp = Date.now();
-    const filled = await timed(async () => {
-      for (let start = 0; start < bench.points; start += bench.fillBatch) {
-        const upserts: FeatureWrite[] = [];
-        for (let i = start; i < Math.min(start + bench.fillBatch, bench.points); i++) upserts.push(featureTexts(spatialPointParts(i, space, timestamp)).stored);
-        await side.features.write(key, upserts.map((row) => row.id), () => ({ plan: { upserts, deletes: [], timestamp }, result: undefined }));
-      }
-      return bench.points;
-    });
+    const filled = await fillDirectly(side, key, bench.points, bench.fillBatch, (i, timestamp) => spatialPointParts(i, space, timestamp));
     bench.note(`Spatial: filled ${bench.points} points over ${SPATIAL_REGION.join(',')} directly in ${filled.seconds.toFixed(1)} s.`);
   } finally {
     await side.close();
