@@ -276,6 +276,14 @@ test('quadbin counts a known set in the children of a tile', async () => {
   assert.ok(east - ring[2][0] < (east - west) / 1000);
 });
 
+test('quadbin counts a line only in the cells its shape crosses, not in every cell of its bounding box', async () => {
+  // From cell (0,0) down through (0,1) to (1,1): the line crosses longitude -90 at latitude 55, below cell (1,0).
+  const line = feature({ type: 'LineString', coordinates: [[-170, 80], [-10, 30]] });
+  const cells = await run(request('quadbin', { relativeResolution: '1', countmode: 'real' }), NORTH_WEST_AREA, [line]);
+  assert.deepEqual(cells.map((cell) => cell.properties.zxy), [[2, 0, 0], [2, 0, 1], [2, 1, 1]]);
+  assert.ok(cells.every((cell) => cell.properties.count === 1 && cell.properties.total_count === 1));
+});
+
 test('quadbin noBuffer keeps the exact cell, countmode bool counts 1', async () => {
   const cells = await run(request('quadbin', { relativeResolution: '1', noBuffer: 'true', countmode: 'bool' }), NORTH_WEST_AREA, [...IN_0_1, ...IN_1_0]);
   assert.deepEqual(cells.map((cell) => cell.properties.count), [1, 1]);

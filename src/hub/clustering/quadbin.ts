@@ -1,6 +1,7 @@
 // Quadbin clustering (API.md 6.4): features counted per Web-Mercator quadtree cell of the area.
 import type { BBox } from '../../geo/bbox.js';
 import { MAX_TILE_LEVEL, mercatorBounds, mercatorX, mercatorY, quadkeyOf, type Tile } from '../../geo/tile-schemes.js';
+import { spatialPredicate } from '../../geo/spatial-predicate.js';
 import type { QuadbinRequest } from './clustering-options.js';
 import { decimalCellId } from './cell-ids.js';
 import { featureBBox, type ClusteredFeature } from './clustered-feature.js';
@@ -37,7 +38,11 @@ export class QuadbinAggregator {
     this.grid = areaGrid(request, area);
   }
 
-  /** Counts the feature in every cell of the grid its bounding box meets; `total_count` counts the features meeting any. */
+  /**
+   * Counts the feature in every cell of the grid its shape meets (a point in the one cell holding it);
+   * `total_count` counts the features meeting any. A shape whose bounding box spans several cells is
+   * tested against each of them with the exact planar intersects of the spatial reads.
+   */
   add(feature: ClusteredFeature): void {
     const box = featureBBox(feature);
     if (box === null) return;
@@ -47,13 +52,17 @@ export class QuadbinAggregator {
     const top = Math.max(y0, Math.floor(mercatorY(box[3], level)));
     const bottom = Math.min(y0 + rows - 1, Math.floor(mercatorY(box[1], level)));
     if (left > right || top > bottom) return;
-    this.total++;
+    const exact = feature.geometry.type !== 'Point' && (left < right || top < bottom);
+    let counted = false;
     for (let y = top; y <= bottom; y++) {
       for (let x = left; x <= right; x++) {
+        if (exact && !spatialPredicate({ kind: 'box', box: mercatorBounds(level, x, y, x + 1, y + 1) })(feature.geometry)) continue;
         const key = (y - y0) * columns + (x - x0);
         this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+        counted = true;
       }
     }
+    if (counted) this.total++;
   }
 
   /** One feature per non-empty cell, row by row from the north-west. */
