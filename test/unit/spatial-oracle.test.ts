@@ -134,6 +134,8 @@ function difference(a: Set<string>, b: Set<string>): string[] {
 }
 
 const QUERIES = 400;
+/** Each distance query tests every feature in JavaScript: fewer of them keep the run short (the HTTP oracle adds 400 more). */
+const DISTANCE_QUERIES = 150;
 
 test(`box queries agree with PostGIS ST_Intersects on ${QUERIES} random boxes`, async () => {
   const mismatches: string[] = [];
@@ -163,11 +165,11 @@ test(`geometry queries agree with PostGIS ST_Intersects on ${QUERIES} random geo
   assert.deepEqual(mismatches, []);
 });
 
-test(`distance queries agree with PostGIS ST_DWithin(geography) on ${QUERIES} random references, and the bounds hold every match`, async () => {
+test(`distance queries agree with PostGIS ST_DWithin(geography) on ${DISTANCE_QUERIES} random references, and the bounds hold every match`, async () => {
   const mismatches: string[] = [];
   let borderline = 0;
   let compared = 0;
-  for (let index = 0; index < QUERIES; index++) {
+  for (let index = 0; index < DISTANCE_QUERIES; index++) {
     const geometry = random() < 0.6 ? { type: 'Point', coordinates: nearPosition(randomPosition(), 0) } satisfies Geometry : randomReference();
     const radius = Math.round(Math.exp(between(Math.log(100), Math.log(2_000_000))));
     const rows = await client.query<{ id: string; within: boolean; distance: number }>(
