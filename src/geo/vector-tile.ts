@@ -26,7 +26,7 @@ function latitudeOfMercatorY(y: number): number {
   return toDegrees(2 * Math.atan(Math.exp(y / RADIUS)) - Math.PI / 2);
 }
 
-export interface TileFrame {
+interface TileFrame {
   /** The tile in the coordinates of its projection (EPSG:3857 metres or degrees), W,S,E,N: what maps onto 0..extent. */
   tile: BBox;
   /** The tile with its buffer, in degrees (within ±85.05° for Mercator): geometries are clipped to it before projecting. */
@@ -57,7 +57,7 @@ export function tileFrame(request: VectorTileRequest): TileFrame {
   };
 }
 
-export type TileAttributes = Record<string, string | number | boolean | null>;
+type TileAttributes = Record<string, string | number | boolean | null>;
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -79,7 +79,7 @@ function flattenInto(target: TileAttributes, prefix: string, value: Record<strin
  * JSON text), plus `properties.id`. The feature id wins over a property of the same name. Null values are
  * left out by the encoders (MVT has no null).
  */
-export function tileAttributes(id: string, properties: unknown, flatten: boolean): TileAttributes {
+function tileAttributes(id: string, properties: unknown, flatten: boolean): TileAttributes {
   const attributes: TileAttributes = {};
   const members = isPlainObject(properties) ? properties : {};
   if (flatten) {
@@ -104,7 +104,7 @@ const latitudeOfRow = (v: number): number => toDegrees(Math.atan(Math.sinh(Math.
  * the same place of the grid, each latitude moved to the Mercator latitude of its row (lon/lat squares of
  * 360/2^L degrees map to Mercator tiles of level L). Returns an empty buffer for a tile without features.
  */
-export function encodeVectorTile(features: Array<{ geometry: GeoJsonGeometry; attributes: TileAttributes }>, request: VectorTileRequest): Buffer {
+function encodeVectorTile(features: Array<{ geometry: GeoJsonGeometry; attributes: TileAttributes }>, request: VectorTileRequest): Buffer {
   const [west, , east, north] = request.bounds;
   const level = Math.round(Math.log2(360 / (east - west)));
   if (level > MAX_VECTOR_TILE_LEVEL) throw new RangeError(`vector tiles of level ${level} exceed level ${MAX_VECTOR_TILE_LEVEL}`);

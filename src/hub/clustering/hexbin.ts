@@ -8,7 +8,7 @@ import { featureBBox, firstPosition, numericProperty, type ClusteredFeature } fr
 import { ValueStats } from './value-stats.js';
 
 /** Default H3 resolution per zoom level 0..22 (API.md 6.4); deeper levels use the last. */
-export const DEFAULT_H3_RESOLUTIONS = [2, 2, 2, 2, 3, 4, 4, 5, 6, 6, 7, 8, 9, 9, 10, 11, 11, 12, 13, 13, 13, 13, 13];
+const DEFAULT_H3_RESOLUTIONS = [2, 2, 2, 2, 3, 4, 4, 5, 6, 6, 7, 8, 9, 9, 10, 11, 11, 12, 13, 13, 13, 13, 13];
 const MAX_H3_RESOLUTION = 13;
 
 /** One in this many features is kept, chosen by the hash of its id. */

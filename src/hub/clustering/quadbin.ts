@@ -7,9 +7,9 @@ import { decimalCellId } from './cell-ids.js';
 import { featureBBox, type ClusteredFeature } from './clustered-feature.js';
 
 /** Deepest cell level below the base level (API.md: relative resolution honoured up to 5). */
-export const MAX_QUADBIN_DEPTH = 5;
+const MAX_QUADBIN_DEPTH = 5;
 /** Cells of the area's grid at most; a deeper level that would exceed it is lowered, so a feature costs bounded work. */
-export const MAX_QUADBIN_CELLS = 4096;
+const MAX_QUADBIN_CELLS = 4096;
 /** Without `noBuffer`, each cell is shrunk by this share of its size on every side (one MVT extent unit). */
 const CELL_INSET = 1 / 4096;
 

@@ -41,7 +41,7 @@ const LARGEST_RATIO = 4096;
  */
 const COUNT_BEYOND = 1024;
 
-export function vizRatio(estimate: number, threshold: number): number {
+function vizRatio(estimate: number, threshold: number): number {
   return VIZ_RATIOS.find(({ upTo }) => estimate <= threshold * upTo)?.ratio ?? LARGEST_RATIO;
 }
 
