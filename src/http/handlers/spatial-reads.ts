@@ -51,8 +51,12 @@ function strictBoolean(context: HandlerContext, name: string): boolean {
 
 const STRENGTHS: Record<string, number> = { low: 10, lowmed: 30, med: 50, medhigh: 70, high: 90 };
 
-/** `tweaks`, `tweaks.strength`, `tweaks.algorithm`, `tweaks.samplingthreshold` (API.md 6.3); undefined without `tweaks`. */
+/**
+ * `tweaks`, `tweaks.strength`, `tweaks.algorithm`, `tweaks.samplingthreshold` (API.md 6.3); undefined without
+ * `tweaks`. Every `tweaks.*` value is validated even then, `tweaks.defaultselection` too (viz reads it).
+ */
 function tweaksOf(context: HandlerContext): Tweaks | undefined {
+  strictBoolean(context, 'tweaks.defaultselection');
   const strengthText = context.query.first('tweaks.strength') ?? 'med';
   const strength = STRENGTHS[strengthText.toLowerCase()] ?? (/^\d{1,3}$/.test(strengthText) ? Number(strengthText) : NaN);
   if (!(strength >= 1 && strength <= 100)) {
@@ -97,7 +101,6 @@ export async function bboxFeatures(context: HandlerContext): Promise<unknown> {
     coordinate(context, 'west', 'longitude'), coordinate(context, 'south', 'latitude'),
     coordinate(context, 'east', 'longitude'), coordinate(context, 'north', 'latitude'),
   ];
-  strictBoolean(context, 'tweaks.defaultselection');
   const read = { ...areaRead(context, false), corners, clustering: clusteringOf(context), tweaks: tweaksOf(context) };
   const result = await context.hub.spatial.bbox(context.params.spaceId, read);
   return sendFeatureCollection(context.request, context.reply, result);
@@ -121,7 +124,6 @@ export async function tileFeatures(context: HandlerContext): Promise<unknown> {
   const margin = context.query.integer('margin', 0, 0, 1024);
   const vector = vectorFormat(context, tile.format);
   const viz = vizOf(context);
-  strictBoolean(context, 'tweaks.defaultselection');
   const read = {
     ...areaRead(context, vector !== undefined || viz !== undefined, viz ? VIZ_LIMIT : DEFAULT_LIMIT),
     tile, margin, viz, clustering: clusteringOf(context), tweaks: tweaksOf(context),
