@@ -57,6 +57,10 @@ export const errorCatalogue = {
   malformedRequest: { status: 400, template: 'The request is malformed: {problem}.', shape: 'error' },
   missingCredentials: { status: 401, template: 'Missing auth credentials.', shape: 'error' },
   invalidCredentials: { status: 401, template: 'Invalid or expired auth credentials.', shape: 'error' },
+  insufficientRights: { status: 403, template: 'Insufficient rights. Token access: {granted}. Request access: {requested}.' },
+  noHubRights: { status: 403, template: 'Insufficient rights. The token holds no rights on spaces (urm "xyz-hub").' },
+  spaceQuotaReached: { status: 403, template: 'The maximum number of {limit} spaces was reached.' },
+  featureQuotaReached: { status: 403, template: 'The maximum number of {limit} features for the resource "{space}" was reached. The write would make it {count}.' },
   spaceNotFound: { status: 404, template: 'The requested resource does not exist.' },
   spaceOfFeaturesNotFound: { status: 404, template: 'The resource with this ID does not exist.' },
   featureNotFound: { status: 404, template: 'The requested resource does not exist.' },
@@ -75,6 +79,7 @@ export const errorCatalogue = {
   uriTooLong: { status: 414, template: 'A path segment of the request URL is longer than {limit} characters.', shape: 'error' },
   headersTooLarge: { status: 431, template: 'The request line and headers together are larger than the server accepts.', shape: 'error' },
   tooManyRequests: { status: 429, template: 'Too many requests for the service node.' },
+  tokenRateLimited: { status: 429, template: 'Too many requests for this token: it may make {limit} requests a minute.' },
   storageFailure: { status: 502, template: 'Connector error.' },
   storageTimeout: { status: 504, template: 'Connector timeout error.' },
   internal: { status: 500, template: 'Internal server error.' },
@@ -88,7 +93,8 @@ export class HubError extends Error {
   readonly status: number;
   readonly shape: 'error' | 'ErrorResponse';
 
-  constructor(readonly code: ErrorCode, message: string, readonly details?: object) {
+  /** `retryAfter`: seconds until the request may be repeated (429). */
+  constructor(readonly code: ErrorCode, message: string, readonly details?: object, readonly retryAfter?: number) {
     super(message);
     const entry: CatalogueEntry = errorCatalogue[code];
     this.status = entry.status;
@@ -113,6 +119,6 @@ export function formatMessage(template: string, params: ErrorParams): string {
     name in params ? String(params[name]) : whole);
 }
 
-export function hubError(code: ErrorCode, params: ErrorParams = {}, details?: object): HubError {
-  return new HubError(code, formatMessage(errorCatalogue[code].template, params), details);
+export function hubError(code: ErrorCode, params: ErrorParams = {}, details?: object, retryAfter?: number): HubError {
+  return new HubError(code, formatMessage(errorCatalogue[code].template, params), details, retryAfter);
 }

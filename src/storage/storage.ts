@@ -155,6 +155,13 @@ export interface AccessStore {
   revokeBootstrapTokens(except: string): Promise<number>;
 }
 
+/** What a node hears of token deletions made on any node (postgres/revocation-listener.ts). */
+export interface RevocationWatch {
+  /** Whether deletions are being heard right now: only then may the node cache tokens. */
+  live(): boolean;
+  close(): Promise<void>;
+}
+
 export interface Storage {
   readonly engine: string;
   readonly spaces: SpaceStore;

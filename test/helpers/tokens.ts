@@ -1,6 +1,6 @@
 // Test fixtures of accounts and tokens, stored through the hub's own storage: the callers a rights test needs.
 import { randomBytes } from 'node:crypto';
-import type { RightsMatrix } from '../../src/hub/access/claims.js';
+import type { Claims, RightsMatrix } from '../../src/hub/access/claims.js';
 import { hashToken } from '../../src/hub/access/secrets.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import type { HubProcess } from './hub-process.js';
@@ -16,7 +16,7 @@ export interface TokenFixture {
   aid: string;
   urm: RightsMatrix;
   cid?: string;
-  limits?: { maxSpaces?: number; maxFeaturesPerSpace?: number };
+  limits?: Claims['limits'];
   /** Unix seconds. */
   exp?: number;
 }

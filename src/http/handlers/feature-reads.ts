@@ -1,7 +1,7 @@
 // Handlers of the feature read routes: by id, one feature, search, iterate, count and statistics.
 import { hubError } from '../../core/errors.js';
 import type { ReadOptions } from '../../hub/features/read-pipeline.js';
-import type { HandlerContext } from '../request-context.js';
+import { callerOf, type HandlerContext } from '../request-context.js';
 import { clientGone, sendFeatureCollection, sendFeatureText, sendJsonRead } from '../reply/read-reply.js';
 import { featureFilter, readOptions as readParameters } from './read-parameters.js';
 
@@ -13,20 +13,20 @@ function readOptions(context: HandlerContext): ReadOptions {
 export async function getFeaturesById(context: HandlerContext): Promise<unknown> {
   const ids = context.query.values('id').filter((id) => id !== '');
   if (ids.length === 0) throw hubError('missingFeatureIds');
-  const result = await context.hub.features.getByIds(context.params.spaceId, ids, readOptions(context));
+  const result = await context.hub.features.getByIds(callerOf(context), context.params.spaceId, ids, readOptions(context));
   return sendFeatureCollection(context.request, context.reply, result);
 }
 
 /** One short statement: nothing worth cancelling, so no signal is set up for the most frequent read. */
 export async function getFeature(context: HandlerContext): Promise<unknown> {
   const { spaceId, featureId } = context.params;
-  const feature = await context.hub.features.getOne(spaceId, featureId, readParameters(context));
+  const feature = await context.hub.features.getOne(callerOf(context), spaceId, featureId, readParameters(context));
   return sendFeatureText(context.request, context.reply, feature.json, feature.etag, feature.cacheTTL);
 }
 
 export async function searchFeatures(context: HandlerContext): Promise<unknown> {
   const limit = context.query.limit();
-  const result = await context.hub.features.search(context.params.spaceId, { ...featureFilter(context), limit }, readOptions(context));
+  const result = await context.hub.features.search(callerOf(context), context.params.spaceId, { ...featureFilter(context), limit }, readOptions(context));
   return sendFeatureCollection(context.request, context.reply, result);
 }
 
@@ -41,16 +41,16 @@ function parseHandle(context: HandlerContext): number {
 export async function iterateFeatures(context: HandlerContext): Promise<unknown> {
   const limit = context.query.limit();
   const afterSeq = parseHandle(context);
-  const result = await context.hub.features.iterate(context.params.spaceId, featureFilter(context), afterSeq, limit, readOptions(context));
+  const result = await context.hub.features.iterate(callerOf(context), context.params.spaceId, featureFilter(context), afterSeq, limit, readOptions(context));
   return sendFeatureCollection(context.request, context.reply, result);
 }
 
 export async function countFeatures(context: HandlerContext): Promise<unknown> {
-  const { count, etag } = await context.hub.features.count(context.params.spaceId, featureFilter(context), clientGone(context.reply));
+  const { count, etag } = await context.hub.features.count(callerOf(context), context.params.spaceId, featureFilter(context), clientGone(context.reply));
   return sendJsonRead(context.request, context.reply, { type: 'CountResponse', count, estimated: false, etag }, etag);
 }
 
 export async function spaceStatistics(context: HandlerContext): Promise<unknown> {
-  const { body, etag } = await context.hub.statistics.statistics(context.params.spaceId);
+  const { body, etag } = await context.hub.statistics.statistics(callerOf(context), context.params.spaceId);
   return sendJsonRead(context.request, context.reply, body, etag);
 }

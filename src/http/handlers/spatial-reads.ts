@@ -10,7 +10,7 @@ import { bodyStream } from '../body/body-stream.js';
 import { readGeometry } from '../body/geometry-body.js';
 import { DEFAULT_LIMIT, formDecode } from '../query/raw-query.js';
 import { clientGone, sendFeatureCollection, sendVectorTile } from '../reply/read-reply.js';
-import type { HandlerContext } from '../request-context.js';
+import { callerOf, type HandlerContext } from '../request-context.js';
 import { featureFilter, readOptions } from './read-parameters.js';
 
 type Axis = 'longitude' | 'latitude';
@@ -102,7 +102,7 @@ export async function bboxFeatures(context: HandlerContext): Promise<unknown> {
     coordinate(context, 'east', 'longitude'), coordinate(context, 'north', 'latitude'),
   ];
   const read = { ...areaRead(context, false), corners, clustering: clusteringOf(context), tweaks: tweaksOf(context) };
-  const result = await context.hub.spatial.bbox(context.params.spaceId, read);
+  const result = await context.hub.spatial.bbox(callerOf(context), context.params.spaceId, read);
   return sendFeatureCollection(context.request, context.reply, result);
 }
 
@@ -129,10 +129,10 @@ export async function tileFeatures(context: HandlerContext): Promise<unknown> {
     tile, margin, viz, clustering: clusteringOf(context), tweaks: tweaksOf(context),
   };
   if (vector) {
-    const answer = await context.hub.spatial.vectorTile(context.params.spaceId, read, vector.flatten);
+    const answer = await context.hub.spatial.vectorTile(callerOf(context), context.params.spaceId, read, vector.flatten);
     return sendVectorTile(context.request, context.reply, answer);
   }
-  const result = await context.hub.spatial.tile(context.params.spaceId, read);
+  const result = await context.hub.spatial.tile(callerOf(context), context.params.spaceId, read);
   return sendFeatureCollection(context.request, context.reply, result);
 }
 
@@ -159,7 +159,7 @@ function spatialSource(context: HandlerContext): SpatialSource {
 export async function spatialFeatures(context: HandlerContext): Promise<unknown> {
   const source = spatialSource(context);
   const radius = context.query.integer('radius', 0, -MAX_RADIUS, MAX_RADIUS);
-  const result = await context.hub.spatial.spatial(context.params.spaceId, { ...areaRead(context, false), source, radius });
+  const result = await context.hub.spatial.spatial(callerOf(context), context.params.spaceId, { ...areaRead(context, false), source, radius });
   return sendFeatureCollection(context.request, context.reply, result);
 }
 
@@ -167,6 +167,6 @@ export async function spatialFeaturesByGeometry(context: HandlerContext): Promis
   const radius = context.query.integer('radius', 0, -MAX_RADIUS, MAX_RADIUS);
   const read = areaRead(context, false);
   const geometry = await readGeometry(bodyStream(context.request.raw, context.maxBody));
-  const result = await context.hub.spatial.spatial(context.params.spaceId, { ...read, source: { kind: 'geometry', geometry }, radius });
+  const result = await context.hub.spatial.spatial(callerOf(context), context.params.spaceId, { ...read, source: { kind: 'geometry', geometry }, radius });
   return sendFeatureCollection(context.request, context.reply, result);
 }

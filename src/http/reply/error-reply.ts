@@ -44,6 +44,7 @@ function errorBody(hub: HubError, streamId: string): object {
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const hub = toHubError(error, request);
   const streamId = String(reply.getHeader('stream-id') ?? '');
+  if (hub.retryAfter !== undefined) reply.header('retry-after', String(hub.retryAfter));
   return reply.status(hub.status).type('application/json').send(errorBody(hub, streamId));
 }
 

@@ -4,6 +4,7 @@ import { hubError } from '../../core/errors.js';
 import { randomId } from '../ids.js';
 import { allRights, type Claims, type RightsMatrix } from './claims.js';
 import { ClaimsCache } from './claims-cache.js';
+import { RequestRates } from './request-rate.js';
 import { hashPassword, hashToken, newPassword, newTokenString, TOKEN_PATTERN } from './secrets.js';
 
 export interface AdminSettings {
@@ -22,6 +23,7 @@ export interface AdminBootstrap {
 
 export class AccessService {
   private readonly cache = new ClaimsCache();
+  private readonly rates = new RequestRates();
 
   constructor(private readonly storage: Storage) {}
 
@@ -33,6 +35,11 @@ export class AccessService {
     const now = Date.now();
     const cached = this.cache.get(secretHash, now) ?? await this.lookUp(secretHash, now);
     if (cached.expiresAt !== undefined && cached.expiresAt <= now) throw hubError('invalidCredentials');
+    const perMinute = cached.claims.limits?.maxRequestsPerMinute;
+    if (perMinute !== undefined && perMinute > 0) {
+      const wait = this.rates.take(cached.claims.tid, perMinute, now);
+      if (wait !== undefined) throw hubError('tokenRateLimited', { limit: perMinute }, undefined, wait);
+    }
     return cached.claims;
   }
 

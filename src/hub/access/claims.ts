@@ -9,7 +9,8 @@ export interface Claims {
   aid: string;
   cid: string;
   urm: RightsMatrix;
-  limits?: { maxSpaces?: number; maxFeaturesPerSpace?: number };
+  /** −1 or absent: unlimited (API.md 8.1); `maxRequestsPerMinute` is ours (request-rate.ts). */
+  limits?: { maxSpaces?: number; maxFeaturesPerSpace?: number; maxRequestsPerMinute?: number };
 }
 
 export const HUB_SERVICE = 'xyz-hub';

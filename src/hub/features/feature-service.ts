@@ -5,6 +5,8 @@ import type { SpaceDefinition } from '../../core/space-definition.js';
 import type { VectorTileRequest } from '../../core/vector-tile-request.js';
 import { vectorTileOf } from '../../geo/vector-tile.js';
 import type { Storage, StoredSpace } from '../../storage/storage.js';
+import { authorize, authorizeRead, authorizeWrite, spaceResource } from '../access/authorization.js';
+import type { Claims } from '../access/claims.js';
 import { normalizeFeature } from './feature-input.js';
 import { contentEtag, featureEtag, type FeatureCollectionStream, type ReadOptions, renderPages } from './read-pipeline.js';
 import { transformText } from './transform-plan.js';
@@ -12,11 +14,13 @@ import { type EntryDefaults, type WriteBody, writeEntries } from './write-entrie
 import { planWrite, type WriteEntry, type WriteOptions, type WriteResult } from './write-plan.js';
 
 export interface CollectionWrite extends WriteOptions, EntryDefaults {
+  caller: Claims;
   spaceId: string;
   body: WriteBody;
 }
 
 export interface SingleWrite extends WriteOptions {
+  caller: Claims;
   spaceId: string;
   featureId: string;
   body: Record<string, unknown>;
@@ -43,21 +47,42 @@ export class FeatureService {
     return space;
   }
 
+  /** The space of a feature read, once the caller may read it. */
+  private async readable(caller: Claims, spaceId: string): Promise<StoredSpace> {
+    const space = await this.space(spaceId);
+    authorizeRead(caller, space.id, space.definition);
+    return space;
+  }
+
   private async writableSpace(spaceId: string): Promise<StoredSpace> {
     const space = await this.space(spaceId);
     if (space.definition.readOnly === true) throw hubError('readOnlySpace', { id: spaceId });
     return space;
   }
 
-  private async apply(space: StoredSpace, entries: WriteEntry[], options: WriteOptions): Promise<WriteResult> {
+  /**
+   * The rights check runs inside the storage transaction, on the plan: only then is it known what the write
+   * inserts, updates, deletes or answers unchanged, and a refusal writes nothing. The feature quota counts the
+   * space as the write starts: writes running at the same moment may together pass it by their own size.
+   */
+  private async apply(caller: Claims, space: StoredSpace, entries: WriteEntry[], options: WriteOptions): Promise<WriteResult> {
     const context = { id: space.id, enableUUID: space.definition.enableUUID === true };
-    return this.storage.features.write(space.key, entries.map((entry) => entry.id),
-      (existing) => planWrite(context, entries, options, existing));
+    const quota = caller.limits?.maxFeaturesPerSpace;
+    const before = quota !== undefined && quota > 0 ? await this.storage.features.count(space.key, {}) : 0;
+    return this.storage.features.write(space.key, entries.map((entry) => entry.id), (existing) => {
+      const planned = planWrite(context, entries, options, existing);
+      authorizeWrite(caller, space.id, space.definition, planned.actions);
+      const after = before + planned.result.inserted.length - planned.result.deleted.length;
+      if (quota !== undefined && quota > 0 && after > before && after > quota) {
+        throw hubError('featureQuotaReached', { limit: quota, space: space.id, count: after });
+      }
+      return planned;
+    });
   }
 
   async writeCollection(request: CollectionWrite): Promise<WriteResult> {
     const space = await this.writableSpace(request.spaceId);
-    return this.apply(space, writeEntries(request.body, request), request);
+    return this.apply(request.caller, space, writeEntries(request.body, request), request);
   }
 
   /** PUT and PATCH of one feature: the path id wins over the body's (API.md 4.4). */
@@ -67,53 +92,55 @@ export class FeatureService {
     const entry: WriteEntry = mode === 'put'
       ? { id: feature.id, position: 0, feature, onExists: 'replace', onNotExists: 'create', onConflict: 'error' }
       : { id: feature.id, position: 0, feature, onExists: 'patch', onNotExists: 'notFound', onConflict: 'error' };
-    const result = await this.apply(space, [entry], { ...request, transactional: true, respond: true });
+    const result = await this.apply(request.caller, space, [entry], { ...request, transactional: true, respond: true });
     return result.features[0];
   }
 
-  async deleteOne(spaceId: string, featureId: string): Promise<void> {
+  async deleteOne(caller: Claims, spaceId: string, featureId: string): Promise<void> {
     const space = await this.writableSpace(spaceId);
-    await this.apply(space, [{ id: featureId, position: 0, onExists: 'delete', onNotExists: 'notFound', onConflict: 'error' }],
+    await this.apply(caller, space, [{ id: featureId, position: 0, onExists: 'delete', onNotExists: 'notFound', onConflict: 'error' }],
       { transactional: true, respond: false, addTags: [], removeTags: [] });
   }
 
-  async deleteByIds(spaceId: string, ids: string[]): Promise<WriteResult> {
+  async deleteByIds(caller: Claims, spaceId: string, ids: string[]): Promise<WriteResult> {
     const space = await this.writableSpace(spaceId);
     const entries: WriteEntry[] = [...new Set(ids)].map((id, position) =>
       ({ id, position, onExists: 'delete', onNotExists: 'retain', onConflict: 'error' }));
-    return this.apply(space, entries, { transactional: true, respond: false, addTags: [], removeTags: [] });
+    return this.apply(caller, space, entries, { transactional: true, respond: false, addTags: [], removeTags: [] });
   }
 
   /** An empty filter deletes every feature of the space (`tags=*`). */
-  async deleteMatching(spaceId: string, filter: FeatureFilter): Promise<number> {
+  async deleteMatching(caller: Claims, spaceId: string, filter: FeatureFilter): Promise<number> {
     const space = await this.writableSpace(spaceId);
+    authorize(caller, [{ action: 'deleteFeatures', resource: spaceResource(space.id, space.definition) }]);
     return this.storage.features.deleteMatching(space.key, filter);
   }
 
   /** The space and the feature come from one lookup: the most frequent read costs one database statement. */
-  async getOne(spaceId: string, featureId: string, options: ReadOptions): Promise<SingleFeature> {
+  async getOne(caller: Claims, spaceId: string, featureId: string, options: ReadOptions): Promise<SingleFeature> {
     const found = await this.storage.spaces.getWithFeature(spaceId, featureId);
     if (!found) throw hubError('spaceOfFeaturesNotFound');
+    authorizeRead(caller, spaceId, found.definition);
     const json = found.feature === undefined ? undefined : transformText(found.feature, options.transforms);
     if (found.feature === undefined || json === undefined) throw hubError('featureNotFound');
     return { etag: featureEtag(found.feature, options.etagKey), cacheTTL: cacheTTLOf(found.definition), json };
   }
 
-  async getByIds(spaceId: string, ids: string[], options: ReadOptions): Promise<FeatureCollectionStream> {
-    const space = await this.space(spaceId);
+  async getByIds(caller: Claims, spaceId: string, ids: string[], options: ReadOptions): Promise<FeatureCollectionStream> {
+    const space = await this.readable(caller, spaceId);
     const unique = [...new Set(ids)];
     return this.collection(space, { ids: unique, limit: unique.length }, options);
   }
 
   /** Search and the spatial reads: the query's filters, spatial condition and limit, in insertion order. */
-  async search(spaceId: string, query: Omit<FeatureQuery, 'ids' | 'afterSeq'>, options: ReadOptions): Promise<FeatureCollectionStream> {
-    const space = await this.space(spaceId);
+  async search(caller: Claims, spaceId: string, query: Omit<FeatureQuery, 'ids' | 'afterSeq'>, options: ReadOptions): Promise<FeatureCollectionStream> {
+    const space = await this.readable(caller, spaceId);
     return this.collection(space, query, options);
   }
 
   /** A handle is the last insertion sequence returned; one comes back only when the page is full (API.md 5.7). */
-  async iterate(spaceId: string, filter: FeatureFilter, afterSeq: number, limit: number, options: ReadOptions): Promise<FeatureCollectionStream> {
-    const space = await this.space(spaceId);
+  async iterate(caller: Claims, spaceId: string, filter: FeatureFilter, afterSeq: number, limit: number, options: ReadOptions): Promise<FeatureCollectionStream> {
+    const space = await this.readable(caller, spaceId);
     let returned = 0;
     let lastSeq = afterSeq;
     const onPage = (count: number, last: number) => {
@@ -128,14 +155,14 @@ export class FeatureService {
     };
   }
 
-  async count(spaceId: string, filter: FeatureFilter, signal?: AbortSignal): Promise<{ etag: string; count: number }> {
-    const space = await this.space(spaceId);
+  async count(caller: Claims, spaceId: string, filter: FeatureFilter, signal?: AbortSignal): Promise<{ etag: string; count: number }> {
+    const space = await this.readable(caller, spaceId);
     return { etag: contentEtag(space, 'count ' + JSON.stringify(filter)), count: await this.storage.features.count(space.key, filter, signal) };
   }
 
   /** How many features a query finds, counted up to its limit: the estimate of viz sampling. */
-  async countUpTo(spaceId: string, query: Omit<FeatureQuery, 'ids' | 'afterSeq'>, signal?: AbortSignal): Promise<number> {
-    const space = await this.space(spaceId);
+  async countUpTo(caller: Claims, spaceId: string, query: Omit<FeatureQuery, 'ids' | 'afterSeq'>, signal?: AbortSignal): Promise<number> {
+    const space = await this.readable(caller, spaceId);
     return this.storage.features.countUpTo(space.key, query, signal);
   }
 
@@ -143,9 +170,9 @@ export class FeatureService {
    * The features of a tile query as one vector tile, encoded by the storage engine (API.md 6.2); with
    * `summarize` (clustering) the tile holds the features it makes of the rows instead.
    */
-  async vectorTile(spaceId: string, query: Omit<FeatureQuery, 'ids' | 'afterSeq'>, request: VectorTileRequest, options: ReadOptions,
+  async vectorTile(caller: Claims, spaceId: string, query: Omit<FeatureQuery, 'ids' | 'afterSeq'>, request: VectorTileRequest, options: ReadOptions,
     summarize?: (rows: AsyncIterable<FeatureRow[]>) => Promise<string[]>): Promise<VectorTileAnswer> {
-    const space = await this.space(spaceId);
+    const space = await this.readable(caller, spaceId);
     const etag = contentEtag(space, `${options.etagKey}\n${request.flatten ? 'mvtf' : 'mvt'}`);
     const rows = this.storage.features.query(space.key, query, options.signal);
     async function* cells(): AsyncIterable<Array<{ json: string }>> {
@@ -159,9 +186,9 @@ export class FeatureService {
    * A collection computed from every feature a query finds (clustering): `summarize` reads the rows page by
    * page and returns the answer's feature texts. It runs when the answer starts, before the status line.
    */
-  async summary(spaceId: string, query: Omit<FeatureQuery, 'ids' | 'afterSeq'>, options: ReadOptions,
+  async summary(caller: Claims, spaceId: string, query: Omit<FeatureQuery, 'ids' | 'afterSeq'>, options: ReadOptions,
     summarize: (rows: AsyncIterable<FeatureRow[]>) => Promise<string[]>): Promise<FeatureCollectionStream> {
-    const space = await this.space(spaceId);
+    const space = await this.readable(caller, spaceId);
     const rows = this.storage.features.query(space.key, query, options.signal);
     async function* features(): AsyncIterable<string> {
       const texts = await summarize(rows);

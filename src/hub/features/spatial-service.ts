@@ -12,6 +12,8 @@ import type { Geometry, Polygon } from '../../geo/geometry.js';
 import { enlargedBounds, type Tile, tileBounds } from '../../geo/tile-schemes.js';
 import { MAX_VECTOR_TILE_LEVEL } from '../../geo/vector-tile.js';
 import type { Storage } from '../../storage/storage.js';
+import { authorize, authorizeRead } from '../access/authorization.js';
+import type { Claims } from '../access/claims.js';
 import { cluster, type ClusterArea } from '../clustering/cluster.js';
 import { sampled, samplingRatio, simplifyStep, stripProperties, type Tweaks, type VizRead } from './display-tweaks.js';
 import { checkClusterableTile, type ClusteringRequest } from '../clustering/clustering-options.js';
@@ -87,36 +89,36 @@ const orderedBox = ([a, b, c, d]: BBox): BBox => [Math.min(a, c), Math.min(b, d)
 export class SpatialService {
   constructor(private readonly storage: Storage, private readonly features: FeatureService) {}
 
-  async bbox(spaceId: string, read: BoxRead): Promise<FeatureCollectionStream> {
+  async bbox(caller: Claims, spaceId: string, read: BoxRead): Promise<FeatureCollectionStream> {
     const box = orderedBox(read.corners);
-    if (read.clustering) return this.clustered(spaceId, read, read.clustering, { bbox: box, clip: read.clip });
-    return this.area(spaceId, read, { kind: 'box', box }, read.clip ? clipStep((geometry) => clipToBox(geometry, box)) : undefined, box);
+    if (read.clustering) return this.clustered(caller, spaceId, read, read.clustering, { bbox: box, clip: read.clip });
+    return this.area(caller, spaceId, read, { kind: 'box', box }, read.clip ? clipStep((geometry) => clipToBox(geometry, box)) : undefined, box);
   }
 
-  async tile(spaceId: string, read: TileRead): Promise<FeatureCollectionStream> {
+  async tile(caller: Claims, spaceId: string, read: TileRead): Promise<FeatureCollectionStream> {
     const box = enlargedBounds(read.tile, read.tile.scheme === 'here' ? 0 : read.margin);
     if (read.clustering) {
       checkClusterableTile(read.tile);
-      return this.clustered(spaceId, read, read.clustering, { bbox: box, tile: read.tile, clip: read.clip });
+      return this.clustered(caller, spaceId, read, read.clustering, { bbox: box, tile: read.tile, clip: read.clip });
     }
-    return this.area(spaceId, read, { kind: 'box', box }, read.clip ? clipStep((geometry) => clipToBox(geometry, box)) : undefined, box, read.viz);
+    return this.area(caller, spaceId, read, { kind: 'box', box }, read.clip ? clipStep((geometry) => clipToBox(geometry, box)) : undefined, box, read.viz);
   }
 
-  async spatial(spaceId: string, read: SpatialRead): Promise<FeatureCollectionStream> {
-    const reference = await this.referenceGeometry(read.source);
+  async spatial(caller: Claims, spaceId: string, read: SpatialRead): Promise<FeatureCollectionStream> {
+    const reference = await this.referenceGeometry(caller, read.source);
     const { filter, searched } = this.searchArea(reference, read.radius);
     if (read.clip && read.radius > 0 && bufferCrossesAntimeridian(reference, read.radius)) {
       throw hubError('clipAcrossAntimeridian', { radius: read.radius });
     }
     const clipTo = read.clip ? searched() : undefined;
-    return this.area(spaceId, read, filter, clipTo ? clipStep((geometry) => clipToGeometry(geometry, clipTo)) : undefined);
+    return this.area(caller, spaceId, read, filter, clipTo ? clipStep((geometry) => clipToGeometry(geometry, clipTo)) : undefined);
   }
 
   /**
    * The tile as MVT (flattened attributes for `.mvtf`): storage encodes the features of the enlarged tile,
    * clipped to the tile and its buffer; clustered cells are encoded here.
    */
-  async vectorTile(spaceId: string, read: TileRead, flatten: boolean): Promise<VectorTileAnswer> {
+  async vectorTile(caller: Claims, spaceId: string, read: TileRead, flatten: boolean): Promise<VectorTileAnswer> {
     const { tile } = read;
     if (tile.level > MAX_VECTOR_TILE_LEVEL) throw hubError('vectorTileLevel', { level: tile.level, limit: MAX_VECTOR_TILE_LEVEL });
     const margin = tile.scheme === 'here' ? 0 : read.margin;
@@ -131,24 +133,25 @@ export class SpatialService {
     };
     if (read.clustering) {
       checkClusterableTile(tile);
-      const { query, summarize } = this.clustering(read, read.clustering, { bbox: box, tile, clip: read.clip });
-      return this.features.vectorTile(spaceId, query, request, read.options, summarize);
+      const { query, summarize } = this.clustering(caller, read, read.clustering, { bbox: box, tile, clip: read.clip });
+      return this.features.vectorTile(caller, spaceId, query, request, read.options, summarize);
     }
     const query = { ...read.filter, spatial: { kind: 'box', box } satisfies SpatialFilter, limit: read.limit };
-    const ratio = await this.samplingRatio(spaceId, query, read, read.viz);
-    return this.features.vectorTile(spaceId, sampled(query, ratio), request, read.options);
+    const ratio = await this.samplingRatio(caller, spaceId, query, read, read.viz);
+    return this.features.vectorTile(caller, spaceId, sampled(query, ratio), request, read.options);
   }
 
-  private clustered(spaceId: string, read: AreaRead, request: ClusteringRequest, area: ClusterArea): Promise<FeatureCollectionStream> {
-    const { query, summarize } = this.clustering(read, request, area);
-    return this.features.summary(spaceId, query, read.options, summarize);
+  private clustered(caller: Claims, spaceId: string, read: AreaRead, request: ClusteringRequest, area: ClusterArea): Promise<FeatureCollectionStream> {
+    const { query, summarize } = this.clustering(caller, read, request, area);
+    return this.features.summary(caller, spaceId, query, read.options, summarize);
   }
 
   /**
    * Every feature of the area is aggregated, whatever the limit: `limit` caps the cells returned. Quadbin
-   * counts take at most one property filter (API.md 6.4).
+   * counts take at most one property filter (API.md 6.4). Clustering is a capability the token must hold (API.md 8.3).
    */
-  private clustering(read: AreaRead, request: ClusteringRequest, area: ClusterArea) {
+  private clustering(caller: Claims, read: AreaRead, request: ClusteringRequest, area: ClusterArea) {
+    authorize(caller, [{ action: 'useCapabilities', resource: { id: `${request.kind}Clustering` } }]);
     if (request.kind === 'quadbin' && (read.filter.properties ?? []).length > 1) {
       throw hubError('invalidClustering', { name: 'quadbin', problem: 'Quadbin clustering takes at most one property filter.' });
     }
@@ -161,21 +164,21 @@ export class SpatialService {
    * A read of the features of an area. `box` is the area a rendering shows (bbox and tiles: simplification
    * scales with it); a sampled answer says `"partial": true` (API.md 6.3).
    */
-  private async area(spaceId: string, read: AreaRead, spatial: SpatialFilter, clip: TransformStep | undefined,
+  private async area(caller: Claims, spaceId: string, read: AreaRead, spatial: SpatialFilter, clip: TransformStep | undefined,
     box?: BBox, viz?: VizRead): Promise<FeatureCollectionStream> {
     const query: FeatureQuery = { ...read.filter, spatial, limit: read.limit };
-    const ratio = await this.samplingRatio(spaceId, query, read, viz);
+    const ratio = await this.samplingRatio(caller, spaceId, query, read, viz);
     const steps = [
       clip,
       box && read.tweaks?.kind === 'simplification' ? simplifyStep(box, read.tweaks.strength) : undefined,
       viz && !viz.keepProperties ? stripProperties : undefined,
     ];
-    const result = await this.features.search(spaceId, sampled(query, ratio), withSteps(read.options, steps));
+    const result = await this.features.search(caller, spaceId, sampled(query, ratio), withSteps(read.options, steps));
     return ratio > 1 ? { ...result, trailer: () => ({ ...result.trailer(), partial: true }) } : result;
   }
 
-  private samplingRatio(spaceId: string, query: FeatureQuery, read: AreaRead, viz: VizRead | undefined): Promise<number> {
-    return samplingRatio(viz, read.tweaks, (limit) => this.features.countUpTo(spaceId, { ...query, limit }, read.options.signal));
+  private samplingRatio(caller: Claims, spaceId: string, query: FeatureQuery, read: AreaRead, viz: VizRead | undefined): Promise<number> {
+    return samplingRatio(viz, read.tweaks, (limit) => this.features.countUpTo(caller, spaceId, { ...query, limit }, read.options.signal));
   }
 
   /**
@@ -197,7 +200,8 @@ export class SpatialService {
     return { filter: { kind: 'geometry', geometry: area, bounds: geometryBBox(area) ?? NOWHERE }, searched: () => area };
   }
 
-  private async referenceGeometry(source: SpatialSource): Promise<Geometry> {
+  /** A referenced feature is read too: the caller needs readFeatures on its space (API.md 8.3). */
+  private async referenceGeometry(caller: Claims, source: SpatialSource): Promise<Geometry> {
     switch (source.kind) {
       case 'point':
         return { type: 'Point', coordinates: [source.lon, source.lat] };
@@ -208,6 +212,7 @@ export class SpatialService {
       case 'feature': {
         const found = await this.storage.spaces.getWithFeature(source.spaceId, source.featureId);
         if (!found) throw hubError('refSpaceNotFound', { id: source.spaceId });
+        authorizeRead(caller, source.spaceId, found.definition);
         if (found.feature === undefined) throw hubError('refFeatureNotFound', { id: source.featureId });
         const { geometry } = JSON.parse(found.feature) as { geometry?: Geometry | null };
         if (!geometry) throw hubError('refFeatureWithoutGeometry', { id: source.featureId });

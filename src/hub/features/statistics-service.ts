@@ -1,5 +1,7 @@
 // The StatisticsResponse of a space (API.md 5.9).
 import type { Storage } from '../../storage/storage.js';
+import { authorizeRead } from '../access/authorization.js';
+import type { Claims } from '../access/claims.js';
 import { hubError } from '../../core/errors.js';
 import { contentEtag } from './read-pipeline.js';
 
@@ -12,9 +14,10 @@ export class StatisticsService {
   /** Spaces with more features than `exactLimit` get estimates from a sample (storage.ts SpaceStatistics). */
   constructor(private readonly storage: Storage, private readonly exactLimit = DEFAULT_STATISTICS_EXACT_LIMIT) {}
 
-  async statistics(spaceId: string): Promise<{ etag: string; body: Record<string, unknown> }> {
+  async statistics(caller: Claims, spaceId: string): Promise<{ etag: string; body: Record<string, unknown> }> {
     const space = await this.storage.spaces.get(spaceId);
     if (!space) throw hubError('spaceOfFeaturesNotFound');
+    authorizeRead(caller, space.id, space.definition);
     const stats = await this.storage.features.statistics(space.key, { exactUpTo: this.exactLimit });
     const searchable = space.definition.searchableProperties ? 'PARTIAL' : 'ALL';
     const searchableKeys = new Set(Object.keys(space.definition.searchableProperties ?? {})

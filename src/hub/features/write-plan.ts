@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Geometry } from '../../geo/geometry.js';
 import { pad3D } from '../../geo/coordinates.js';
 import type { FeatureWrite, WritePlan } from '../../storage/storage.js';
+import type { WriteActions } from '../access/authorization.js';
 import { type ErrorCode, type ErrorParams, hubError } from '../../core/errors.js';
 import { applyPatch, deepEqual } from '../merge-patch.js';
 import type { FeatureInput } from './feature-input.js';
@@ -39,6 +40,13 @@ export interface SpaceContext {
 
 export interface Failure { id: string; position: number; message: string }
 
+/** What a write does (the storage's plan), what it answers, and the feature actions it needs rights for. */
+export interface PlannedWrite {
+  plan: WritePlan;
+  result: WriteResult;
+  actions: WriteActions;
+}
+
 export interface WriteResult {
   /** Response texts: inserted, then updated, then unmodified features. */
   features: string[];
@@ -63,6 +71,7 @@ class Planner {
   private readonly result: WriteResult = { features: [], inserted: [], updated: [], deleted: [], failed: [] };
   private readonly updatedTexts: string[] = [];
   private readonly unmodifiedTexts: string[] = [];
+  private readonly actions: WriteActions = { inserts: false, updates: false, deletes: false, retained: false };
 
   constructor(
     private readonly space: SpaceContext,
@@ -94,6 +103,8 @@ class Planner {
     const texts = featureTexts(parts);
     this.upserts.push(texts.stored);
     this.result[list].push(parts.id);
+    if (list === 'inserted') this.actions.inserts = true;
+    else this.actions.updates = true;
     if (this.options.respond) (list === 'inserted' ? this.result.features : this.updatedTexts).push(texts.response());
   }
 
@@ -131,6 +142,8 @@ class Planner {
     // The geometry stays as written for the answer; stored positions are 3D, so compare it padded.
     const unchanged = deepEqual({ ...result, geometry: patchedGeometry && pad3D(patchedGeometry) }, before);
     if (unchanged && deepEqual(tags, stored.namespace.tags)) {
+      // Still an update as far as rights go: whether it changes anything must not depend on who asks.
+      this.actions.updates = true;
       this.unmodifiedTexts.push(storedJson);
       return;
     }
@@ -141,6 +154,12 @@ class Planner {
       namespace: this.namespace(tags, stored.namespace),
       extra,
     }, 'updated');
+  }
+
+  /** A stored feature answered as it is: the caller reads it (`e=retain` needs readFeatures). */
+  private retain(storedJson: string): void {
+    this.actions.retained = true;
+    this.unmodifiedTexts.push(storedJson);
   }
 
   private onMissing(entry: WriteEntry): void {
@@ -167,30 +186,31 @@ class Planner {
     const feature = entry.feature;
     switch (action) {
       case 'error': return this.fail(entry, 'featureExists', { id: entry.id });
-      case 'retain': this.unmodifiedTexts.push(storedJson); return;
+      case 'retain': return this.retain(storedJson);
       case 'delete':
+        this.actions.deletes = true;
         this.deletes.push(entry.id);
         this.result.deleted.push(entry.id);
         return;
       case 'replace':
       case 'merge':
         if (feature) this.replace(entry, feature, stored);
-        else this.unmodifiedTexts.push(storedJson);
+        else this.retain(storedJson);
         return;
       case 'patch':
         if (feature) this.patch(entry, feature, stored, storedJson);
-        else this.unmodifiedTexts.push(storedJson);
+        else this.retain(storedJson);
     }
   }
 
-  run(entries: readonly WriteEntry[], existing: ReadonlyMap<string, string>): { plan: WritePlan; result: WriteResult } {
+  run(entries: readonly WriteEntry[], existing: ReadonlyMap<string, string>): PlannedWrite {
     for (const entry of entries) {
       const storedJson = existing.get(entry.id);
       if (storedJson === undefined) this.onMissing(entry);
       else this.onExisting(entry, storedJson);
     }
     this.result.features.push(...this.updatedTexts, ...this.unmodifiedTexts);
-    return { plan: { upserts: this.upserts, deletes: this.deletes, timestamp: this.now }, result: this.result };
+    return { plan: { upserts: this.upserts, deletes: this.deletes, timestamp: this.now }, result: this.result, actions: this.actions };
   }
 }
 
@@ -199,6 +219,6 @@ export function planWrite(
   entries: readonly WriteEntry[],
   options: WriteOptions,
   existing: ReadonlyMap<string, string>,
-): { plan: WritePlan; result: WriteResult } {
+): PlannedWrite {
   return new Planner(space, options, Date.now()).run(entries, existing);
 }

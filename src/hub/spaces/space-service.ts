@@ -3,12 +3,14 @@ import { MAX_ID_LENGTH } from '../../core/id-limits.js';
 import { isObject } from '../../core/json.js';
 import type { SpaceDefinition } from '../../core/space-definition.js';
 import type { Storage, StoredSpace } from '../../storage/storage.js';
-import { type Claims, grantedOwners, hasRight, type SpaceResource } from '../access/claims.js';
+import { authorize } from '../access/authorization.js';
+import { type Claims, grantedOwners, hasRight, HUB_SERVICE, type SpaceResource } from '../access/claims.js';
 import { hubError } from '../../core/errors.js';
 import type { SpaceListFilter, TimeCondition } from '../../core/space-query.js';
 import { newSpaceId } from '../ids.js';
 import { applyPatch, deepEqual } from '../merge-patch.js';
 import { CONNECTOR_MEMBERS, CREATION_ONLY, emptyTitle, normalizeSpaceInput } from './space-fields.js';
+import { creationNeeds, updateNeeds } from './space-rights.js';
 import { spaceView } from './space-view.js';
 
 export type OwnerFilter = 'me' | 'others' | '*' | { owner: string };
@@ -54,10 +56,31 @@ export class SpaceService {
     return spaceView(space, { internal, connectors: internal || hasRight(claims, 'accessConnectors', resource) });
   }
 
+  /** Any right on spaces at all: what listing spaces needs (API.md 8.3). */
+  private requireHubRights(claims: Claims): void {
+    const actions = Object.values(claims.urm[HUB_SERVICE] ?? {});
+    if (!actions.some((maps) => Array.isArray(maps) && maps.length > 0)) throw hubError('noHubRights');
+  }
+
+  /**
+   * `limits.maxSpaces` of the token: the spaces its account owns are counted as the creation starts, so creations
+   * at the same moment may together pass it by one each (docs/decisions.md, "Rights and quotas").
+   */
+  private async checkSpaceQuota(claims: Claims): Promise<void> {
+    const limit = claims.limits?.maxSpaces;
+    if (limit === undefined || limit < 0) return;
+    let owned = 0;
+    for await (const page of this.storage.spaces.list({ owner: { is: claims.aid } }, Math.min(this.listPageSize, limit + 1))) {
+      owned += page.length;
+      if (owned >= limit) throw hubError('spaceQuotaReached', { limit });
+    }
+  }
+
   async create(claims: Claims, input: Record<string, unknown>): Promise<Record<string, unknown>> {
     const fields = normalizeSpaceInput(input);
     if (fields.title === undefined || fields.title === null) emptyTitle();
-    const id = input.id === undefined || input.id === null ? newSpaceId() : input.id;
+    const chosenId = input.id !== undefined && input.id !== null;
+    const id = chosenId ? input.id : newSpaceId();
     if (typeof id !== 'string' || id === '' || id.length > MAX_ID_LENGTH || /[/?#%\s\u0000-\u001f\u007f]/.test(id)) {
       throw hubError('spaceValidation', {
         problem: `The property 'id' must be a non-empty string of at most ${MAX_ID_LENGTH} characters without '/', '?', '#', '%', white space or control characters.`,
@@ -81,12 +104,15 @@ export class SpaceService {
       updatedAt: now,
     };
     if (definition.enableHistory === true) definition.enableUUID = true;
+    authorize(claims, creationNeeds(claims, id, chosenId, definition, { id: this.defaultStorageId }));
+    await this.checkSpaceQuota(claims);
     return this.view(claims, await this.storage.spaces.create(id, definition, now));
   }
 
   async get(claims: Claims, id: string): Promise<Record<string, unknown>> {
     const space = await this.storage.spaces.get(id);
     if (!space) throw hubError('spaceNotFound');
+    if (!this.canAccess(claims, space)) authorize(claims, [{ action: 'readFeatures', resource: resourceOf(space) }]);
     return this.view(claims, space);
   }
 
@@ -95,6 +121,7 @@ export class SpaceService {
    * is simple (see grantedOwners), access are filtered by the storage; other rights are checked per space.
    */
   async *list(claims: Claims, query: SpaceListQuery): AsyncIterable<Record<string, unknown>[]> {
+    this.requireHubRights(claims);
     const granted = grantedOwners(claims, ACCESS_ACTIONS);
     const filter: SpaceListFilter = { contentUpdatedAt: query.contentUpdatedAt };
     if (query.owner === 'me') filter.owner = { is: claims.aid };
@@ -122,6 +149,8 @@ export class SpaceService {
       if (fields.title === null) emptyTitle();
       // The title cannot be removed (checked above) and createdAt is not a client member, so the merge is a definition.
       const result = applyPatch(withoutReplacedConnectors(current.definition, input), fields).result as SpaceDefinition;
+      // Checked on the stored definition inside the update, so the rights judged are those of what changes.
+      authorize(claims, updateNeeds(id, current.definition, result));
       if (deepEqual(result, current.definition)) return current.definition;
       return { ...result, updatedAt: Date.now() };
     });
@@ -130,6 +159,9 @@ export class SpaceService {
   }
 
   async delete(claims: Claims, id: string): Promise<Record<string, unknown>> {
+    const space = await this.storage.spaces.get(id);
+    if (!space) throw hubError('spaceNotFound');
+    authorize(claims, [{ action: 'manageSpaces', resource: resourceOf(space) }]);
     const deleted = await this.storage.spaces.delete(id);
     if (!deleted) throw hubError('spaceNotFound');
     return this.view(claims, deleted);

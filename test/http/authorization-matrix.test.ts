@@ -1,0 +1,144 @@
+// Every route of the route table against every kind of caller (API.md 8.3): the expected status, and nothing changed when refused.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { type Method, routes } from '../../src/http/routes.js';
+import { call, type TestResponse } from '../helpers/http-client.js';
+import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
+import { issueToken, ownerRights } from '../helpers/tokens.js';
+
+type Caller = 'full' | 'readOnly' | 'otherSpace' | 'otherAccount' | 'otherOnShared' | 'expired' | 'malformed' | 'none';
+const CALLERS: Caller[] = ['full', 'readOnly', 'otherSpace', 'otherAccount', 'otherOnShared', 'expired', 'malformed', 'none'];
+
+/**
+ * What a route does to A's space: `public` needs nothing; `read` needs readFeatures (none on a shared space);
+ * `insert`, `update` and `remove` need the feature action; `view` any right on the space; `manage` manageSpaces;
+ * `list` any hub right; `create` manageSpaces for a new space of the caller's own.
+ */
+type Kind = 'public' | 'read' | 'insert' | 'update' | 'remove' | 'view' | 'manage' | 'list' | 'create';
+
+interface Case {
+  kind: Kind;
+  /** The request against space `space` (holding features f1 and f2). */
+  request(space: string): { path: string; body?: unknown };
+}
+
+const feature = (id: string) => ({ type: 'Feature', id, geometry: { type: 'Point', coordinates: [8.5, 50.1] }, properties: { n: 1 } });
+const SPACE = '/hub/spaces/:spaceId';
+const FEATURE = `${SPACE}/features/:featureId`;
+
+/** One row per route of the table, keyed `METHOD path`. */
+const CASES: Record<string, Case> = {
+  'GET /': { kind: 'public', request: () => ({ path: '/' }) },
+  'GET /hub': { kind: 'public', request: () => ({ path: '/hub' }) },
+  'GET /hub/health-status': { kind: 'public', request: () => ({ path: '/hub/health-status' }) },
+  'GET /hub/spaces': { kind: 'list', request: () => ({ path: '/hub/spaces' }) },
+  'POST /hub/spaces': { kind: 'create', request: () => ({ path: '/hub/spaces', body: { title: 'new' } }) },
+  [`GET ${SPACE}`]: { kind: 'view', request: (s) => ({ path: `/hub/spaces/${s}` }) },
+  [`PATCH ${SPACE}`]: { kind: 'manage', request: (s) => ({ path: `/hub/spaces/${s}`, body: { title: 'patched' } }) },
+  [`DELETE ${SPACE}`]: { kind: 'manage', request: (s) => ({ path: `/hub/spaces/${s}` }) },
+  [`GET ${SPACE}/features`]: { kind: 'read', request: (s) => ({ path: `/hub/spaces/${s}/features?id=f1` }) },
+  [`PUT ${SPACE}/features`]: { kind: 'insert', request: (s) => ({ path: `/hub/spaces/${s}/features`, body: { type: 'FeatureCollection', features: [feature('f9')] } }) },
+  [`POST ${SPACE}/features`]: { kind: 'insert', request: (s) => ({ path: `/hub/spaces/${s}/features`, body: { type: 'FeatureCollection', features: [feature('f9')] } }) },
+  [`DELETE ${SPACE}/features`]: { kind: 'remove', request: (s) => ({ path: `/hub/spaces/${s}/features?id=f1` }) },
+  [`GET ${FEATURE}`]: { kind: 'read', request: (s) => ({ path: `/hub/spaces/${s}/features/f1` }) },
+  [`PUT ${FEATURE}`]: { kind: 'update', request: (s) => ({ path: `/hub/spaces/${s}/features/f1`, body: { ...feature('f1'), properties: { n: 2 } } }) },
+  [`PATCH ${FEATURE}`]: { kind: 'update', request: (s) => ({ path: `/hub/spaces/${s}/features/f1`, body: { type: 'Feature', properties: { n: 3 } } }) },
+  [`DELETE ${FEATURE}`]: { kind: 'remove', request: (s) => ({ path: `/hub/spaces/${s}/features/f1` }) },
+  [`GET ${SPACE}/search`]: { kind: 'read', request: (s) => ({ path: `/hub/spaces/${s}/search` }) },
+  [`GET ${SPACE}/iterate`]: { kind: 'read', request: (s) => ({ path: `/hub/spaces/${s}/iterate` }) },
+  [`GET ${SPACE}/count`]: { kind: 'read', request: (s) => ({ path: `/hub/spaces/${s}/count` }) },
+  [`GET ${SPACE}/statistics`]: { kind: 'read', request: (s) => ({ path: `/hub/spaces/${s}/statistics` }) },
+  [`GET ${SPACE}/bbox`]: { kind: 'read', request: (s) => ({ path: `/hub/spaces/${s}/bbox?west=8&south=50&east=9&north=51` }) },
+  [`GET ${SPACE}/tile/:type/:tileId`]: { kind: 'read', request: (s) => ({ path: `/hub/spaces/${s}/tile/web/0_0_0` }) },
+  [`GET ${SPACE}/spatial`]: { kind: 'read', request: (s) => ({ path: `/hub/spaces/${s}/spatial?lat=50.1&lon=8.5&radius=100` }) },
+  [`POST ${SPACE}/spatial`]: { kind: 'read', request: (s) => ({ path: `/hub/spaces/${s}/spatial`, body: { type: 'Point', coordinates: [8.5, 50.1] } }) },
+};
+
+const OK = 'ok';
+type Expected = typeof OK | 401 | 403;
+
+/** The answer each caller must get for each kind; the callers of another account see A's space shared only in `otherOnShared`. */
+function expected(kind: Kind, caller: Caller): Expected {
+  if (kind === 'public') return OK;
+  if (caller === 'expired' || caller === 'malformed' || caller === 'none') return 401;
+  if (kind === 'list') return OK;
+  if (caller === 'full') return OK;
+  if (kind === 'create') return caller === 'otherAccount' || caller === 'otherOnShared' ? OK : 403;
+  if (caller === 'readOnly') return kind === 'read' || kind === 'view' ? OK : 403;
+  if (caller === 'otherOnShared') return kind === 'read' || kind === 'view' ? OK : 403;
+  return 403;
+}
+
+/** What a refused request must leave as it was: the space's definition and features, read with the admin token. */
+async function snapshot(hub: HubProcess, space: string): Promise<string> {
+  const definition = await call(hub, 'GET', `/hub/spaces/${space}`);
+  const features = await call(hub, 'GET', `/hub/spaces/${space}/iterate?limit=100`);
+  const { updatedAt: _updated, ...stable } = definition.body;
+  return JSON.stringify([definition.status, stable, features.body.features]);
+}
+
+for (const backend of BACKENDS) {
+  describe(`authorization matrix (${backend})`, () => {
+    let hub: HubProcess;
+    const tokens = new Map<Caller, string | undefined>();
+    const ownerA = `acc-a-${randomBytes(4).toString('hex')}`;
+    const ownerB = `acc-b-${randomBytes(4).toString('hex')}`;
+
+    before(async () => {
+      hub = await startHub({ backend });
+      const readOnly = { 'xyz-hub': { readFeatures: [{ owner: ownerA }] } };
+      const otherSpace = { 'xyz-hub': Object.fromEntries(Object.entries(ownerRights(ownerA)['xyz-hub']).map(([action]) => [action, [{ space: 'some-other-space' }]])) };
+      tokens.set('full', (await issueToken(hub, { aid: ownerA, urm: ownerRights(ownerA) })).token);
+      tokens.set('readOnly', (await issueToken(hub, { aid: ownerA, urm: readOnly })).token);
+      tokens.set('otherSpace', (await issueToken(hub, { aid: ownerA, urm: otherSpace })).token);
+      const b = (await issueToken(hub, { aid: ownerB, urm: ownerRights(ownerB) })).token;
+      tokens.set('otherAccount', b);
+      tokens.set('otherOnShared', b);
+      tokens.set('expired', (await issueToken(hub, { aid: ownerA, urm: ownerRights(ownerA), exp: Math.floor(Date.now() / 1000) - 60 })).token);
+      tokens.set('malformed', 'not a token!');
+      tokens.set('none', undefined);
+    });
+    after(async () => { await hub?.stop(); });
+
+    /** A fresh space of A's with two features, shared when asked. */
+    async function spaceOfA(shared: boolean): Promise<string> {
+      const created = await call(hub, 'POST', '/hub/spaces', { body: { title: 'matrix', owner: ownerA, shared } });
+      assert.equal(created.status, 200, created.text);
+      const id = created.body.id as string;
+      const written = await call(hub, 'PUT', `/hub/spaces/${id}/features`, { body: { type: 'FeatureCollection', features: [feature('f1'), feature('f2')] } });
+      assert.equal(written.status, 200, written.text);
+      return id;
+    }
+
+    test('every route of the table has a row', () => {
+      const missing = routes.map((route) => `${route.method} ${route.path}`).filter((key) => !(key in CASES));
+      assert.deepEqual(missing, [], 'routes without authorization matrix rows');
+    });
+
+    for (const route of routes) {
+      const key = `${route.method} ${route.path}`;
+      const row = CASES[key];
+      if (!row) continue;
+      test(key, async () => {
+        for (const caller of CALLERS) {
+          const space = await spaceOfA(caller === 'otherOnShared');
+          const before = await snapshot(hub, space);
+          const { path, body } = row.request(space);
+          const token = tokens.get(caller);
+          const response: TestResponse = await call(hub, route.method satisfies Method, path, {
+            body, anonymous: token === undefined, headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+          });
+          const want = expected(row.kind, caller);
+          const context = `${caller}: ${route.method} ${path} → ${response.status} ${response.text.slice(0, 300)}`;
+          if (want === OK) {
+            assert.ok(response.status >= 200 && response.status < 300, context);
+            continue;
+          }
+          assert.equal(response.status, want, context);
+          assert.equal(await snapshot(hub, space), before, `${context}: a refused request changed the space`);
+        }
+      });
+    }
+  });
+}
