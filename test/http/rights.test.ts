@@ -176,6 +176,23 @@ for (const backend of BACKENDS) {
       assert.ok(deleted.status === 200 || deleted.status === 204, deleted.text);
     });
 
+    test('the space list: includeRights names the granted actions, includeConnectors shows connectors to whom may see them', async () => {
+      const id = await space(alice, { listeners: { 'activity-log': [{ params: {} }] } });
+      const reader = await tokenFor({ urm: hub({ readFeatures: [{ owner: alice }], updateFeatures: [{ space: id }] }) });
+      const list = async (query: string, token: string) => {
+        const answer = await call(server, 'GET', `/hub/spaces?owner=*&${query}`, { headers: as(token) });
+        assert.equal(answer.status, 200, answer.text);
+        return (JSON.parse(answer.text) as Array<Record<string, unknown>>).find((entry) => entry.id === id);
+      };
+      assert.deepEqual((await list('includeRights=true', reader))?.rights, ['readFeatures', 'updateFeatures']);
+      assert.deepEqual((await list('includeRights=true', aliceToken))?.rights,
+        ['readFeatures', 'createFeatures', 'updateFeatures', 'deleteFeatures', 'manageSpaces', 'adminSpaces']);
+      assert.equal((await list('', aliceToken))?.rights, undefined);
+      assert.equal((await list('', aliceToken))?.listeners, undefined, 'connectors only when asked for');
+      assert.ok((await list('includeConnectors=true', aliceToken))?.listeners);
+      assert.equal((await list('includeConnectors=true', reader))?.listeners, undefined, 'not without accessConnectors');
+    });
+
     test('limits.maxSpaces refuses the space over the limit', async () => {
       const owner = unique('quota');
       const limited = (await issueToken(server, { aid: owner, urm: ownerRights(owner), limits: { maxSpaces: 2 } })).token;

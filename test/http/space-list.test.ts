@@ -110,8 +110,8 @@ for (const backend of BACKENDS) {
     });
     after(async () => { await hub?.stop(); });
 
-    test('owner=* lists every space once, in creation order, each as GET shows it', async () => {
-      const listed = await list(hub, '?owner=*');
+    test('owner=* lists every space once, in creation order, each as GET shows it (connectors with includeConnectors)', async () => {
+      const listed = await list(hub, '?owner=*&includeConnectors=true');
       assert.deepEqual(listed.ids, spaces.map((space) => space.id));
       for (const space of spaces) {
         assert.deepEqual(listed.byId.get(space.id), (await call(hub, 'GET', `/hub/spaces/${space.id}`)).body, space.id);
@@ -195,12 +195,13 @@ for (const backend of BACKENDS) {
         assert.deepEqual((await list(hub, '?owner=others', owned)).ids, idsOf(spaces, (space) => space.owner !== 'carol' && space.shared));
       });
 
-      test('the listed members follow the token: connectors only with accessConnectors or adminSpaces', async () => {
+      test('the listed members follow the token: connectors only with includeConnectors, and accessConnectors or adminSpaces', async () => {
         const reader = await createToken(hub, 'dave', { readFeatures: [{}] });
-        const element = (await list(hub, '?owner=*', reader)).byId.get(spaces[0].id);
+        const element = (await list(hub, '?owner=*&includeConnectors=true', reader)).byId.get(spaces[0].id);
         assert.equal(element?.id, spaces[0].id);
         assert.equal(element && 'storage' in element, false);
-        assert.ok('storage' in ((await list(hub, '?owner=*')).byId.get(spaces[0].id) ?? {}), 'the admin sees storage');
+        assert.ok('storage' in ((await list(hub, '?owner=*&includeConnectors=true')).byId.get(spaces[0].id) ?? {}), 'the admin sees storage');
+        assert.equal('storage' in ((await list(hub, '?owner=*')).byId.get(spaces[0].id) ?? {}), false, 'not without includeConnectors');
       });
     });
 

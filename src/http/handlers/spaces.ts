@@ -39,7 +39,10 @@ function ownerFilter(context: HandlerContext): OwnerFilter {
 /** The array streams a page of spaces at a time; the first page is read before the status line, so a storage failure is an error answer. */
 export async function listSpaces(context: HandlerContext): Promise<unknown> {
   const pages = await started(context.hub.spaces.list(callerOf(context),
-    { owner: ownerFilter(context), contentUpdatedAt: contentUpdatedAtFilter(context) }));
+    {
+      owner: ownerFilter(context), contentUpdatedAt: contentUpdatedAtFilter(context),
+      includeRights: context.query.boolean('includeRights', false), includeConnectors: context.query.boolean('includeConnectors', false),
+    }));
   return context.reply.type('application/json').send(jsonArrayBody(pages));
 }
 

@@ -18,9 +18,14 @@ export type OwnerFilter = 'me' | 'others' | '*' | { owner: string };
 export interface SpaceListQuery {
   owner: OwnerFilter;
   contentUpdatedAt?: TimeCondition;
+  /** Each space gains `rights`: the actions of ACCESS_ACTIONS the token grants on it (API.md 3.6). */
+  includeRights?: boolean;
+  /** Storage, listeners and processors are listed only when asked for, and only to whom may see them. */
+  includeConnectors?: boolean;
 }
 
-const ACCESS_ACTIONS = ['adminSpaces', 'manageSpaces', 'readFeatures', 'createFeatures', 'updateFeatures', 'deleteFeatures'];
+/** The actions that give access to a space (API.md 3.6), in the order `includeRights` lists them. */
+const ACCESS_ACTIONS = ['readFeatures', 'createFeatures', 'updateFeatures', 'deleteFeatures', 'manageSpaces', 'adminSpaces'];
 
 function resourceOf(space: StoredSpace): SpaceResource & Record<string, unknown> {
   return { owner: space.definition.owner, space: space.id, packages: space.definition.packages };
@@ -50,10 +55,13 @@ export class SpaceService {
     return space.definition.shared === true || ACCESS_ACTIONS.some((action) => hasRight(claims, action, resource));
   }
 
-  view(claims: Claims, space: StoredSpace): Record<string, unknown> {
+  view(claims: Claims, space: StoredSpace, listing?: SpaceListQuery): Record<string, unknown> {
     const resource = resourceOf(space);
     const internal = hasRight(claims, 'adminSpaces', resource);
-    return spaceView(space, { internal, connectors: internal || hasRight(claims, 'accessConnectors', resource) });
+    const connectors = (listing === undefined || listing.includeConnectors === true) && (internal || hasRight(claims, 'accessConnectors', resource));
+    const view = spaceView(space, { internal, connectors });
+    if (listing?.includeRights) view.rights = ACCESS_ACTIONS.filter((action) => hasRight(claims, action, resource));
+    return view;
   }
 
   /** Any right on spaces at all: what listing spaces needs (API.md 8.3). */
@@ -130,7 +138,7 @@ export class SpaceService {
     if (Array.isArray(granted)) filter.sharedOrOwnedBy = granted;
     for await (const page of this.storage.spaces.list(filter, this.listPageSize)) {
       const visible = granted === undefined ? page.filter((space) => this.canAccess(claims, space)) : page;
-      if (visible.length > 0) yield visible.map((space) => this.view(claims, space));
+      if (visible.length > 0) yield visible.map((space) => this.view(claims, space, query));
     }
   }
 
