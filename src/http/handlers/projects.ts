@@ -1,4 +1,5 @@
 // Handlers of the Project API (API.md 10): list, create, read, replace, patch and delete projects.
+import { hubError } from '../../core/errors.js';
 import type { ProjectListQuery } from '../../hub/projects/project-service.js';
 import { MAX_PROJECT_BYTES } from '../../hub/projects/project-fields.js';
 import { bodyStream } from '../body/body-stream.js';
@@ -10,14 +11,30 @@ import { callerOf, type HandlerContext } from '../request-context.js';
 /** Projects on one page of `paginate=true` when `limit` is absent, and the most one page may hold. */
 const DEFAULT_PAGE_LIMIT = 100;
 const MAX_PAGE_LIMIT = 1000;
-const BOOLEAN = ['true', 'false'] as const;
+
+/** The refusals name the rule, never the value: a client may have put anything there, its token included. */
+function integerParameter(context: HandlerContext, name: string, fallback: number, min: number, max: number): number {
+  const value = context.query.first(name);
+  if (value === undefined || value === '') return fallback;
+  const parsed = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!(parsed >= min && parsed <= max)) throw hubError('invalidParameter', { name, problem: `expected an integer from ${min} to ${max}` });
+  return parsed;
+}
+
+/** Exactly `true` or `false`, as booleans are on /hub (API.md 1.2); anything else is refused, as a typo would list something else. */
+function booleanParameter(context: HandlerContext, name: string): boolean {
+  const value = context.query.first(name);
+  if (value === undefined || value === '' || value === 'false') return false;
+  if (value === 'true') return true;
+  throw hubError('invalidParameter', { name, problem: 'expected true or false' });
+}
 
 /** `limit` and `handle` apply with `paginate=true` only, but a bad value is refused either way. */
 function listQuery(context: HandlerContext): { paginate: boolean; query: ProjectListQuery } {
-  const paginate = context.query.choice('paginate', BOOLEAN, 'false') === 'true';
-  const published = context.query.choice('published', BOOLEAN, 'false') === 'true';
-  const limit = context.query.integer('limit', DEFAULT_PAGE_LIMIT, 1, MAX_PAGE_LIMIT);
-  const after = context.query.integer('handle', 0, 0, Number.MAX_SAFE_INTEGER);
+  const paginate = booleanParameter(context, 'paginate');
+  const published = booleanParameter(context, 'published');
+  const limit = integerParameter(context, 'limit', DEFAULT_PAGE_LIMIT, 1, MAX_PAGE_LIMIT);
+  const after = integerParameter(context, 'handle', 0, 0, Number.MAX_SAFE_INTEGER);
   return { paginate, query: paginate ? { published, after, limit } : { published, after: 0 } };
 }
 
