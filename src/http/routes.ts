@@ -2,6 +2,7 @@
 import { countFeatures, getFeature, getFeaturesById, iterateFeatures, searchFeatures, spaceStatistics } from './handlers/feature-reads.js';
 import { deleteFeature, deleteFeatures, patchFeature, postFeatures, putFeature, putFeatures } from './handlers/feature-writes.js';
 import { hubInfo } from './handlers/hub-info.js';
+import { createProject, deleteProject, getProject, listProjects, patchProject, replaceProject } from './handlers/projects.js';
 import { bboxFeatures, spatialFeatures, spatialFeaturesByGeometry, tileFeatures } from './handlers/spatial-reads.js';
 import { createSpace, deleteSpace, getSpace, listSpaces, patchSpace } from './handlers/spaces.js';
 import type { Handler } from './request-context.js';
@@ -18,6 +19,8 @@ export interface Route {
 
 const SPACE = '/hub/spaces/:spaceId';
 const FEATURE = `${SPACE}/features/:featureId`;
+const PROJECTS = '/project-api/projects';
+const PROJECT = `${PROJECTS}/:projectId`;
 
 export const routes: Route[] = [
   { method: 'GET', path: '/', public: true, handler: hubInfo },
@@ -48,4 +51,12 @@ export const routes: Route[] = [
   { method: 'GET', path: `${SPACE}/tile/:type/:tileId`, handler: tileFeatures },
   { method: 'GET', path: `${SPACE}/spatial`, handler: spatialFeatures },
   { method: 'POST', path: `${SPACE}/spatial`, handler: spatialFeaturesByGeometry },
+
+  // Project API (API.md 10)
+  { method: 'GET', path: PROJECTS, handler: listProjects },
+  { method: 'POST', path: PROJECTS, handler: createProject },
+  { method: 'GET', path: PROJECT, handler: getProject },
+  { method: 'PUT', path: PROJECT, handler: replaceProject },
+  { method: 'PATCH', path: PROJECT, handler: patchProject },
+  { method: 'DELETE', path: PROJECT, handler: deleteProject },
 ];

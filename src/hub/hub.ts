@@ -3,6 +3,7 @@ import type { Storage } from '../storage/storage.js';
 import { AccessService } from './access/access-service.js';
 import { FeatureService } from './features/feature-service.js';
 import { SpatialService } from './features/spatial-service.js';
+import { ProjectService } from './projects/project-service.js';
 import { SpaceService } from './spaces/space-service.js';
 import { StatisticsService } from './features/statistics-service.js';
 
@@ -25,6 +26,7 @@ export class Hub {
   readonly spatial: SpatialService;
   readonly statistics: StatisticsService;
   readonly access: AccessService;
+  readonly projects: ProjectService;
 
   constructor(readonly storage: Storage, readonly info: HubInfo, options: HubOptions = {}) {
     this.spaces = new SpaceService(storage, storage.engine, options.spacePageSize);
@@ -32,5 +34,6 @@ export class Hub {
     this.spatial = new SpatialService(storage, this.features);
     this.statistics = new StatisticsService(storage, options.statisticsExactLimit);
     this.access = new AccessService(storage);
+    this.projects = new ProjectService(storage);
   }
 }

@@ -29,6 +29,7 @@ export function randomId(length: number): string {
   return id;
 }
 
-/** Space ids are 8 characters (API.md 3.1), feature ids 16 (API.md 4.2). */
+/** Space ids are 8 characters (API.md 3.1), feature ids 16 (API.md 4.2), project ids 16 (our choice, docs/decisions.md). */
 export const newSpaceId = (): string => randomId(8);
 export const newFeatureId = (): string => randomId(16);
+export const newProjectId = (): string => randomId(16);

@@ -1,4 +1,4 @@
-// The storage interface every engine implements: spaces, features and access records.
+// The storage interface every engine implements: spaces, features, access records and projects.
 import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage } from '../core/feature-query.js';
 import type { SpaceListFilter } from '../core/space-query.js';
 import type { SpaceDefinition } from '../core/space-definition.js';
@@ -162,11 +162,43 @@ export interface RevocationWatch {
   close(): Promise<void>;
 }
 
+/** What the hub stores of a project (API.md 10): the JSON text clients get, and what access and lists are decided by. */
+export interface ProjectRecord {
+  id: string;
+  owner: string;
+  published: boolean;
+  /** The whole project as JSON text, sent to clients as it is. */
+  json: string;
+}
+
+export interface StoredProject extends ProjectRecord {
+  /** The insertion sequence, never reused: the list order and the pagination handle. A replaced project keeps its number. */
+  seq: number;
+}
+
+/** The projects of one owner, or the published projects of every owner. */
+export type ProjectListFilter = { owner: string } | { published: true };
+
+export interface ProjectStore {
+  get(id: string): Promise<StoredProject | undefined>;
+  /**
+   * Read-modify-write of one project in one transaction: `change` gets the stored project (undefined when there
+   * is none) and returns what to store, or undefined to leave the stored one as it is; it may throw to abort.
+   * A new project gets the next sequence number. Returns the project as stored afterwards.
+   */
+  write(id: string, change: (current: StoredProject | undefined) => ProjectRecord | undefined): Promise<StoredProject>;
+  /** Deletes the project when `owner` owns it; whether it did. */
+  delete(id: string, owner: string): Promise<boolean>;
+  /** At most `limit` projects of the filter with a sequence number above `afterSeq`, in sequence order: one keyset query on an index. */
+  list(filter: ProjectListFilter, afterSeq: number, limit: number): Promise<StoredProject[]>;
+}
+
 export interface Storage {
   readonly engine: string;
   readonly spaces: SpaceStore;
   readonly features: FeatureStore;
   readonly access: AccessStore;
+  readonly projects: ProjectStore;
   /** The durability settings in effect for the hub's own connections, read back from the engine (printed at start-up, checked by tests). */
   durability(): Promise<Record<string, string>>;
   close(): Promise<void>;

@@ -15,12 +15,18 @@ const CALLERS: Caller[] = ['full', 'readOnly', 'otherSpace', 'otherAccount', 'ot
  * `insert`, `update` and `remove` need the feature action; `view` any right on the space; `manage` manageSpaces;
  * `list` any hub right; `create` manageSpaces for a new space of the caller's own.
  */
-type Kind = 'public' | 'read' | 'insert' | 'update' | 'remove' | 'view' | 'manage' | 'list' | 'create';
+type Kind = 'public' | 'read' | 'insert' | 'update' | 'remove' | 'view' | 'manage' | 'list' | 'create' | ProjectKind;
+/**
+ * The Project API needs no urm right (docs/decisions.md, "Projects"): any valid token lists and creates its account's
+ * projects, A's tokens read and change A's projects, other accounts read them only when published (the `otherOnShared`
+ * caller gets a published project) and never change them.
+ */
+type ProjectKind = 'projectList' | 'projectCreate' | 'projectRead' | 'projectChange';
 
 interface Case {
   kind: Kind;
-  /** The request against space `space` (holding features f1 and f2). */
-  request(space: string): { path: string; body?: unknown };
+  /** The request against `target`: A's space holding features f1 and f2, or for project kinds A's project. */
+  request(target: string): { path: string; body?: unknown };
 }
 
 const feature = (id: string) => ({ type: 'Feature', id, geometry: { type: 'Point', coordinates: [8.5, 50.1] }, properties: { n: 1 } });
@@ -53,7 +59,15 @@ const CASES: Record<string, Case> = {
   [`GET ${SPACE}/tile/:type/:tileId`]: { kind: 'read', request: (s) => ({ path: `/hub/spaces/${s}/tile/web/0_0_0` }) },
   [`GET ${SPACE}/spatial`]: { kind: 'read', request: (s) => ({ path: `/hub/spaces/${s}/spatial?lat=50.1&lon=8.5&radius=100` }) },
   [`POST ${SPACE}/spatial`]: { kind: 'read', request: (s) => ({ path: `/hub/spaces/${s}/spatial`, body: { type: 'Point', coordinates: [8.5, 50.1] } }) },
+  'GET /project-api/projects': { kind: 'projectList', request: () => ({ path: '/project-api/projects' }) },
+  'POST /project-api/projects': { kind: 'projectCreate', request: () => ({ path: '/project-api/projects', body: { title: 'new' } }) },
+  'GET /project-api/projects/:projectId': { kind: 'projectRead', request: (p) => ({ path: `/project-api/projects/${p}` }) },
+  'PUT /project-api/projects/:projectId': { kind: 'projectChange', request: (p) => ({ path: `/project-api/projects/${p}`, body: { title: 'replaced' } }) },
+  'PATCH /project-api/projects/:projectId': { kind: 'projectChange', request: (p) => ({ path: `/project-api/projects/${p}`, body: { title: 'patched' } }) },
+  'DELETE /project-api/projects/:projectId': { kind: 'projectChange', request: (p) => ({ path: `/project-api/projects/${p}` }) },
 };
+
+const isProjectKind = (kind: Kind): kind is ProjectKind => kind.startsWith('project');
 
 const OK = 'ok';
 type Expected = typeof OK | 401 | 403;
@@ -62,7 +76,10 @@ type Expected = typeof OK | 401 | 403;
 function expected(kind: Kind, caller: Caller): Expected {
   if (kind === 'public') return OK;
   if (caller === 'expired' || caller === 'malformed' || caller === 'none') return 401;
-  if (kind === 'list') return OK;
+  if (kind === 'list' || kind === 'projectList' || kind === 'projectCreate') return OK;
+  const ofA = caller === 'full' || caller === 'readOnly' || caller === 'otherSpace';
+  if (kind === 'projectRead') return ofA || caller === 'otherOnShared' ? OK : 403;
+  if (kind === 'projectChange') return ofA ? OK : 403;
   if (caller === 'full') return OK;
   if (kind === 'create') return caller === 'otherAccount' || caller === 'otherOnShared' ? OK : 403;
   if (caller === 'readOnly') return kind === 'read' || kind === 'view' ? OK : 403;
@@ -101,6 +118,16 @@ for (const backend of BACKENDS) {
     });
     after(async () => { await hub?.stop(); });
 
+    /** A fresh project of A's, published when asked; and what a refused request must leave as it was. */
+    async function projectOfA(published: boolean): Promise<string> {
+      const body = { title: 'matrix', status: published ? 'PUBLISHED' : 'UNPUBLISHED' };
+      const created = await call(hub, 'POST', '/project-api/projects', { body, headers: { authorization: `Bearer ${tokens.get('full')}` } });
+      assert.equal(created.status, 200, created.text);
+      return created.body.id as string;
+    }
+    const projectSnapshot = async (id: string) =>
+      (await call(hub, 'GET', `/project-api/projects/${id}`, { headers: { authorization: `Bearer ${tokens.get('full')}` } })).text;
+
     /** A fresh space of A's with two features, shared when asked. */
     async function spaceOfA(shared: boolean): Promise<string> {
       const created = await call(hub, 'POST', '/hub/spaces', { body: { title: 'matrix', owner: ownerA, shared } });
@@ -122,9 +149,11 @@ for (const backend of BACKENDS) {
       if (!row) continue;
       test(key, async () => {
         for (const caller of CALLERS) {
-          const space = await spaceOfA(caller === 'otherOnShared');
-          const before = await snapshot(hub, space);
-          const { path, body } = row.request(space);
+          const project = isProjectKind(row.kind);
+          const target = project ? await projectOfA(caller === 'otherOnShared') : await spaceOfA(caller === 'otherOnShared');
+          const state = () => (project ? projectSnapshot(target) : snapshot(hub, target));
+          const before = await state();
+          const { path, body } = row.request(target);
           const token = tokens.get(caller);
           const response: TestResponse = await call(hub, route.method satisfies Method, path, {
             body, anonymous: token === undefined, headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
@@ -136,7 +165,7 @@ for (const backend of BACKENDS) {
             continue;
           }
           assert.equal(response.status, want, context);
-          assert.equal(await snapshot(hub, space), before, `${context}: a refused request changed the space`);
+          assert.equal(await state(), before, `${context}: a refused request changed it`);
         }
       });
     }

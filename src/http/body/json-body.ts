@@ -1,13 +1,16 @@
-// Reads a small JSON object body (a space definition or a single feature), with the documented errors on bad, too deep or malformed-Unicode JSON.
+// Reads a small JSON object body (a space definition, a project or a single feature), with the documented errors on bad, too deep or malformed-Unicode JSON.
 import type { Readable } from 'node:stream';
 import { withoutBom } from '../../core/json.js';
 import { hubError } from '../../core/errors.js';
 import { checkJsonText, checkJsonValue, MAX_JSON_DEPTH } from '../../core/json-limits.js';
 import { readWholeBody } from './body-stream.js';
 
-export async function readJsonObject(stream: Readable, onInvalid: 'invalidJsonSpace' | 'invalidJsonFeatures'): Promise<Record<string, unknown>> {
+/** What each kind of body is called in the messages of its errors. */
+const BODY_NAMES = { invalidJsonSpace: 'space definition', invalidJsonProject: 'project', invalidJsonFeatures: 'feature' };
+
+export async function readJsonObject(stream: Readable, onInvalid: keyof typeof BODY_NAMES): Promise<Record<string, unknown>> {
   const buffer = withoutBom(await readWholeBody(stream));
-  const what = onInvalid === 'invalidJsonSpace' ? 'space definition' : 'feature';
+  const what = BODY_NAMES[onInvalid];
   checkJsonText(buffer, what, MAX_JSON_DEPTH);
   let value: unknown;
   try {

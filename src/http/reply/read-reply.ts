@@ -1,4 +1,5 @@
 // Sends read answers with their ETag, the freshness rule of API.md 1.9, and 304 for a matching If-None-Match.
+import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FeatureCollectionStream } from '../../hub/features/read-pipeline.js';
 import { featureCollectionBody, featureCollectionBuffer } from './feature-collection.js';
@@ -107,4 +108,11 @@ export function sendVectorTile(request: FastifyRequest, reply: FastifyReply, ans
 export function sendJsonRead(request: FastifyRequest, reply: FastifyReply, body: object, etag: string): FastifyReply {
   if (notModified(request, reply, etag)) return reply;
   return reply.type('application/json').send(body);
+}
+
+/** A JSON document sent as its stored text (a project); its ETag is a digest of that text, which changes with every write. */
+export function sendStoredJson(request: FastifyRequest, reply: FastifyReply, json: string): FastifyReply {
+  const etag = `"${createHash('sha1').update(json).digest('hex').slice(0, 32)}"`;
+  if (notModified(request, reply, etag)) return reply;
+  return reply.type('application/json').send(json);
 }

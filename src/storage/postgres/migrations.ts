@@ -47,6 +47,18 @@ const catalogMigrations: Migrations = [
      ADD COLUMN owner text COLLATE "C" GENERATED ALWAYS AS (hub_definition_json(definition) ->> 'owner') STORED,
      ADD COLUMN shared boolean NOT NULL GENERATED ALWAYS AS (coalesce((hub_definition_json(definition) -> 'shared')::text = 'true', false)) STORED;
    CREATE INDEX spaces_by_owner ON spaces (owner, sid);`,
+  // Projects (API.md 10): the JSON text as clients get it, with owner and published as columns the hub writes with it.
+  // seq is the insertion order and the pagination handle: an identity never hands out a number twice. One index
+  // serves the list of one owner, a partial one the list of published projects.
+  `CREATE TABLE projects (
+     seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+     id text COLLATE "C" NOT NULL UNIQUE,
+     owner text COLLATE "C" NOT NULL,
+     published boolean NOT NULL,
+     json text NOT NULL
+   );
+   CREATE INDEX projects_by_owner ON projects (owner, seq);
+   CREATE INDEX projects_published ON projects (seq) WHERE published;`,
 ];
 
 /**

@@ -3,7 +3,7 @@ import type Database from 'better-sqlite3';
 import { migrate as runMigrations, type SchemaComponent } from '../shared/migration-runner.js';
 
 /** Each entry moves the schema one version up; never edit a released entry, append a new one. */
-const SCHEMA: SchemaComponent = { name: 'SQLite', migrations: [
+export const SCHEMA: SchemaComponent = { name: 'SQLite', migrations: [
   `CREATE TABLE spaces (
      sid INTEGER PRIMARY KEY AUTOINCREMENT,
      id TEXT NOT NULL UNIQUE,
@@ -72,6 +72,19 @@ const SCHEMA: SchemaComponent = { name: 'SQLite', migrations: [
    CREATE TRIGGER feature_bounds_delete AFTER DELETE ON features WHEN old.min_x IS NOT NULL BEGIN
      DELETE FROM feature_bounds WHERE seq = old.seq;
    END;`,
+
+  // Projects (API.md 10): the JSON text as clients get it, with owner and published as columns the hub writes with it.
+  // seq is the insertion order and the pagination handle: AUTOINCREMENT never reuses a number. One index serves the list
+  // of one owner, a partial one the list of published projects. Idempotent, as a test runs the steps after the spatial index again.
+  `CREATE TABLE IF NOT EXISTS projects (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     id TEXT NOT NULL UNIQUE,
+     owner TEXT NOT NULL,
+     published INTEGER NOT NULL,
+     json TEXT NOT NULL
+   );
+   CREATE INDEX IF NOT EXISTS projects_by_owner ON projects (owner, seq);
+   CREATE INDEX IF NOT EXISTS projects_published ON projects (seq) WHERE published;`,
 ] };
 
 /** The schema version is the database's `user_version`; each step commits with its new version. */

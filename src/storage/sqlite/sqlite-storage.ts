@@ -1,4 +1,4 @@
-// The embedded storage engine: one SQLite file in WAL mode holding spaces, features and access records.
+// The embedded storage engine: one SQLite file in WAL mode holding spaces, features, access records and projects.
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -7,6 +7,7 @@ import { SqliteAccessStore } from './access-store.js';
 import { SqliteFeatureStore } from './feature-store.js';
 import { jsonContains } from './json-contains.js';
 import { migrate } from './migrations.js';
+import { SqliteProjectStore } from './project-store.js';
 import { SqliteSpaceStore } from './space-store.js';
 
 /** PRAGMA synchronous answers a number; these are its documented names. */
@@ -22,11 +23,13 @@ export class SqliteStorage implements Storage {
   readonly spaces: SqliteSpaceStore;
   readonly features: SqliteFeatureStore;
   readonly access: SqliteAccessStore;
+  readonly projects: SqliteProjectStore;
 
   private constructor(private readonly db: Database.Database, options: SqliteOptions) {
     this.spaces = new SqliteSpaceStore(db);
     this.features = new SqliteFeatureStore(db, options.queryTimeout);
     this.access = new SqliteAccessStore(db);
+    this.projects = new SqliteProjectStore(db);
   }
 
   /** Opens (or creates) the file and brings its schema up to date. */
