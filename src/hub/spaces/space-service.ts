@@ -1,5 +1,5 @@
 // Space management: create, read, list, patch and delete (API.md 3).
-import { MAX_ID_LENGTH } from '../../core/id-limits.js';
+import { FORBIDDEN_ID_CHARACTERS, idRule, MAX_ID_LENGTH } from '../../core/id-limits.js';
 import { isObject } from '../../core/json.js';
 import type { SpaceDefinition } from '../../core/space-definition.js';
 import type { Storage, StoredSpace } from '../../storage/storage.js';
@@ -89,10 +89,8 @@ export class SpaceService {
     if (fields.title === undefined || fields.title === null) emptyTitle();
     const chosenId = input.id !== undefined && input.id !== null;
     const id = chosenId ? input.id : newSpaceId();
-    if (typeof id !== 'string' || id === '' || id.length > MAX_ID_LENGTH || /[/?#%\s\u0000-\u001f\u007f]/.test(id)) {
-      throw hubError('spaceValidation', {
-        problem: `The property 'id' must be a non-empty string of at most ${MAX_ID_LENGTH} characters without '/', '?', '#', '%', white space or control characters.`,
-      });
+    if (typeof id !== 'string' || id === '' || id.length > MAX_ID_LENGTH || FORBIDDEN_ID_CHARACTERS.test(id)) {
+      throw hubError('spaceValidation', { problem: idRule('id') });
     }
     const now = Date.now();
     const given: Record<string, unknown> = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null));
