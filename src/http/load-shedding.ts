@@ -104,6 +104,6 @@ export function registerLoadShedding(app: FastifyInstance, settings: SheddingSet
     });
   });
   app.addHook('onSend', async (_request, reply) => {
-    if (reply.statusCode === 429) reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+    if (reply.statusCode === 429 && !reply.hasHeader('retry-after')) reply.header('retry-after', String(RETRY_AFTER_SECONDS));
   });
 }

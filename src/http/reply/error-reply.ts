@@ -44,6 +44,7 @@ function errorBody(hub: HubError, streamId: string): object {
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const hub = toHubError(error, request);
   const streamId = String(reply.getHeader('stream-id') ?? '');
+  if (hub.shape === 'text') return reply.status(hub.status).type('text/plain; charset=utf-8').send(hub.message);
   return reply.status(hub.status).type('application/json').send(errorBody(hub, streamId));
 }
 

@@ -47,6 +47,23 @@ const catalogMigrations: Migrations = [
      ADD COLUMN owner text COLLATE "C" GENERATED ALWAYS AS (hub_definition_json(definition) ->> 'owner') STORED,
      ADD COLUMN shared boolean NOT NULL GENERATED ALWAYS AS (coalesce((hub_definition_json(definition) -> 'shared')::text = 'true', false)) STORED;
    CREATE INDEX spaces_by_owner ON spaces (owner, sid);`,
+  // Accounts and sessions (docs/decisions.md, "Accounts, sessions and the Token API"): rights an admin granted an
+  // account, login sessions keyed by the sha256 of the cookie, failed logins per username, tokens by account.
+  `ALTER TABLE accounts ADD COLUMN rights text;
+   CREATE INDEX tokens_by_aid ON tokens (aid);
+   CREATE TABLE sessions (
+     id_hash text PRIMARY KEY,
+     account_id text NOT NULL,
+     expires_at bigint NOT NULL
+   );
+   CREATE INDEX sessions_by_account ON sessions (account_id);
+   CREATE INDEX sessions_by_expiry ON sessions (expires_at);
+   CREATE TABLE login_failures (
+     username text COLLATE "C" PRIMARY KEY,
+     failures integer NOT NULL,
+     last_at bigint NOT NULL
+   );
+   CREATE INDEX login_failures_by_time ON login_failures (last_at);`,
 ];
 
 /**

@@ -1,10 +1,11 @@
 // The production storage engine: PostgreSQL 15 + PostGIS 3, one or more databases, the first holding the catalog.
-import type { AccessStore, FeatureStore, SpaceStore, Storage } from '../storage.js';
+import type { AccessStore, FeatureStore, SessionStore, SpaceStore, Storage } from '../storage.js';
 import { PostgresAccessStore } from './access-store.js';
 import { Database } from './database.js';
 import { PostgresFeatureStore } from './feature-store.js';
 import { Locations } from './locations.js';
 import { CATALOG, CONTENT, migrate } from './migrations.js';
+import { PostgresSessionStore } from './session-store.js';
 import { PostgresSpaceStore } from './space-store.js';
 
 export interface PostgresOptions {
@@ -19,6 +20,7 @@ export class PostgresStorage implements Storage {
   readonly spaces: SpaceStore;
   readonly features: FeatureStore;
   readonly access: AccessStore;
+  readonly sessions: SessionStore;
   private readonly locations: Locations;
 
   constructor(urls: readonly string[], options: PostgresOptions) {
@@ -30,6 +32,7 @@ export class PostgresStorage implements Storage {
     this.spaces = new PostgresSpaceStore(this.locations);
     this.features = new PostgresFeatureStore(this.locations, options.queryTimeout);
     this.access = new PostgresAccessStore(this.locations.catalog);
+    this.sessions = new PostgresSessionStore(this.locations.catalog);
   }
 
   private async start(poolSize: number): Promise<void> {
