@@ -79,6 +79,7 @@ export const errorCatalogue = {
   storageTimeout: { status: 504, template: 'Connector timeout error.' },
   internal: { status: 500, template: 'Internal server error.' },
   // Accounts, sessions and the Token API (API.md 9, 9.1).
+  invalidJsonBody: { status: 400, template: 'Invalid JSON body: {detail}' },
   invalidAccountInput: { status: 400, template: 'Invalid {field}: {problem}' },
   invalidTokenInput: { status: 400, template: 'Invalid {field}: {problem}' },
   jsonBodyRequired: { status: 415, template: 'This request takes a JSON body: send it with Content-Type: application/json.' },

@@ -5,9 +5,9 @@ import { hubError } from '../../core/errors.js';
 import { checkJsonText, checkJsonValue, MAX_JSON_DEPTH } from '../../core/json-limits.js';
 import { readWholeBody } from './body-stream.js';
 
-export async function readJsonObject(stream: Readable, onInvalid: 'invalidJsonSpace' | 'invalidJsonFeatures'): Promise<Record<string, unknown>> {
+export async function readJsonObject(stream: Readable, onInvalid: 'invalidJsonSpace' | 'invalidJsonFeatures' | 'invalidJsonBody'): Promise<Record<string, unknown>> {
   const buffer = withoutBom(await readWholeBody(stream));
-  const what = onInvalid === 'invalidJsonSpace' ? 'space definition' : 'feature';
+  const what = { invalidJsonSpace: 'space definition', invalidJsonFeatures: 'feature', invalidJsonBody: 'request body' }[onInvalid];
   checkJsonText(buffer, what, MAX_JSON_DEPTH);
   let value: unknown;
   try {
