@@ -192,12 +192,10 @@ export interface SessionStore {
   /** Ends every session of the account (e.g. when its password changes). */
   deleteForAccount(accountId: string): Promise<void>;
   /**
-   * Counts one more failed login for the username and returns the count; failures older than `windowMs`
-   * no longer count (the count starts over). Also drops other usernames' records older than the window.
+   * Counts one more failed login for the username in one statement and returns the count; when the last one is
+   * older than `windowMs` the count starts over. Also drops other usernames' records older than the window.
    */
   recordLoginFailure(username: string, now: number, windowMs: number): Promise<LoginFailures>;
-  /** The failures of the username within the window ending at `now`; count 0 when none. */
-  loginFailures(username: string, now: number, windowMs: number): Promise<LoginFailures>;
   clearLoginFailures(username: string): Promise<void>;
 }
 

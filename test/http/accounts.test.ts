@@ -221,6 +221,14 @@ for (const backend of BACKENDS) {
       assert.ok(await loggedIn('admin', ADMIN_PASSWORD), 'another username logs in');
     });
 
+    test('parallel failed logins cannot get past the limit together: of 15 at once, 10 are checked and 5 refused', async () => {
+      const user = await createAccount();
+      const answers = await Promise.all(Array.from({ length: 15 }, (_, i) =>
+        send(hub, 'POST', '/account-api/login', { body: { username: user.username, password: `wrong-${i}` } })));
+      const statuses = answers.map((answer) => answer.status).sort();
+      assert.deepEqual(statuses, [...Array(10).fill(401), ...Array(5).fill(429)]);
+    });
+
     test('a successful login clears the failures of the username', async () => {
       const user = await createAccount();
       for (let round = 0; round < 3; round++) {

@@ -105,12 +105,9 @@ export class AccountService {
     if (typeof password !== 'string') throw hubError('invalidAccountInput', { field: 'password', problem: 'a string is required' });
     // Longer ones cannot exist: refused without storage work or a throttle record.
     if (username.length > 64 || password.length > MAX_PASSWORD_LENGTH) throw hubError('loginFailed');
-    await this.throttle.admit(username);
+    await this.throttle.attempt(username);
     const account = await this.storage.access.findAccountByUsername(username);
-    if (!(await verifyPassword(password, account?.passwordHash ?? '')) || !account) {
-      await this.throttle.failed(username);
-      throw hubError('loginFailed');
-    }
+    if (!(await verifyPassword(password, account?.passwordHash ?? '')) || !account) throw hubError('loginFailed');
     await this.throttle.succeeded(username);
     if (previousSessionId !== undefined) await this.storage.sessions.delete(hashToken(previousSessionId));
     const now = Date.now();

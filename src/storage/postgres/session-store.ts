@@ -42,11 +42,6 @@ export class PostgresSessionStore implements SessionStore {
     return { count: row.failures, lastAt: row.last_at };
   }
 
-  async loginFailures(username: string, now: number, windowMs: number): Promise<LoginFailures> {
-    const [row] = await this.db.query<FailureRow>('SELECT failures, last_at FROM login_failures WHERE username = $1 AND last_at > $2',
-      [username, now - windowMs]);
-    return row ? { count: row.failures, lastAt: row.last_at } : { count: 0, lastAt: 0 };
-  }
 
   async clearLoginFailures(username: string): Promise<void> {
     await this.db.query('DELETE FROM login_failures WHERE username = $1', [username]);

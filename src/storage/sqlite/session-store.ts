@@ -13,7 +13,6 @@ export class SqliteSessionStore implements SessionStore {
   private readonly deleteAccountSessions;
   private readonly upsertFailure;
   private readonly deleteStaleFailures;
-  private readonly selectFailures;
   private readonly deleteFailures;
 
   constructor(db: Database.Database) {
@@ -27,7 +26,6 @@ export class SqliteSessionStore implements SessionStore {
        ON CONFLICT (username) DO UPDATE SET failures = CASE WHEN last_at <= ? THEN 1 ELSE failures + 1 END, last_at = excluded.last_at
        RETURNING failures, last_at`);
     this.deleteStaleFailures = db.prepare('DELETE FROM login_failures WHERE last_at <= ?');
-    this.selectFailures = db.prepare<[string, number], FailureRow>('SELECT failures, last_at FROM login_failures WHERE username = ? AND last_at > ?');
     this.deleteFailures = db.prepare('DELETE FROM login_failures WHERE username = ?');
   }
 
@@ -55,10 +53,6 @@ export class SqliteSessionStore implements SessionStore {
     return { count: row.failures, lastAt: row.last_at };
   }
 
-  async loginFailures(username: string, now: number, windowMs: number): Promise<LoginFailures> {
-    const row = this.selectFailures.get(username, now - windowMs);
-    return row ? { count: row.failures, lastAt: row.last_at } : { count: 0, lastAt: 0 };
-  }
 
   async clearLoginFailures(username: string): Promise<void> {
     this.deleteFailures.run(username);
