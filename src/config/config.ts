@@ -59,11 +59,11 @@ function parseSize(value: string): number {
   return Number(match[1]) * factor;
 }
 
-/** A duration in ms, or with a unit as PostgreSQL's settings take it: `500ms`, `30s`, `2min`, `12h`; `0` turns the limit off. */
+/** A duration in ms, or with a unit as PostgreSQL's settings take it: `500ms`, `30s`, `2min`; `0` turns the limit off. */
 function parseDuration(value: string): number {
-  const match = /^(\d+)\s*(ms|s|min|h)?$/i.exec(value.trim());
-  if (!match) throw new Error(`Invalid duration "${value}": use milliseconds or a number with ms, s, min or h (e.g. 30s)`);
-  const factor = { ms: 1, s: 1000, min: 60_000, h: 3_600_000 }[(match[2] ?? 'ms').toLowerCase() as 'ms' | 's' | 'min' | 'h'];
+  const match = /^(\d+)\s*(ms|s|min)?$/i.exec(value.trim());
+  if (!match) throw new Error(`Invalid duration "${value}": use milliseconds or a number with ms, s or min (e.g. 30s)`);
+  const factor = { ms: 1, s: 1000, min: 60_000 }[(match[2] ?? 'ms').toLowerCase() as 'ms' | 's' | 'min'];
   return Number(match[1]) * factor;
 }
 
@@ -96,8 +96,10 @@ function parsePublicUrl(value: string): string {
   return value;
 }
 
+/** A duration as parseDuration takes it, or in hours (`12h`): sessions last hours. */
 function parseSessionTtl(value: string): number {
-  const ttl = parseDuration(value);
+  const hours = /^(\d+)\s*h$/i.exec(value.trim());
+  const ttl = hours ? Number(hours[1]) * 3_600_000 : parseDuration(value);
   if (ttl < 60_000) throw new Error(`Invalid session lifetime "${value}": use at least 1min (e.g. 12h)`);
   return ttl;
 }
