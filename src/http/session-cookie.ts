@@ -2,7 +2,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { hubError } from '../core/errors.js';
 
-export const SESSION_COOKIE = 'hub_session';
+const SESSION_COOKIE = 'hub_session';
 
 export function sessionIdOf(request: FastifyRequest): string | undefined {
   return request.cookies[SESSION_COOKIE];

@@ -1,6 +1,8 @@
 // Accounts over HTTP (API.md 9.1): login and its cookie, logout, sessions on every node, account creation, throttling, cross-site refusals, secrets kept out of logs.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { hashToken } from '../../src/hub/access/secrets.js';
+import { openStorage } from '../../src/storage/open-storage.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
 import { ADMIN_PASSWORD, codeOf, login, send } from '../helpers/sessions.js';
 
@@ -49,7 +51,7 @@ for (const backend of BACKENDS) {
       assert.ok(attributes.includes('httponly'), setCookie);
       assert.ok(attributes.includes('samesite=lax'), setCookie);
       assert.ok(attributes.includes('path=/'), setCookie);
-      assert.ok(attributes.some((attribute) => attribute.startsWith('max-age=')), setCookie);
+      assert.ok(attributes.includes('max-age=43200'), `the default lifetime, 12 h: ${setCookie}`);
       assert.ok(!attributes.includes('secure'), setCookie);
     });
 
@@ -96,6 +98,20 @@ for (const backend of BACKENDS) {
       }
       const bearer = await send(hub, 'GET', '/account-api/me', { headers: { authorization: `Bearer ${hub.token}` } });
       assert.equal(bearer.status, 401, 'a bearer token is no session');
+    });
+
+    test('a session stops working when it expires, whatever the cookie says', async () => {
+      const adminId = ((await send(hub, 'GET', '/account-api/me', { cookie: admin })).json as Account).id;
+      const storage = await openStorage(hub.storage, { pgPoolSize: 1 });
+      try {
+        const now = Date.now();
+        await storage.sessions.create({ idHash: hashToken('expired-session-id'), accountId: adminId, expiresAt: now - 1000 }, now - 60_000);
+        await storage.sessions.create({ idHash: hashToken('live-session-id'), accountId: adminId, expiresAt: now + 3_600_000 }, now);
+      } finally {
+        await storage.close();
+      }
+      assert.equal((await send(hub, 'GET', '/account-api/me', { cookie: 'hub_session=expired-session-id' })).status, 401);
+      assert.equal((await send(hub, 'GET', '/account-api/me', { cookie: 'hub_session=live-session-id' })).status, 200, 'the same way, a live one works');
     });
 
     test('logout ends the session (the cookie no longer works) and clears the cookie; a second logout answers 401', async () => {

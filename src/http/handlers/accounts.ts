@@ -29,7 +29,7 @@ export async function login(context: HandlerContext): Promise<unknown> {
   const body = await smallJsonBody(context);
   try {
     const session = await context.hub.accounts.login(body.username, body.password, sessionIdOf(context.request));
-    setSessionCookie(context.reply, session.sessionId, session.expiresAt - Date.now(), context.secureCookies);
+    setSessionCookie(context.reply, session.sessionId, context.hub.accounts.sessionTtl, context.secureCookies);
     return json(context, 200, session.account);
   } catch (error) {
     const retryAfter = (error as { details?: { retryAfter?: number } }).details?.retryAfter;

@@ -26,14 +26,13 @@ export interface LoggedIn {
   account: AccountView;
   /** The cookie value; only its hash is stored. */
   sessionId: string;
-  expiresAt: number;
 }
 
 /** Session lifetime when none is configured (HUB_SESSION_TTL). */
 export const DEFAULT_SESSION_TTL_MS = 12 * 3_600_000;
 
 const USERNAME = /^[A-Za-z0-9._@-]{1,64}$/;
-export const MIN_PASSWORD_LENGTH = 8;
+const MIN_PASSWORD_LENGTH = 8;
 /** scrypt reads the whole password: a bound keeps one login cheap. */
 const MAX_PASSWORD_LENGTH = 1024;
 
@@ -51,7 +50,7 @@ function checkUsername(value: unknown): string {
   return value;
 }
 
-export function checkNewPassword(value: unknown): string {
+function checkNewPassword(value: unknown): string {
   if (typeof value !== 'string') throw hubError('invalidAccountInput', { field: 'password', problem: 'a string is required' });
   if (value.length < MIN_PASSWORD_LENGTH || value.length > MAX_PASSWORD_LENGTH) {
     throw hubError('invalidAccountInput', { field: 'password', problem: `${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters are required` });
@@ -112,9 +111,8 @@ export class AccountService {
     if (previousSessionId !== undefined) await this.storage.sessions.delete(hashToken(previousSessionId));
     const now = Date.now();
     const sessionId = newSessionId();
-    const expiresAt = now + this.sessionTtlMs;
-    await this.storage.sessions.create({ idHash: hashToken(sessionId), accountId: account.id, expiresAt }, now);
-    return { account: accountView(account), sessionId, expiresAt };
+    await this.storage.sessions.create({ idHash: hashToken(sessionId), accountId: account.id, expiresAt: now + this.sessionTtlMs }, now);
+    return { account: accountView(account), sessionId };
   }
 
   async logout(sessionId: string): Promise<void> {
@@ -130,6 +128,7 @@ export class AccountService {
     return account;
   }
 
+  /** How long a session lasts, in ms: also the cookie's lifetime. */
   get sessionTtl(): number {
     return this.sessionTtlMs;
   }

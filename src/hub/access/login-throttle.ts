@@ -3,11 +3,11 @@ import { hubError } from '../../core/errors.js';
 import type { SessionStore } from '../../storage/storage.js';
 
 /** Failures are forgotten this long after the last attempt (and then the username may try again). */
-export const FAILURE_WINDOW_MS = 15 * 60_000;
+const FAILURE_WINDOW_MS = 15 * 60_000;
 /** From this many failures in a row on, each further attempt waits before it is answered. */
-export const SLOW_DOWN_AFTER = 3;
+const SLOW_DOWN_AFTER = 3;
 /** After this many failures in a row, attempts are refused with 429 until the window has passed. */
-export const REFUSE_AFTER = 10;
+const REFUSE_AFTER = 10;
 /** The wait grows by this much per failure beyond SLOW_DOWN_AFTER, up to MAX_DELAY_MS. */
 const DELAY_STEP_MS = 200;
 const MAX_DELAY_MS = 2_000;

@@ -4,7 +4,7 @@ import { isObject } from '../../core/json.js';
 import type { RightsMatrix } from './claims.js';
 import { parseRightsMatrix } from './rights-input.js';
 
-export interface TokenInput {
+interface TokenInput {
   cid?: string;
   /** Unix seconds; absent for a permanent token. */
   exp?: number;

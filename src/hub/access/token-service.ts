@@ -25,7 +25,7 @@ export interface TokenView {
 /** The plan of tokens created without one; the field is opaque to the hub (API.md 9). */
 const DEFAULT_PLAN = 'default';
 
-export function tokenView(record: TokenRecord): TokenView {
+function tokenView(record: TokenRecord): TokenView {
   const claims = record.claims;
   const view: TokenView = {
     tid: record.tid,
