@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-// Entry point of the hub: reads the configuration, opens storage, ensures the admin account and serves HTTP.
+// Entry point of the hub: reads the configuration, opens storage, ensures the admin account and serves HTTP (or runs an account or token command).
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeConfig, loadConfig, USAGE } from './config/config.js';
 import { Hub } from './hub/hub.js';
 import type { AdminBootstrap } from './hub/access/access-service.js';
 import { buildServer } from './http/server.js';
+import { COMMANDS_USAGE, isCommand, runCommand } from './cli/commands.js';
 import { openStorage } from './storage/open-storage.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -34,7 +35,11 @@ function announceAdmin(admin: AdminBootstrap, dataDir: string): void {
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   if (argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write(USAGE + '\n');
+    process.stdout.write(USAGE + '\n\n' + COMMANDS_USAGE + '\n');
+    return;
+  }
+  if (isCommand(argv)) {
+    process.exitCode = await runCommand(argv, process.env, pkg.version);
     return;
   }
   const config = loadConfig(argv, process.env);
@@ -43,7 +48,7 @@ async function main(): Promise<void> {
   // Read back from the engine, so that a weakened setting shows in the log (and fails the durability tests).
   process.stdout.write(`Durability: ${JSON.stringify(await storage.durability())}\n`);
   const hub = new Hub(storage, { name: 'Spatial Data Hub', version: pkg.version, upSince: Date.now() },
-    { statisticsExactLimit: config.statisticsExactLimit, spacePageSize: config.spacePageSize });
+    { statisticsExactLimit: config.statisticsExactLimit, spacePageSize: config.spacePageSize, sessionTtl: config.sessionTtl });
   announceAdmin(await hub.access.bootstrapAdmin({
     user: config.adminUser, password: config.adminPassword, token: config.adminToken,
   }), config.dataDir);

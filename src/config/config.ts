@@ -1,5 +1,6 @@
 // Configuration from HUB_* environment variables and matching command-line flags, with defaults that need none.
 import { resolve } from 'node:path';
+import { DEFAULT_SESSION_TTL_MS } from '../hub/access/account-service.js';
 import { DEFAULT_STATISTICS_EXACT_LIMIT } from '../hub/features/statistics-service.js';
 import { DEFAULT_SPACE_PAGE_SIZE } from '../hub/spaces/space-service.js';
 import { maskUrl } from '../storage/postgres/mask-url.js';
@@ -33,6 +34,10 @@ export interface Config {
   hereTileEncoding: 'base4' | 'decimal';
   /** Spaces with more features than this get /statistics estimated from a sample. */
   statisticsExactLimit: number;
+  /** The URL clients reach the hub at; an https one makes the session cookie Secure. Its origin is the one session requests must come from. */
+  publicUrl?: string;
+  /** How long a login session lasts, in ms. */
+  sessionTtl: number;
   adminUser?: string;
   adminPassword?: string;
   adminToken?: string;
@@ -80,6 +85,25 @@ function parsePageSize(value: string): number {
   return size;
 }
 
+function parsePublicUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`Invalid public URL "${value}": use the URL clients reach the hub at, e.g. https://hub.example.org`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`Invalid public URL "${value}": use http or https`);
+  return value;
+}
+
+/** A duration as parseDuration takes it, or in hours (`12h`): sessions last hours. */
+function parseSessionTtl(value: string): number {
+  const hours = /^(\d+)\s*h$/i.exec(value.trim());
+  const ttl = hours ? Number(hours[1]) * 3_600_000 : parseDuration(value);
+  if (ttl < 60_000) throw new Error(`Invalid session lifetime "${value}": use at least 1min (e.g. 12h)`);
+  return ttl;
+}
+
 function parsePort(value: string): number {
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`Invalid port "${value}"`);
@@ -114,6 +138,8 @@ const OPTIONS: Option[] = [
   { key: 'logLevel', env: 'HUB_LOG_LEVEL', flag: '--log-level' },
   { key: 'hereTileEncoding', env: 'HUB_HERE_TILE_ENCODING', flag: '--here-tile-encoding', parse: parseHereTileEncoding },
   { key: 'statisticsExactLimit', env: 'HUB_STATISTICS_EXACT_LIMIT', flag: '--statistics-exact-limit', parse: parseFeatureCount },
+  { key: 'publicUrl', env: 'HUB_PUBLIC_URL', flag: '--public-url', parse: parsePublicUrl },
+  { key: 'sessionTtl', env: 'HUB_SESSION_TTL', flag: '--session-ttl', parse: parseSessionTtl },
   { key: 'adminUser', env: 'HUB_ADMIN_USER', flag: '--admin-user' },
   { key: 'adminPassword', env: 'HUB_ADMIN_PASSWORD', flag: '--admin-password', secret: true },
   { key: 'adminToken', env: 'HUB_ADMIN_TOKEN', flag: '--admin-token', secret: true },
@@ -143,6 +169,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
     host: '127.0.0.1', port: 8080, dataDir: resolve('data'), storage: '', pgPoolSize: 10, queryTimeout: 60_000, maxBody: parseSize('64m'),
     maxInFlight: 256, maxInFlightBody: -1, headersTimeout: 30_000, requestTimeout: 600_000, bodyIdleTimeout: 30_000, logLevel: 'info',
     statisticsExactLimit: DEFAULT_STATISTICS_EXACT_LIMIT, spacePageSize: DEFAULT_SPACE_PAGE_SIZE, hereTileEncoding: 'base4',
+    sessionTtl: DEFAULT_SESSION_TTL_MS,
   };
   const target = config as unknown as Record<string, unknown>;
   for (const option of OPTIONS) {

@@ -9,8 +9,8 @@ interface CatalogueEntry {
   status: number;
   /** Message with `{name}` placeholders filled from the params given to `hubError`. */
   template: string;
-  /** Framework-level errors use the `{"type":"error"}` body shape (API.md 1.6). */
-  shape?: 'error';
+  /** Framework-level errors use the `{"type":"error"}` body shape (API.md 1.6); `text` answers the message as text/plain (API.md 9). */
+  shape?: 'error' | 'text';
 }
 
 export const errorCatalogue = {
@@ -90,6 +90,19 @@ export const errorCatalogue = {
   storageFailure: { status: 502, template: 'Connector error.' },
   storageTimeout: { status: 504, template: 'Connector timeout error.' },
   internal: { status: 500, template: 'Internal server error.' },
+  // Accounts, sessions and the Token API (API.md 9, 9.1).
+  invalidJsonBody: { status: 400, template: 'Invalid JSON body: {detail}' },
+  invalidAccountInput: { status: 400, template: 'Invalid {field}: {problem}' },
+  invalidTokenInput: { status: 400, template: 'Invalid {field}: {problem}' },
+  jsonBodyRequired: { status: 415, template: 'This request takes a JSON body: send it with Content-Type: application/json.' },
+  crossSiteRequest: { status: 403, template: 'The Origin {origin} is not this hub; requests authenticated by the session cookie must come from the hub itself.' },
+  notLoggedIn: { status: 401, template: 'Unauthorized', shape: 'error' },
+  loginFailed: { status: 401, template: 'Wrong username or password.', shape: 'error' },
+  tooManyLoginAttempts: { status: 429, template: 'Too many failed logins for this username; try again in {seconds} seconds.' },
+  adminRequired: { status: 403, template: 'Only an admin account may {action}.' },
+  accountExists: { status: 409, template: 'An account with the username {username} exists.' },
+  invalidTokenId: { status: 412, template: 'tokenId is not valid', shape: 'text' },
+  tokenNotFound: { status: 404, template: 'Token not found', shape: 'text' },
 } satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof errorCatalogue;
@@ -98,7 +111,7 @@ export type ErrorParams = Record<string, string | number>;
 
 export class HubError extends Error {
   readonly status: number;
-  readonly shape: 'error' | 'ErrorResponse';
+  readonly shape: 'error' | 'text' | 'ErrorResponse';
 
   /** `retryAfter`: seconds until the request may be repeated (429). */
   constructor(readonly code: ErrorCode, message: string, readonly details?: object, readonly retryAfter?: number) {

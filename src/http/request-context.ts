@@ -2,6 +2,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Claims } from '../hub/access/claims.js';
 import type { Hub } from '../hub/hub.js';
+import type { AccountRecord } from '../storage/storage.js';
 import type { RawQuery } from './query/raw-query.js';
 
 export interface HandlerContext {
@@ -9,8 +10,12 @@ export interface HandlerContext {
   reply: FastifyReply;
   query: RawQuery;
   params: Record<string, string>;
-  /** Absent only on public routes. */
+  /** Absent only on public routes and session routes. */
   claims: Claims | undefined;
+  /** The logged-in account, on session routes only. */
+  account?: AccountRecord;
+  /** Whether cookies get the Secure attribute: the hub is served over https (HUB_PUBLIC_URL). */
+  secureCookies: boolean;
   hub: Hub;
   /** Request body limit in bytes (0 = unlimited). */
   maxBody: number;

@@ -1,10 +1,12 @@
 // The route table: every route the hub serves, its method, path, whether it needs a token, and its handler.
 import { countFeatures, getFeature, getFeaturesById, iterateFeatures, searchFeatures, spaceStatistics } from './handlers/feature-reads.js';
 import { deleteFeature, deleteFeatures, patchFeature, postFeatures, putFeature, putFeatures } from './handlers/feature-writes.js';
+import { createAccount, login, logout, me } from './handlers/accounts.js';
 import { hubInfo } from './handlers/hub-info.js';
 import { createProject, deleteProject, getProject, listProjects, patchProject, replaceProject } from './handlers/projects.js';
 import { bboxFeatures, spatialFeatures, spatialFeaturesByGeometry, tileFeatures } from './handlers/spatial-reads.js';
 import { createSpace, deleteSpace, getSpace, listSpaces, patchSpace } from './handlers/spaces.js';
+import { createToken, deleteToken, getToken, listTokens } from './handlers/tokens.js';
 import type { Handler } from './request-context.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -14,6 +16,11 @@ export interface Route {
   path: string;
   /** Public routes need no token (API.md 1.3). */
   public?: boolean;
+  /**
+   * Authenticated by the login session cookie instead of a bearer token (API.md 9.1); a request from another
+   * origin is refused (session-cookie.ts). `login` needs no session, but gets the same origin check.
+   */
+  session?: true | 'login';
   handler: Handler;
 }
 
@@ -59,4 +66,15 @@ export const routes: Route[] = [
   { method: 'PUT', path: PROJECT, handler: replaceProject },
   { method: 'PATCH', path: PROJECT, handler: patchProject },
   { method: 'DELETE', path: PROJECT, handler: deleteProject },
+  // Account API (API.md 9.1)
+  { method: 'POST', path: '/account-api/login', public: true, session: 'login', handler: login },
+  { method: 'POST', path: '/account-api/logout', session: true, handler: logout },
+  { method: 'GET', path: '/account-api/me', session: true, handler: me },
+  { method: 'POST', path: '/account-api/accounts', session: true, handler: createAccount },
+
+  // Token API (API.md 9)
+  { method: 'GET', path: '/token-api/tokens/:token', public: true, handler: getToken },
+  { method: 'GET', path: '/token-api/tokens', session: true, handler: listTokens },
+  { method: 'POST', path: '/token-api/tokens', session: true, handler: createToken },
+  { method: 'DELETE', path: '/token-api/tokens/:token', session: true, handler: deleteToken },
 ];

@@ -1,6 +1,7 @@
 // Builds the HTTP server: CORS, compression, stream ids, authentication, the route table and error bodies.
 import { MAX_ID_LENGTH } from '../core/id-limits.js';
 import compress from '@fastify/compress';
+import cookie from '@fastify/cookie';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
 import type { Hub } from '../hub/hub.js';
@@ -10,6 +11,7 @@ import { registerLoadShedding, type SheddingSettings } from './load-shedding.js'
 import { RawQuery } from './query/raw-query.js';
 import { sendError, sendFrameworkError, writeClientError } from './reply/error-reply.js';
 import type { HandlerContext } from './request-context.js';
+import { checkSameOrigin, sessionIdOf } from './session-cookie.js';
 import { type Method, type Route, routes } from './routes.js';
 import { registerTimeouts, type TimeoutSettings, timeoutServerOptions } from './timeouts.js';
 
@@ -17,6 +19,8 @@ export interface ServerOptions extends SheddingSettings, TimeoutSettings {
   maxBody: number;
   hereTileEncoding: 'base4' | 'decimal';
   logLevel: string;
+  /** The URL clients reach the hub at (HUB_PUBLIC_URL): its origin is the one session requests must come from; https makes cookies Secure. */
+  publicUrl?: string;
 }
 
 const ALL_METHODS: Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -32,6 +36,8 @@ function tokenOf(request: FastifyRequest, query: RawQuery): string | undefined {
 }
 
 function register(app: FastifyInstance, hub: Hub, route: Route, options: ServerOptions): void {
+  const publicOrigin = options.publicUrl ? new URL(options.publicUrl).origin : undefined;
+  const secureCookies = publicOrigin?.startsWith('https:') === true;
   app.route({
     method: route.method,
     url: route.path,
@@ -39,10 +45,12 @@ function register(app: FastifyInstance, hub: Hub, route: Route, options: ServerO
     config: { decompress: false },
     handler: async (request, reply) => {
       const query = RawQuery.fromUrl(request.url);
-      const claims = route.public ? undefined : await hub.access.authenticate(tokenOf(request, query));
+      if (route.session) checkSameOrigin(request, publicOrigin);
+      const account = route.session === true ? await hub.accounts.authenticateSession(sessionIdOf(request)) : undefined;
+      const claims = route.public || route.session ? undefined : await hub.access.authenticate(tokenOf(request, query));
       const context: HandlerContext = {
-        request, reply, query, claims, hub, maxBody: options.maxBody, hereTileEncoding: options.hereTileEncoding,
-        params: request.params as Record<string, string>,
+        request, reply, query, claims, account, hub, maxBody: options.maxBody, hereTileEncoding: options.hereTileEncoding,
+        params: request.params as Record<string, string>, secureCookies,
       };
       return route.handler(context);
     },
@@ -98,6 +106,7 @@ export async function buildServer(hub: Hub, options: ServerOptions): Promise<Fas
     optionsSuccessStatus: 204,
   });
   await app.register(compress, { global: true, encodings: ['gzip', 'deflate'] });
+  await app.register(cookie);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('stream-id', request.id);

@@ -1,6 +1,8 @@
 // The hub's domain, as the HTTP layer sees it: one object per area, each over the same storage.
 import type { Storage } from '../storage/storage.js';
 import { AccessService } from './access/access-service.js';
+import { AccountService } from './access/account-service.js';
+import { TokenService } from './access/token-service.js';
 import { FeatureService } from './features/feature-service.js';
 import { SpatialService } from './features/spatial-service.js';
 import { ProjectService } from './projects/project-service.js';
@@ -18,6 +20,8 @@ export interface HubOptions {
   statisticsExactLimit?: number;
   /** Spaces read per storage query when listing (HUB_SPACE_PAGE_SIZE). */
   spacePageSize?: number;
+  /** How long a login session lasts, in ms (HUB_SESSION_TTL). */
+  sessionTtl?: number;
 }
 
 export class Hub {
@@ -27,6 +31,8 @@ export class Hub {
   readonly statistics: StatisticsService;
   readonly access: AccessService;
   readonly projects: ProjectService;
+  readonly accounts: AccountService;
+  readonly tokens: TokenService;
 
   constructor(readonly storage: Storage, readonly info: HubInfo, options: HubOptions = {}) {
     this.spaces = new SpaceService(storage, storage.engine, options.spacePageSize);
@@ -35,5 +41,7 @@ export class Hub {
     this.statistics = new StatisticsService(storage, options.statisticsExactLimit);
     this.access = new AccessService(storage);
     this.projects = new ProjectService(storage);
+    this.accounts = new AccountService(storage, options.sessionTtl);
+    this.tokens = new TokenService(storage, this.access);
   }
 }

@@ -11,6 +11,7 @@ export function fromStorage(error: unknown): unknown {
   switch (error.failure) {
     case 'spaceGone': return hubError('spaceOfFeaturesNotFound');
     case 'spaceExists': return hubError('spaceExists', { id: error.detail });
+    case 'accountExists': return hubError('accountExists', { username: error.detail });
     case 'unavailable': return hubError('storageFailure');
     case 'timeout': return hubError('storageTimeout');
   }

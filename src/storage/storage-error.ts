@@ -5,6 +5,8 @@ export type StorageFailure =
   | 'spaceGone'
   /** A space with the id to create exists already; the detail is that id. */
   | 'spaceExists'
+  /** An account with the username to create exists already; the detail is that username. */
+  | 'accountExists'
   /** The database cannot be reached, or a space's database is no longer configured. */
   | 'unavailable'
   /** A statement or a lock wait ran past its deadline and was cancelled. */

@@ -133,6 +133,8 @@ export interface AccountRecord {
   passwordHash: string;
   admin: boolean;
   createdAt: number;
+  /** Rights an admin granted the account beyond its own spaces (a rights matrix, API.md 8.1); absent when none. */
+  rights?: Record<string, unknown>;
 }
 
 export interface TokenRecord {
@@ -147,10 +149,21 @@ export interface TokenRecord {
 }
 
 export interface AccessStore {
+  /** Throws a StorageError `accountExists` when the username (or id) is taken. */
   createAccount(account: AccountRecord): Promise<void>;
   findAccountByUsername(username: string): Promise<AccountRecord | undefined>;
+  findAccountById(id: string): Promise<AccountRecord | undefined>;
+  /** Every account, by username. */
+  listAccounts(): Promise<AccountRecord[]>;
+  /** False when the account is unknown. */
+  updatePassword(id: string, passwordHash: string): Promise<boolean>;
   createToken(token: TokenRecord): Promise<void>;
   findTokenBySecretHash(secretHash: string): Promise<TokenRecord | undefined>;
+  findTokenByTid(tid: string): Promise<TokenRecord | undefined>;
+  /** The account's tokens, oldest first. */
+  listTokens(aid: string): Promise<TokenRecord[]>;
+  /** Deletes the token; returns what was deleted, undefined when it was not there (any more). */
+  deleteToken(tid: string): Promise<TokenRecord | undefined>;
   /** Deletes every bootstrap token except the one with this secret hash; returns how many. */
   revokeBootstrapTokens(except: string): Promise<number>;
 }
@@ -193,12 +206,44 @@ export interface ProjectStore {
   list(filter: ProjectListFilter, afterSeq: number, limit: number): Promise<StoredProject[]>;
 }
 
+/** A login session; the cookie value itself is never stored, only its sha256. */
+export interface SessionRecord {
+  idHash: string;
+  accountId: string;
+  /** ms since the epoch. */
+  expiresAt: number;
+}
+
+/** Failed logins of one username: how many in a row, and when the last one was. */
+export interface LoginFailures {
+  count: number;
+  lastAt: number;
+}
+
+/** Sessions and failed logins, in the storage so that every node sees them. */
+export interface SessionStore {
+  /** Also deletes the sessions that expired before `session` began (they are never read again). */
+  create(session: SessionRecord, now: number): Promise<void>;
+  /** The session when it exists and has not expired at `now`. */
+  find(idHash: string, now: number): Promise<SessionRecord | undefined>;
+  delete(idHash: string): Promise<void>;
+  /** Ends every session of the account (e.g. when its password changes). */
+  deleteForAccount(accountId: string): Promise<void>;
+  /**
+   * Counts one more failed login for the username in one statement and returns the count; when the last one is
+   * older than `windowMs` the count starts over. Also drops other usernames' records older than the window.
+   */
+  recordLoginFailure(username: string, now: number, windowMs: number): Promise<LoginFailures>;
+  clearLoginFailures(username: string): Promise<void>;
+}
+
 export interface Storage {
   readonly engine: string;
   readonly spaces: SpaceStore;
   readonly features: FeatureStore;
   readonly access: AccessStore;
   readonly projects: ProjectStore;
+  readonly sessions: SessionStore;
   /** The durability settings in effect for the hub's own connections, read back from the engine (printed at start-up, checked by tests). */
   durability(): Promise<Record<string, string>>;
   close(): Promise<void>;

@@ -15,13 +15,15 @@ const CALLERS: Caller[] = ['full', 'readOnly', 'otherSpace', 'otherAccount', 'ot
  * `insert`, `update` and `remove` need the feature action; `view` any right on the space; `manage` manageSpaces;
  * `list` any hub right; `create` manageSpaces for a new space of the caller's own.
  */
-type Kind = 'public' | 'read' | 'insert' | 'update' | 'remove' | 'view' | 'manage' | 'list' | 'create' | ProjectKind;
+type Kind = 'public' | 'read' | 'insert' | 'update' | 'remove' | 'view' | 'manage' | 'list' | 'create' | ProjectKind | SessionKind;
 /**
  * The Project API needs no urm right (docs/decisions.md, "Projects"): any valid token lists and creates its account's
  * projects, A's tokens read and change A's projects, other accounts read them only when published (the `otherOnShared`
  * caller gets a published project) and never change them.
  */
 type ProjectKind = 'projectList' | 'projectCreate' | 'projectRead' | 'projectChange';
+/** The Account and Token APIs authenticate by the login session (API.md 9.1): a bearer token is no session, whoever's it is. */
+type SessionKind = 'session';
 
 interface Case {
   kind: Kind;
@@ -65,7 +67,19 @@ const CASES: Record<string, Case> = {
   'PUT /project-api/projects/:projectId': { kind: 'projectChange', request: (p) => ({ path: `/project-api/projects/${p}`, body: { title: 'replaced' } }) },
   'PATCH /project-api/projects/:projectId': { kind: 'projectChange', request: (p) => ({ path: `/project-api/projects/${p}`, body: { title: 'patched' } }) },
   'DELETE /project-api/projects/:projectId': { kind: 'projectChange', request: (p) => ({ path: `/project-api/projects/${p}` }) },
+  // Wrong credentials: whatever token comes along, a login needs a username and its password.
+  'POST /account-api/login': { kind: 'session', request: () => ({ path: '/account-api/login', body: { username: 'nobody', password: 'wrong-password' } }) },
+  'POST /account-api/logout': { kind: 'session', request: () => ({ path: '/account-api/logout', body: {} }) },
+  'GET /account-api/me': { kind: 'session', request: () => ({ path: '/account-api/me' }) },
+  'POST /account-api/accounts': { kind: 'session', request: () => ({ path: '/account-api/accounts', body: { username: 'new-user', password: 'new-password-123' } }) },
+  'GET /token-api/tokens/:token': { kind: 'public', request: () => ({ path: `/token-api/tokens/${lookedUp}.json` }) },
+  'GET /token-api/tokens': { kind: 'session', request: () => ({ path: '/token-api/tokens' }) },
+  'POST /token-api/tokens': { kind: 'session', request: () => ({ path: '/token-api/tokens', body: { urm: { 'xyz-hub': { readFeatures: [{}] } } } }) },
+  'DELETE /token-api/tokens/:token': { kind: 'session', request: () => ({ path: `/token-api/tokens/${lookedUp}` }) },
 };
+
+/** The token the public token lookup asks about: A's full token, known once the tokens are issued. */
+let lookedUp = '';
 
 const isProjectKind = (kind: Kind): kind is ProjectKind => kind.startsWith('project');
 
@@ -75,6 +89,7 @@ type Expected = typeof OK | 401 | 403;
 /** The answer each caller must get for each kind; the callers of another account see A's space shared only in `otherOnShared`. */
 function expected(kind: Kind, caller: Caller): Expected {
   if (kind === 'public') return OK;
+  if (kind === 'session') return 401;
   if (caller === 'expired' || caller === 'malformed' || caller === 'none') return 401;
   if (kind === 'list' || kind === 'projectList' || kind === 'projectCreate') return OK;
   const ofA = caller === 'full' || caller === 'readOnly' || caller === 'otherSpace';
@@ -107,6 +122,7 @@ for (const backend of BACKENDS) {
       const readOnly = { 'xyz-hub': { readFeatures: [{ owner: ownerA }] } };
       const otherSpace = { 'xyz-hub': Object.fromEntries(Object.entries(ownerRights(ownerA)['xyz-hub']).map(([action]) => [action, [{ space: 'some-other-space' }]])) };
       tokens.set('full', (await issueToken(hub, { aid: ownerA, urm: ownerRights(ownerA) })).token);
+      lookedUp = tokens.get('full') ?? '';
       tokens.set('readOnly', (await issueToken(hub, { aid: ownerA, urm: readOnly })).token);
       tokens.set('otherSpace', (await issueToken(hub, { aid: ownerA, urm: otherSpace })).token);
       const b = (await issueToken(hub, { aid: ownerB, urm: ownerRights(ownerB) })).token;
@@ -156,7 +172,8 @@ for (const backend of BACKENDS) {
           const { path, body } = row.request(target);
           const token = tokens.get(caller);
           const response: TestResponse = await call(hub, route.method satisfies Method, path, {
-            body, anonymous: token === undefined, headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+            body, anonymous: token === undefined,
+            headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) },
           });
           const want = expected(row.kind, caller);
           const context = `${caller}: ${route.method} ${path} → ${response.status} ${response.text.slice(0, 300)}`;

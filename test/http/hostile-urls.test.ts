@@ -81,7 +81,9 @@ for (const backend of BACKENDS) {
         for (const query of queries) {
           const response = await send(route.method, `${concrete(route.path)}?${query}`);
           assertClean(response, `${route.method} ${route.path}?${query.slice(0, 40)}`);
-          if (response.status >= 400) assert.ok(['error', 'ErrorResponse'].includes(response.body.type as string), response.text);
+          // The Token API answers its 412 and 404 as text (API.md 9).
+          const text = ['tokenId is not valid', 'Token not found'].includes(response.text);
+          if (response.status >= 400 && !text) assert.ok(['error', 'ErrorResponse'].includes(response.body.type as string), response.text);
         }
         // Authorized, so that the endpoints parse their parameters; the space itself is not deleted.
         if (route.method === 'DELETE' && route.path.endsWith(':spaceId')) continue;

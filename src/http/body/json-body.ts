@@ -6,7 +6,7 @@ import { checkJsonText, checkJsonValue, MAX_JSON_DEPTH } from '../../core/json-l
 import { readWholeBody } from './body-stream.js';
 
 /** What each kind of body is called in the messages of its errors. */
-const BODY_NAMES = { invalidJsonSpace: 'space definition', invalidJsonProject: 'project', invalidJsonFeatures: 'feature' };
+const BODY_NAMES = { invalidJsonSpace: 'space definition', invalidJsonProject: 'project', invalidJsonFeatures: 'feature', invalidJsonBody: 'request body' };
 
 export async function readJsonObject(stream: Readable, onInvalid: keyof typeof BODY_NAMES): Promise<Record<string, unknown>> {
   const buffer = withoutBom(await readWholeBody(stream));

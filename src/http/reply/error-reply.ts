@@ -45,6 +45,7 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
   const hub = toHubError(error, request);
   const streamId = String(reply.getHeader('stream-id') ?? '');
   if (hub.retryAfter !== undefined) reply.header('retry-after', String(hub.retryAfter));
+  if (hub.shape === 'text') return reply.status(hub.status).type('text/plain; charset=utf-8').send(hub.message);
   return reply.status(hub.status).type('application/json').send(errorBody(hub, streamId));
 }
 

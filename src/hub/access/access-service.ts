@@ -1,5 +1,5 @@
 // Authentication of bearer tokens, and the admin account and token created on first start.
-import type { Storage } from '../../storage/storage.js';
+import type { Storage, TokenRecord } from '../../storage/storage.js';
 import { hubError } from '../../core/errors.js';
 import { randomId } from '../ids.js';
 import { allRights, type Claims, type RightsMatrix } from './claims.js';
@@ -57,6 +57,16 @@ export class AccessService {
     const expiresAt = typeof exp === 'number' ? exp * 1000 : undefined;
     this.cache.set(secretHash, claims, expiresAt, now);
     return { claims, expiresAt };
+  }
+
+  /**
+   * Deletes a token from the storage and from this node's cache: the one path every deletion takes, so that it
+   * stops working at once. Returns what was deleted; undefined when it was gone already.
+   */
+  async deleteToken(tid: string): Promise<TokenRecord | undefined> {
+    const deleted = await this.storage.access.deleteToken(tid);
+    if (deleted) this.cache.forget(deleted.secretHash);
+    return deleted;
   }
 
   /** Ensures the admin account and an all-rights token exist, using the configured values where given. */

@@ -59,6 +59,23 @@ const catalogMigrations: Migrations = [
    );
    CREATE INDEX projects_by_owner ON projects (owner, seq);
    CREATE INDEX projects_published ON projects (seq) WHERE published;`,
+  // Accounts and sessions (docs/decisions.md, "Accounts, sessions and the Token API"): rights an admin granted an
+  // account, login sessions keyed by the sha256 of the cookie, failed logins per username, tokens by account.
+  `ALTER TABLE accounts ADD COLUMN rights text;
+   CREATE INDEX tokens_by_aid ON tokens (aid);
+   CREATE TABLE sessions (
+     id_hash text PRIMARY KEY,
+     account_id text NOT NULL,
+     expires_at bigint NOT NULL
+   );
+   CREATE INDEX sessions_by_account ON sessions (account_id);
+   CREATE INDEX sessions_by_expiry ON sessions (expires_at);
+   CREATE TABLE login_failures (
+     username text COLLATE "C" PRIMARY KEY,
+     failures integer NOT NULL,
+     last_at bigint NOT NULL
+   );
+   CREATE INDEX login_failures_by_time ON login_failures (last_at);`,
 ];
 
 /**

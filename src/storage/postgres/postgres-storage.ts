@@ -1,11 +1,12 @@
 // The production storage engine: PostgreSQL 15 + PostGIS 3, one or more databases, the first holding the catalog.
-import type { AccessStore, FeatureStore, ProjectStore, SpaceStore, Storage } from '../storage.js';
+import type { AccessStore, FeatureStore, ProjectStore, SessionStore, SpaceStore, Storage } from '../storage.js';
 import { PostgresAccessStore } from './access-store.js';
 import { Database } from './database.js';
 import { PostgresFeatureStore } from './feature-store.js';
 import { Locations } from './locations.js';
 import { CATALOG, CONTENT, migrate } from './migrations.js';
 import { PostgresProjectStore } from './project-store.js';
+import { PostgresSessionStore } from './session-store.js';
 import { PostgresSpaceStore } from './space-store.js';
 
 export interface PostgresOptions {
@@ -21,6 +22,7 @@ export class PostgresStorage implements Storage {
   readonly features: FeatureStore;
   readonly access: AccessStore;
   readonly projects: ProjectStore;
+  readonly sessions: SessionStore;
   private readonly locations: Locations;
 
   constructor(urls: readonly string[], options: PostgresOptions) {
@@ -33,6 +35,7 @@ export class PostgresStorage implements Storage {
     this.features = new PostgresFeatureStore(this.locations, options.queryTimeout);
     this.access = new PostgresAccessStore(this.locations.catalog);
     this.projects = new PostgresProjectStore(this.locations.catalog);
+    this.sessions = new PostgresSessionStore(this.locations.catalog);
   }
 
   private async start(poolSize: number): Promise<void> {

@@ -1,46 +1,101 @@
 // Accounts and access tokens in the embedded SQLite database.
 import type Database from 'better-sqlite3';
+import { StorageError } from '../storage-error.js';
 import type { AccessStore, AccountRecord, TokenRecord } from '../storage.js';
 
-interface AccountRow { id: string; username: string; password_hash: string; admin: number; created_at: number }
+interface AccountRow { id: string; username: string; password_hash: string; admin: number; created_at: number; rights: string | null }
 interface TokenRow { tid: string; aid: string; secret_hash: string; claims: string; bootstrap: number }
+
+function account(row: AccountRow): AccountRecord {
+  const record: AccountRecord = { id: row.id, username: row.username, passwordHash: row.password_hash, admin: row.admin === 1, createdAt: row.created_at };
+  if (row.rights !== null) record.rights = JSON.parse(row.rights) as Record<string, unknown>;
+  return record;
+}
+
+function token(row: TokenRow): TokenRecord {
+  return {
+    tid: row.tid, aid: row.aid, secretHash: row.secret_hash, claims: JSON.parse(row.claims) as Record<string, unknown>,
+    bootstrap: row.bootstrap === 1,
+  };
+}
 
 export class SqliteAccessStore implements AccessStore {
   private readonly insertAccount;
   private readonly selectAccount;
+  private readonly selectAccountById;
+  private readonly selectAccounts;
+  private readonly updateAccountPassword;
   private readonly insertToken;
   private readonly selectToken;
+  private readonly selectTokenByTid;
+  private readonly selectTokensByAid;
+  private readonly deleteTokenByTid;
   private readonly deleteBootstrapTokens;
 
   constructor(db: Database.Database) {
-    this.insertAccount = db.prepare('INSERT INTO accounts (id, username, password_hash, admin, created_at) VALUES (?, ?, ?, ?, ?)');
+    this.insertAccount = db.prepare('INSERT INTO accounts (id, username, password_hash, admin, created_at, rights) VALUES (?, ?, ?, ?, ?, ?)');
     this.selectAccount = db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE username = ?');
+    this.selectAccountById = db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE id = ?');
+    this.selectAccounts = db.prepare<[], AccountRow>('SELECT * FROM accounts ORDER BY username');
+    this.updateAccountPassword = db.prepare('UPDATE accounts SET password_hash = ? WHERE id = ?');
     this.insertToken = db.prepare('INSERT INTO tokens (secret_hash, tid, aid, claims, bootstrap) VALUES (?, ?, ?, ?, ?)');
     this.selectToken = db.prepare<[string], TokenRow>('SELECT * FROM tokens WHERE secret_hash = ?');
+    this.selectTokenByTid = db.prepare<[string], TokenRow>('SELECT * FROM tokens WHERE tid = ?');
+    this.selectTokensByAid = db.prepare<[string], TokenRow>('SELECT * FROM tokens WHERE aid = ? ORDER BY rowid');
+    this.deleteTokenByTid = db.prepare<[string], TokenRow>('DELETE FROM tokens WHERE tid = ? RETURNING *');
     this.deleteBootstrapTokens = db.prepare('DELETE FROM tokens WHERE bootstrap = 1 AND secret_hash <> ?');
   }
 
-  async createAccount(account: AccountRecord): Promise<void> {
-    this.insertAccount.run(account.id, account.username, account.passwordHash, account.admin ? 1 : 0, account.createdAt);
+  async createAccount(record: AccountRecord): Promise<void> {
+    try {
+      this.insertAccount.run(record.id, record.username, record.passwordHash, record.admin ? 1 : 0, record.createdAt,
+        record.rights === undefined ? null : JSON.stringify(record.rights));
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw new StorageError('accountExists', record.username);
+      throw error;
+    }
   }
 
   async findAccountByUsername(username: string): Promise<AccountRecord | undefined> {
     const row = this.selectAccount.get(username);
-    return row && {
-      id: row.id, username: row.username, passwordHash: row.password_hash, admin: row.admin === 1, createdAt: row.created_at,
-    };
+    return row && account(row);
   }
 
-  async createToken(token: TokenRecord): Promise<void> {
-    this.insertToken.run(token.secretHash, token.tid, token.aid, JSON.stringify(token.claims), token.bootstrap ? 1 : 0);
+  async findAccountById(id: string): Promise<AccountRecord | undefined> {
+    const row = this.selectAccountById.get(id);
+    return row && account(row);
+  }
+
+  async listAccounts(): Promise<AccountRecord[]> {
+    return this.selectAccounts.all().map(account);
+  }
+
+  async updatePassword(id: string, passwordHash: string): Promise<boolean> {
+    return this.updateAccountPassword.run(passwordHash, id).changes === 1;
+  }
+
+  async createToken(record: TokenRecord): Promise<void> {
+    this.insertToken.run(record.secretHash, record.tid, record.aid, JSON.stringify(record.claims), record.bootstrap ? 1 : 0);
   }
 
   async findTokenBySecretHash(secretHash: string): Promise<TokenRecord | undefined> {
     const row = this.selectToken.get(secretHash);
-    return row && {
-      tid: row.tid, aid: row.aid, secretHash: row.secret_hash, claims: JSON.parse(row.claims) as Record<string, unknown>,
-      bootstrap: row.bootstrap === 1,
-    };
+    return row && token(row);
+  }
+
+  async findTokenByTid(tid: string): Promise<TokenRecord | undefined> {
+    const row = this.selectTokenByTid.get(tid);
+    return row && token(row);
+  }
+
+  async listTokens(aid: string): Promise<TokenRecord[]> {
+    return this.selectTokensByAid.all(aid).map(token);
+  }
+
+  async deleteToken(tid: string): Promise<TokenRecord | undefined> {
+    const row = this.deleteTokenByTid.get(tid);
+    return row && token(row);
   }
 
   async revokeBootstrapTokens(except: string): Promise<number> {

@@ -85,6 +85,23 @@ export const SCHEMA: SchemaComponent = { name: 'SQLite', migrations: [
    );
    CREATE INDEX IF NOT EXISTS projects_by_owner ON projects (owner, seq);
    CREATE INDEX IF NOT EXISTS projects_published ON projects (seq) WHERE published;`,
+  // Accounts and sessions (docs/decisions.md, "Accounts, sessions and the Token API"): rights an admin granted an
+  // account, login sessions keyed by the sha256 of the cookie, failed logins per username, tokens by account.
+  `ALTER TABLE accounts ADD COLUMN rights TEXT;
+   CREATE INDEX tokens_by_aid ON tokens (aid);
+   CREATE TABLE sessions (
+     id_hash TEXT PRIMARY KEY,
+     account_id TEXT NOT NULL,
+     expires_at INTEGER NOT NULL
+   );
+   CREATE INDEX sessions_by_account ON sessions (account_id);
+   CREATE INDEX sessions_by_expiry ON sessions (expires_at);
+   CREATE TABLE login_failures (
+     username TEXT PRIMARY KEY,
+     failures INTEGER NOT NULL,
+     last_at INTEGER NOT NULL
+   );
+   CREATE INDEX login_failures_by_time ON login_failures (last_at);`,
 ] };
 
 /** The schema version is the database's `user_version`; each step commits with its new version. */

@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Storage } from '../storage.js';
 import { SqliteAccessStore } from './access-store.js';
+import { SqliteSessionStore } from './session-store.js';
 import { SqliteFeatureStore } from './feature-store.js';
 import { jsonContains } from './json-contains.js';
 import { migrate } from './migrations.js';
@@ -24,12 +25,14 @@ export class SqliteStorage implements Storage {
   readonly features: SqliteFeatureStore;
   readonly access: SqliteAccessStore;
   readonly projects: SqliteProjectStore;
+  readonly sessions: SqliteSessionStore;
 
   private constructor(private readonly db: Database.Database, options: SqliteOptions) {
     this.spaces = new SqliteSpaceStore(db);
     this.features = new SqliteFeatureStore(db, options.queryTimeout);
     this.access = new SqliteAccessStore(db);
     this.projects = new SqliteProjectStore(db);
+    this.sessions = new SqliteSessionStore(db);
   }
 
   /** Opens (or creates) the file and brings its schema up to date. */
