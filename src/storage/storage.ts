@@ -164,6 +164,11 @@ export interface AccessStore {
   listTokens(aid: string): Promise<TokenRecord[]>;
   /** Deletes the token; returns what was deleted, undefined when it was not there (any more). */
   deleteToken(tid: string): Promise<TokenRecord | undefined>;
+  /**
+   * Reports every token deletion committed on any node, with the token's secret hash; without a hash it means
+   * "some may have been missed: forget every token". Nodes cache tokens only while the watch is live.
+   */
+  watchRevocations(onRevoked: (secretHash?: string) => void): RevocationWatch;
   /** Deletes every bootstrap token except the one with this secret hash; returns how many. */
   revokeBootstrapTokens(except: string): Promise<number>;
 }

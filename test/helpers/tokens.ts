@@ -1,4 +1,5 @@
 // Test fixtures of accounts and tokens, stored through the hub's own storage: the callers a rights test needs.
+import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { Claims, RightsMatrix } from '../../src/hub/access/claims.js';
 import { hashToken } from '../../src/hub/access/secrets.js';
@@ -44,6 +45,16 @@ export async function issueToken(hub: HubProcess, fixture: TokenFixture): Promis
     if (fixture.exp !== undefined) claims.exp = fixture.exp;
     await storage.access.createToken({ tid, aid: fixture.aid, secretHash: hashToken(token), claims });
     return { token, tid, aid: fixture.aid };
+  } finally {
+    await storage.close();
+  }
+}
+
+/** Deletes a token next to the running hub, as a deletion on another node would. */
+export async function deleteStoredToken(hub: HubProcess, tid: string): Promise<void> {
+  const storage = await openStorage(hub.storage, { pgPoolSize: 1 });
+  try {
+    assert.ok(await storage.access.deleteToken(tid), `token ${tid} was stored`);
   } finally {
     await storage.close();
   }

@@ -5,10 +5,10 @@ import { after, before, describe, test } from 'node:test';
 import { type Method, routes } from '../../src/http/routes.js';
 import { call, type TestResponse } from '../helpers/http-client.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
-import { issueToken, ownerRights } from '../helpers/tokens.js';
+import { deleteStoredToken, issueToken, ownerRights } from '../helpers/tokens.js';
 
-type Caller = 'full' | 'readOnly' | 'otherSpace' | 'otherAccount' | 'otherOnShared' | 'expired' | 'malformed' | 'none';
-const CALLERS: Caller[] = ['full', 'readOnly', 'otherSpace', 'otherAccount', 'otherOnShared', 'expired', 'malformed', 'none'];
+type Caller = 'full' | 'readOnly' | 'otherSpace' | 'otherAccount' | 'otherOnShared' | 'expired' | 'deleted' | 'malformed' | 'none';
+const CALLERS: Caller[] = ['full', 'readOnly', 'otherSpace', 'otherAccount', 'otherOnShared', 'expired', 'deleted', 'malformed', 'none'];
 
 /**
  * What a route does to A's space: `public` needs nothing; `read` needs readFeatures (none on a shared space);
@@ -90,7 +90,7 @@ type Expected = typeof OK | 401 | 403;
 function expected(kind: Kind, caller: Caller): Expected {
   if (kind === 'public') return OK;
   if (kind === 'session') return 401;
-  if (caller === 'expired' || caller === 'malformed' || caller === 'none') return 401;
+  if (caller === 'expired' || caller === 'deleted' || caller === 'malformed' || caller === 'none') return 401;
   if (kind === 'list' || kind === 'projectList' || kind === 'projectCreate') return OK;
   const ofA = caller === 'full' || caller === 'readOnly' || caller === 'otherSpace';
   if (kind === 'projectRead') return ofA || caller === 'otherOnShared' ? OK : 403;
@@ -129,6 +129,9 @@ for (const backend of BACKENDS) {
       tokens.set('otherAccount', b);
       tokens.set('otherOnShared', b);
       tokens.set('expired', (await issueToken(hub, { aid: ownerA, urm: ownerRights(ownerA), exp: Math.floor(Date.now() / 1000) - 60 })).token);
+      const deleted = await issueToken(hub, { aid: ownerA, urm: ownerRights(ownerA) });
+      await deleteStoredToken(hub, deleted.tid);
+      tokens.set('deleted', deleted.token);
       tokens.set('malformed', 'not a token!');
       tokens.set('none', undefined);
     });

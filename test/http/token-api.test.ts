@@ -200,6 +200,11 @@ for (const backend of BACKENDS) {
       const listed = await call(bearer(everything.token), 'GET', '/hub/spaces');
       assert.deepEqual((listed.body as unknown as Array<{ id: string }>).map((space) => space.id), [own.body.id],
         `the token lists its own space, not ${adminSpace.body.id as string} of the admin`);
+      // Asked for everything, the token still cannot reach the admin's private space.
+      assert.equal((await call(bearer(everything.token), 'GET', `/hub/spaces/${adminSpace.body.id as string}`)).status, 403);
+      assert.equal((await call(bearer(everything.token), 'GET', `/hub/spaces/${adminSpace.body.id as string}/search`)).status, 403);
+      assert.equal((await call(bearer(record.token), 'DELETE', `/hub/spaces/${adminSpace.body.id as string}/features?tags=*`)).status, 403,
+        'deleteFeatures on the admin\'s spaces was asked for and narrowed away');
     });
 
     test('bad creation input answers 400 naming the field, 415 for a body that is not JSON, 413 when oversized; nothing is created', async () => {

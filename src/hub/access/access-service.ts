@@ -1,5 +1,5 @@
 // Authentication of bearer tokens, and the admin account and token created on first start.
-import type { Storage, TokenRecord } from '../../storage/storage.js';
+import type { RevocationWatch, Storage, TokenRecord } from '../../storage/storage.js';
 import { hubError } from '../../core/errors.js';
 import { randomId } from '../ids.js';
 import { allRights, type Claims, type RightsMatrix } from './claims.js';
@@ -25,7 +25,19 @@ export class AccessService {
   private readonly cache = new ClaimsCache();
   private readonly rates = new RequestRates();
 
-  constructor(private readonly storage: Storage) {}
+  /** Deletions on any node reach the cache through this watch; while it is not live nothing is cached. */
+  private readonly revocations: RevocationWatch;
+  /** Counts the deletions heard: a lookup that overlapped one may have read the token before it went, and is not cached. */
+  private revocationsHeard = 0;
+
+  constructor(private readonly storage: Storage) {
+    this.revocations = storage.access.watchRevocations((secretHash) => {
+      this.revocationsHeard++;
+      if (secretHash === undefined) this.cache.clear();
+      else this.cache.forget(secretHash);
+    });
+  }
+
 
   /** Resolves a bearer token to its claims; 401 when missing, unknown or expired. */
   async authenticate(token: string | undefined): Promise<Claims> {
@@ -44,6 +56,7 @@ export class AccessService {
   }
 
   private async lookUp(secretHash: string, now: number): Promise<{ claims: Claims; expiresAt?: number }> {
+    const heard = this.revocationsHeard;
     const record = await this.storage.access.findTokenBySecretHash(secretHash);
     if (!record) throw hubError('invalidCredentials');
     const { exp, cid, urm, limits } = record.claims;
@@ -55,7 +68,7 @@ export class AccessService {
       limits: limits as Claims['limits'],
     };
     const expiresAt = typeof exp === 'number' ? exp * 1000 : undefined;
-    this.cache.set(secretHash, claims, expiresAt, now);
+    if (this.revocations.live() && heard === this.revocationsHeard) this.cache.set(secretHash, claims, expiresAt, now);
     return { claims, expiresAt };
   }
 

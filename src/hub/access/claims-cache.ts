@@ -2,9 +2,10 @@
 import type { Claims } from './claims.js';
 
 /**
- * How long a node keeps a token it resolved. A token deleted in the storage keeps working on a node that
- * cached it for at most this long; expiry (`exp`) is still checked on every request. Reads by id are the
- * cheapest requests, and the token lookup was a third of their storage time (docs/decisions.md).
+ * How long a node keeps a token it resolved. A deletion on any node evicts it at once (AccessService watches
+ * them); the time limit bounds what a cached entry can miss otherwise, and expiry (`exp`) is still checked on
+ * every request. Reads by id are the cheapest requests, and the token lookup was a third of their storage
+ * time (docs/decisions.md).
  */
 const CLAIMS_TTL_MS = 5_000;
 /** Beyond this many tokens the cache starts over: memory stays bounded under a flood of distinct tokens. */
@@ -31,6 +32,10 @@ export class ClaimsCache {
   set(secretHash: string, claims: Claims, expiresAt: number | undefined, now: number): void {
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
     this.entries.set(secretHash, { claims, expiresAt, cachedUntil: now + CLAIMS_TTL_MS });
+  }
+
+  clear(): void {
+    this.entries.clear();
   }
 
   /** Forgets a token at once on this node, e.g. when it is revoked here. */

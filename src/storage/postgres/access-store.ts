@@ -1,7 +1,8 @@
 // Accounts and access tokens in the catalog database.
 import { StorageError } from '../storage-error.js';
-import type { AccessStore, AccountRecord, TokenRecord } from '../storage.js';
+import type { AccessStore, AccountRecord, RevocationWatch, TokenRecord } from '../storage.js';
 import { type Database, type Prepared, sqlState } from './database.js';
+import { listenForRevocations, REVOCATION_CHANNEL } from './revocation-listener.js';
 
 interface AccountRow { id: string; username: string; password_hash: string; admin: boolean; created_at: number; rights: string | null }
 interface TokenRow { tid: string; aid: string; secret_hash: string; claims: string; bootstrap: boolean }
@@ -23,7 +24,20 @@ function token(row: TokenRow): TokenRecord {
 }
 
 export class PostgresAccessStore implements AccessStore {
+  private readonly watches = new Set<RevocationWatch>();
+
   constructor(private readonly db: Database) {}
+
+  watchRevocations(onRevoked: (secretHash?: string) => void): RevocationWatch {
+    const watch = listenForRevocations(this.db.url, onRevoked);
+    this.watches.add(watch);
+    return watch;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.watches].map((watch) => watch.close()));
+    this.watches.clear();
+  }
 
   async createAccount(record: AccountRecord): Promise<void> {
     try {
@@ -76,11 +90,15 @@ export class PostgresAccessStore implements AccessStore {
   }
 
   async deleteToken(tid: string): Promise<TokenRecord | undefined> {
-    const [row] = await this.db.query<TokenRow>(`DELETE FROM tokens WHERE tid = $1 RETURNING ${TOKEN_COLUMNS}`, [tid]);
+    // The notification goes out when the deletion commits: every node listening forgets the token then.
+    const [row] = await this.db.query<TokenRow>(
+      `WITH gone AS (DELETE FROM tokens WHERE tid = $1 RETURNING ${TOKEN_COLUMNS})
+       SELECT ${TOKEN_COLUMNS}, pg_notify('${REVOCATION_CHANNEL}', secret_hash) FROM gone`, [tid]);
     return row && token(row);
   }
 
   async revokeBootstrapTokens(except: string): Promise<number> {
-    return (await this.db.query('DELETE FROM tokens WHERE bootstrap AND secret_hash <> $1 RETURNING tid', [except])).length;
+    return (await this.db.query(`WITH gone AS (DELETE FROM tokens WHERE bootstrap AND secret_hash <> $1 RETURNING secret_hash)
+      SELECT pg_notify('${REVOCATION_CHANNEL}', secret_hash) FROM gone`, [except])).length;
   }
 }

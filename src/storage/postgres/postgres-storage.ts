@@ -1,5 +1,5 @@
 // The production storage engine: PostgreSQL 15 + PostGIS 3, one or more databases, the first holding the catalog.
-import type { AccessStore, FeatureStore, ProjectStore, SessionStore, SpaceStore, Storage } from '../storage.js';
+import type { FeatureStore, ProjectStore, SessionStore, SpaceStore, Storage } from '../storage.js';
 import { PostgresAccessStore } from './access-store.js';
 import { Database } from './database.js';
 import { PostgresFeatureStore } from './feature-store.js';
@@ -20,7 +20,7 @@ export class PostgresStorage implements Storage {
   readonly engine = 'postgres';
   readonly spaces: SpaceStore;
   readonly features: FeatureStore;
-  readonly access: AccessStore;
+  readonly access: PostgresAccessStore;
   readonly projects: ProjectStore;
   readonly sessions: SessionStore;
   private readonly locations: Locations;
@@ -70,6 +70,7 @@ export class PostgresStorage implements Storage {
   }
 
   async close(): Promise<void> {
+    await this.access.close();
     await Promise.all(this.locations.all.map((db) => db.close()));
   }
 }

@@ -33,7 +33,7 @@ export function listenForRevocations(url: string, onRevoked: (secretHash?: strin
   };
 
   async function connect(): Promise<void> {
-    const connection = new pg.Client({ connectionString: url, application_name: 'spatial-hub revocations' });
+    const connection = new pg.Client({ connectionString: url, application_name: `spatial-hub revocations ${process.pid}` });
     client = connection;
     connection.on('error', lost);
     connection.on('end', () => { if (client === connection) lost(); });

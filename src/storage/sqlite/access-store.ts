@@ -1,7 +1,7 @@
 // Accounts and access tokens in the embedded SQLite database.
 import type Database from 'better-sqlite3';
 import { StorageError } from '../storage-error.js';
-import type { AccessStore, AccountRecord, TokenRecord } from '../storage.js';
+import type { AccessStore, AccountRecord, RevocationWatch, TokenRecord } from '../storage.js';
 
 interface AccountRow { id: string; username: string; password_hash: string; admin: number; created_at: number; rights: string | null }
 interface TokenRow { tid: string; aid: string; secret_hash: string; claims: string; bootstrap: number }
@@ -31,6 +31,7 @@ export class SqliteAccessStore implements AccessStore {
   private readonly selectTokensByAid;
   private readonly deleteTokenByTid;
   private readonly deleteBootstrapTokens;
+  private readonly watchers = new Set<(secretHash?: string) => void>();
 
   constructor(db: Database.Database) {
     this.insertAccount = db.prepare('INSERT INTO accounts (id, username, password_hash, admin, created_at, rights) VALUES (?, ?, ?, ?, ?, ?)');
@@ -43,7 +44,7 @@ export class SqliteAccessStore implements AccessStore {
     this.selectTokenByTid = db.prepare<[string], TokenRow>('SELECT * FROM tokens WHERE tid = ?');
     this.selectTokensByAid = db.prepare<[string], TokenRow>('SELECT * FROM tokens WHERE aid = ? ORDER BY rowid');
     this.deleteTokenByTid = db.prepare<[string], TokenRow>('DELETE FROM tokens WHERE tid = ? RETURNING *');
-    this.deleteBootstrapTokens = db.prepare('DELETE FROM tokens WHERE bootstrap = 1 AND secret_hash <> ?');
+    this.deleteBootstrapTokens = db.prepare<[string], string>('DELETE FROM tokens WHERE bootstrap = 1 AND secret_hash <> ? RETURNING secret_hash').pluck();
   }
 
   async createAccount(record: AccountRecord): Promise<void> {
@@ -95,10 +96,26 @@ export class SqliteAccessStore implements AccessStore {
 
   async deleteToken(tid: string): Promise<TokenRecord | undefined> {
     const row = this.deleteTokenByTid.get(tid);
+    if (row) this.revoked(row.secret_hash);
     return row && token(row);
   }
 
   async revokeBootstrapTokens(except: string): Promise<number> {
-    return this.deleteBootstrapTokens.run(except).changes;
+    const gone = this.deleteBootstrapTokens.all(except);
+    for (const secretHash of gone) this.revoked(secretHash);
+    return gone.length;
+  }
+
+  /**
+   * The embedded database serves one node, and tokens are deleted only through it, so the watchers hear every
+   * deletion as it happens and are always live (docs/decisions.md, "Accounts, sessions and the Token API").
+   */
+  watchRevocations(onRevoked: (secretHash?: string) => void): RevocationWatch {
+    this.watchers.add(onRevoked);
+    return { live: () => true, close: async () => { this.watchers.delete(onRevoked); } };
+  }
+
+  private revoked(secretHash: string): void {
+    for (const watcher of this.watchers) watcher(secretHash);
   }
 }
