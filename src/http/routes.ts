@@ -5,6 +5,7 @@ import { hubInfo } from './handlers/hub-info.js';
 import { createProject, deleteProject, getProject, listProjects, patchProject, replaceProject } from './handlers/projects.js';
 import { bboxFeatures, spatialFeatures, spatialFeaturesByGeometry, tileFeatures } from './handlers/spatial-reads.js';
 import { createSpace, deleteSpace, getSpace, listSpaces, patchSpace } from './handlers/spaces.js';
+import { rootPage, VIEWER_PATH, viewerFile, viewerLibrary, viewerPage } from './handlers/viewer.js';
 import type { Handler } from './request-context.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -23,7 +24,7 @@ const PROJECTS = '/project-api/projects';
 const PROJECT = `${PROJECTS}/:projectId`;
 
 export const routes: Route[] = [
-  { method: 'GET', path: '/', public: true, handler: hubInfo },
+  { method: 'GET', path: '/', public: true, handler: rootPage },
   { method: 'GET', path: '/hub', public: true, handler: hubInfo },
   { method: 'GET', path: '/hub/health-status', public: true, handler: hubInfo },
 
@@ -59,4 +60,9 @@ export const routes: Route[] = [
   { method: 'PUT', path: PROJECT, handler: replaceProject },
   { method: 'PATCH', path: PROJECT, handler: patchProject },
   { method: 'DELETE', path: PROJECT, handler: deleteProject },
+
+  // Web viewer: its files are public; the data it shows comes from the API calls above, with the user's token.
+  { method: 'GET', path: VIEWER_PATH, public: true, handler: viewerPage },
+  { method: 'GET', path: `${VIEWER_PATH}:file`, public: true, handler: viewerFile },
+  { method: 'GET', path: `${VIEWER_PATH}lib/:file`, public: true, handler: viewerLibrary },
 ];

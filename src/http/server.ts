@@ -2,6 +2,7 @@
 import { MAX_ID_LENGTH } from '../core/id-limits.js';
 import compress from '@fastify/compress';
 import cors from '@fastify/cors';
+import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
 import type { Hub } from '../hub/hub.js';
 import { hubError } from '../core/errors.js';
@@ -10,6 +11,7 @@ import { registerLoadShedding, type SheddingSettings } from './load-shedding.js'
 import { RawQuery } from './query/raw-query.js';
 import { sendError, sendFrameworkError, writeClientError } from './reply/error-reply.js';
 import type { HandlerContext } from './request-context.js';
+import { VIEWER_ROOT } from './handlers/viewer.js';
 import { type Method, type Route, routes } from './routes.js';
 import { registerTimeouts, type TimeoutSettings, timeoutServerOptions } from './timeouts.js';
 
@@ -98,6 +100,8 @@ export async function buildServer(hub: Hub, options: ServerOptions): Promise<Fas
     optionsSuccessStatus: 204,
   });
   await app.register(compress, { global: true, encodings: ['gzip', 'deflate'] });
+  // Only `reply.sendFile` (ETag, Last-Modified, ranges, content types): the viewer's routes are in the route table.
+  await app.register(fastifyStatic, { root: VIEWER_ROOT, serve: false });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('stream-id', request.id);
