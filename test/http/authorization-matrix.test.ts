@@ -65,6 +65,9 @@ const CASES: Record<string, Case> = {
   'PUT /project-api/projects/:projectId': { kind: 'projectChange', request: (p) => ({ path: `/project-api/projects/${p}`, body: { title: 'replaced' } }) },
   'PATCH /project-api/projects/:projectId': { kind: 'projectChange', request: (p) => ({ path: `/project-api/projects/${p}`, body: { title: 'patched' } }) },
   'DELETE /project-api/projects/:projectId': { kind: 'projectChange', request: (p) => ({ path: `/project-api/projects/${p}` }) },
+  'GET /viewer/': { kind: 'public', request: () => ({ path: '/viewer/' }) },
+  'GET /viewer/:file': { kind: 'public', request: () => ({ path: '/viewer/viewer.js' }) },
+  'GET /viewer/lib/:file': { kind: 'public', request: () => ({ path: '/viewer/lib/maplibre-gl.css' }) },
 };
 
 const isProjectKind = (kind: Kind): kind is ProjectKind => kind.startsWith('project');
