@@ -365,6 +365,17 @@ describe('web viewer in headless Chromium', { skip: chromiumMissing }, () => {
     }
   });
 
+  test('a reload keeps the session and reopens the space named in the address', async () => {
+    assert.equal(new URL(page.url()).hash, '#parks');
+    await page.reload();
+    await page.waitForSelector('#space:not([hidden])');
+    await settled();
+    assert.equal(await page.textContent('#space-title'), 'Chicago parks');
+    assert.ok(!(await page.isVisible('#sign-in')));
+    assert.deepEqual(await renderedIds(), PARKS.map((park) => park.id).sort());
+    assert.deepEqual(problems, []);
+  });
+
   test('signing out forgets the token', async () => {
     await page.click('#sign-out');
     assert.equal(await page.evaluate(() => sessionStorage.getItem('spatial-hub-token')), null);
