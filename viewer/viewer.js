@@ -104,6 +104,7 @@ async function listSpaces() {
 
 async function signIn() {
   $('sign-in').hidden = true;
+  $('intro').hidden = true;
   $('sign-out').hidden = false;
   const spaces = await listSpaces();
   const wanted = decodeURIComponent(location.hash.slice(1));
@@ -118,6 +119,7 @@ function signOut() {
   $('spaces').replaceChildren();
   $('space-list').hidden = true;
   $('sign-in').hidden = false;
+  $('intro').hidden = false;
   $('sign-out').hidden = true;
 }
 

@@ -256,6 +256,7 @@ describe('web viewer in headless Chromium', { skip: chromiumMissing }, () => {
     assert.equal(rows.find((row) => row.id === 'parks')?.cells[1], '9');
     assert.equal(await page.evaluate(() => sessionStorage.getItem('spatial-hub-token')), token);
     assert.equal(await page.inputValue('#token'), '', 'the token field is emptied');
+    assert.ok(!(await page.isVisible('#intro')));
     assert.deepEqual(problems, []);
   });
 
@@ -358,6 +359,7 @@ describe('web viewer in headless Chromium', { skip: chromiumMissing }, () => {
       await other.waitForSelector('#message:not([hidden])');
       assert.match(await other.textContent('#message') ?? '', /refused this token \(401 Unauthorized\)/);
       assert.ok(await other.isVisible('#sign-in'), 'the sign-in form is back');
+      assert.ok(await other.isVisible('#intro'));
       assert.ok(!(await other.isVisible('#space-list')));
       assert.equal(await other.evaluate(() => sessionStorage.getItem('spatial-hub-token')), null);
     } finally {
