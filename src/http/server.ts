@@ -7,11 +7,11 @@ import Fastify, { type FastifyInstance, type FastifyRequest, LogController } fro
 import type { Hub } from '../hub/hub.js';
 import { hubError } from '../core/errors.js';
 import { randomId } from '../hub/ids.js';
+import { VIEWER_ROOT } from './handlers/viewer.js';
 import { registerLoadShedding, type SheddingSettings } from './load-shedding.js';
 import { RawQuery } from './query/raw-query.js';
 import { sendError, sendFrameworkError, writeClientError } from './reply/error-reply.js';
 import type { HandlerContext } from './request-context.js';
-import { VIEWER_ROOT } from './handlers/viewer.js';
 import { type Method, type Route, routes } from './routes.js';
 import { registerTimeouts, type TimeoutSettings, timeoutServerOptions } from './timeouts.js';
 

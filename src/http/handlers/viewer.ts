@@ -16,10 +16,10 @@ export const VIEWER_PATH = '/viewer/';
 const VIEWER_FILES = new Set(['index.html', 'viewer.js', 'viewer.css', 'world-110m.geojson']);
 const LIBRARY_FILES = new Set(['maplibre-gl.js', 'maplibre-gl.css']);
 
-/** The viewer's own files change with the hub: revalidated (ETag) on every load. The library and the outline change rarely. */
 const REVALIDATE = { cacheControl: false } as const;
 const ONE_DAY = 24 * 60 * 60 * 1000;
 
+/** Without `maxAge` (the viewer's own files, which change with the hub) `no-cache`: revalidated by ETag on every load. */
 function sendFile(context: HandlerContext, name: string, root: string, maxAge?: number): unknown {
   if (maxAge === undefined) context.reply.header('cache-control', 'no-cache');
   return context.reply.sendFile(name, root, maxAge === undefined ? REVALIDATE : { maxAge });
