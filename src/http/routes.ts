@@ -7,6 +7,7 @@ import { createProject, deleteProject, getProject, listProjects, patchProject, r
 import { bboxFeatures, spatialFeatures, spatialFeaturesByGeometry, tileFeatures } from './handlers/spatial-reads.js';
 import { createSpace, deleteSpace, getSpace, listSpaces, patchSpace } from './handlers/spaces.js';
 import { createToken, deleteToken, getToken, listTokens } from './handlers/tokens.js';
+import { rootPage, VIEWER_PATH, viewerFile, viewerLibrary, viewerPage } from './handlers/viewer.js';
 import type { Handler } from './request-context.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -30,7 +31,7 @@ const PROJECTS = '/project-api/projects';
 const PROJECT = `${PROJECTS}/:projectId`;
 
 export const routes: Route[] = [
-  { method: 'GET', path: '/', public: true, handler: hubInfo },
+  { method: 'GET', path: '/', public: true, handler: rootPage },
   { method: 'GET', path: '/hub', public: true, handler: hubInfo },
   { method: 'GET', path: '/hub/health-status', public: true, handler: hubInfo },
 
@@ -77,4 +78,9 @@ export const routes: Route[] = [
   { method: 'GET', path: '/token-api/tokens', session: true, handler: listTokens },
   { method: 'POST', path: '/token-api/tokens', session: true, handler: createToken },
   { method: 'DELETE', path: '/token-api/tokens/:token', session: true, handler: deleteToken },
+
+  // Web viewer: its files are public; the data it shows comes from the API calls above, with the user's token.
+  { method: 'GET', path: VIEWER_PATH, public: true, handler: viewerPage },
+  { method: 'GET', path: `${VIEWER_PATH}:file`, public: true, handler: viewerFile },
+  { method: 'GET', path: `${VIEWER_PATH}lib/:file`, public: true, handler: viewerLibrary },
 ];

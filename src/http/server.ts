@@ -3,10 +3,12 @@ import { MAX_ID_LENGTH } from '../core/id-limits.js';
 import compress from '@fastify/compress';
 import cookie from '@fastify/cookie';
 import cors from '@fastify/cors';
+import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
 import type { Hub } from '../hub/hub.js';
 import { hubError } from '../core/errors.js';
 import { randomId } from '../hub/ids.js';
+import { VIEWER_ROOT } from './handlers/viewer.js';
 import { registerLoadShedding, type SheddingSettings } from './load-shedding.js';
 import { RawQuery } from './query/raw-query.js';
 import { sendError, sendFrameworkError, writeClientError } from './reply/error-reply.js';
@@ -107,6 +109,8 @@ export async function buildServer(hub: Hub, options: ServerOptions): Promise<Fas
   });
   await app.register(compress, { global: true, encodings: ['gzip', 'deflate'] });
   await app.register(cookie);
+  // Only `reply.sendFile` (ETag, Last-Modified, ranges, content types): the viewer's routes are in the route table.
+  await app.register(fastifyStatic, { root: VIEWER_ROOT, serve: false });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('stream-id', request.id);

@@ -76,6 +76,9 @@ const CASES: Record<string, Case> = {
   'GET /token-api/tokens': { kind: 'session', request: () => ({ path: '/token-api/tokens' }) },
   'POST /token-api/tokens': { kind: 'session', request: () => ({ path: '/token-api/tokens', body: { urm: { 'xyz-hub': { readFeatures: [{}] } } } }) },
   'DELETE /token-api/tokens/:token': { kind: 'session', request: () => ({ path: `/token-api/tokens/${lookedUp}` }) },
+  'GET /viewer/': { kind: 'public', request: () => ({ path: '/viewer/' }) },
+  'GET /viewer/:file': { kind: 'public', request: () => ({ path: '/viewer/viewer.js' }) },
+  'GET /viewer/lib/:file': { kind: 'public', request: () => ({ path: '/viewer/lib/maplibre-gl.css' }) },
 };
 
 /** The token the public token lookup asks about: A's full token, known once the tokens are issued. */
