@@ -2,6 +2,8 @@
 import { countFeatures, getFeature, getFeaturesById, iterateFeatures, searchFeatures, spaceStatistics } from './handlers/feature-reads.js';
 import { deleteFeature, deleteFeatures, patchFeature, postFeatures, putFeature, putFeatures } from './handlers/feature-writes.js';
 import { hubInfo } from './handlers/hub-info.js';
+import { ogcCreateItem, ogcDeleteItem, ogcItem, ogcItems, ogcReplaceItem, ogcUpdateItem } from './handlers/ogc-items.js';
+import { ogcApi, ogcCollection, ogcCollections, ogcConformance, ogcLanding, ogcQueryables } from './handlers/ogc-pages.js';
 import { createProject, deleteProject, getProject, listProjects, patchProject, replaceProject } from './handlers/projects.js';
 import { bboxFeatures, spatialFeatures, spatialFeaturesByGeometry, tileFeatures } from './handlers/spatial-reads.js';
 import { createSpace, deleteSpace, getSpace, listSpaces, patchSpace } from './handlers/spaces.js';
@@ -21,6 +23,8 @@ const SPACE = '/hub/spaces/:spaceId';
 const FEATURE = `${SPACE}/features/:featureId`;
 const PROJECTS = '/project-api/projects';
 const PROJECT = `${PROJECTS}/:projectId`;
+const COLLECTION = '/ogc/collections/:spaceId';
+const ITEM = `${COLLECTION}/items/:featureId`;
 
 export const routes: Route[] = [
   { method: 'GET', path: '/', public: true, handler: hubInfo },
@@ -59,4 +63,18 @@ export const routes: Route[] = [
   { method: 'PUT', path: PROJECT, handler: replaceProject },
   { method: 'PATCH', path: PROJECT, handler: patchProject },
   { method: 'DELETE', path: PROJECT, handler: deleteProject },
+
+  // OGC API Features (Part 1, Part 4): the landing page, conformance and API definition are public (docs/decisions.md)
+  { method: 'GET', path: '/ogc', public: true, handler: ogcLanding },
+  { method: 'GET', path: '/ogc/conformance', public: true, handler: ogcConformance },
+  { method: 'GET', path: '/ogc/api', public: true, handler: ogcApi },
+  { method: 'GET', path: '/ogc/collections', handler: ogcCollections },
+  { method: 'GET', path: COLLECTION, handler: ogcCollection },
+  { method: 'GET', path: `${COLLECTION}/queryables`, handler: ogcQueryables },
+  { method: 'GET', path: `${COLLECTION}/items`, handler: ogcItems },
+  { method: 'POST', path: `${COLLECTION}/items`, handler: ogcCreateItem },
+  { method: 'GET', path: ITEM, handler: ogcItem },
+  { method: 'PUT', path: ITEM, handler: ogcReplaceItem },
+  { method: 'PATCH', path: ITEM, handler: ogcUpdateItem },
+  { method: 'DELETE', path: ITEM, handler: ogcDeleteItem },
 ];

@@ -3,6 +3,7 @@ import type { Storage } from '../storage/storage.js';
 import { AccessService } from './access/access-service.js';
 import { FeatureService } from './features/feature-service.js';
 import { SpatialService } from './features/spatial-service.js';
+import { OgcService } from './ogc/ogc-service.js';
 import { ProjectService } from './projects/project-service.js';
 import { SpaceService } from './spaces/space-service.js';
 import { StatisticsService } from './features/statistics-service.js';
@@ -27,6 +28,7 @@ export class Hub {
   readonly statistics: StatisticsService;
   readonly access: AccessService;
   readonly projects: ProjectService;
+  readonly ogc: OgcService;
 
   constructor(readonly storage: Storage, readonly info: HubInfo, options: HubOptions = {}) {
     this.spaces = new SpaceService(storage, storage.engine, options.spacePageSize);
@@ -35,5 +37,6 @@ export class Hub {
     this.statistics = new StatisticsService(storage, options.statisticsExactLimit);
     this.access = new AccessService(storage);
     this.projects = new ProjectService(storage);
+    this.ogc = new OgcService(this.spaces, this.features, this.statistics);
   }
 }

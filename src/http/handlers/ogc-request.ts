@@ -1,0 +1,61 @@
+// What every OGC API handler needs from the request: the format asked for, the links' origin and token, and the read options.
+import { hubError } from '../../core/errors.js';
+import type { ReadOptions } from '../../hub/features/read-pipeline.js';
+import { clientGone } from '../reply/read-reply.js';
+import type { HandlerContext } from '../request-context.js';
+import { readOptions } from './read-parameters.js';
+
+export type OgcFormat = 'json' | 'html';
+
+/** `f=json|html` wins; else HTML only when `Accept` names text/html before any JSON type (a browser), else JSON. */
+export function ogcFormat(context: HandlerContext): OgcFormat {
+  const f = context.query.first('f');
+  if (f !== undefined) {
+    const wanted = f.toLowerCase();
+    if (wanted === 'json' || wanted === 'geojson') return 'json';
+    if (wanted === 'html') return 'html';
+    throw hubError('ogcInvalidFormat');
+  }
+  const accept = (context.request.headers.accept ?? '').toLowerCase();
+  const html = accept.indexOf('text/html');
+  if (html < 0) return 'json';
+  const json = accept.search(/application\/(geo\+)?json/);
+  return json >= 0 && json < html ? 'json' : 'html';
+}
+
+/** Host names and ports only: anything else in `Host` is not put into a link. */
+const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
+
+/**
+ * Where links point and what they carry: the request's own origin (the `Host` header; X-Forwarded-* are not
+ * honoured), and the client's `access_token` only when it came in the URL, so that a client following links
+ * (GDAL) stays authenticated while a token sent in a header never appears in a body.
+ */
+export interface LinkBase {
+  root: string;
+  /** `access_token=…` with the `&` or `?` it needs, or ''. */
+  token(separator: '?' | '&'): string;
+  href(path: string, parameters?: Record<string, string>): string;
+}
+
+export function linkBase(context: HandlerContext): LinkBase {
+  const host = context.request.headers.host;
+  const root = `${context.request.protocol}://${host !== undefined && HOST.test(host) ? host : 'localhost'}/ogc`;
+  const given = context.query.first('access_token');
+  const token = (separator: '?' | '&') => (given ? `${separator}access_token=${encodeURIComponent(given)}` : '');
+  return {
+    root,
+    token,
+    href: (path, parameters = {}) => {
+      const search = new URLSearchParams(parameters).toString();
+      const url = `${root}${path}${search === '' ? '' : `?${search}`}`;
+      return url + token(search === '' ? '?' : '&');
+    },
+  };
+}
+
+/** Read options without transforms; the ETag tells formats and origins apart, as their bodies differ. */
+export function ogcReadOptions(context: HandlerContext, format: OgcFormat): ReadOptions {
+  const base = readOptions(context);
+  return { transforms: [], etagKey: `${base.etagKey}\n${format}\n${linkBase(context).href('')}`, signal: clientGone(context.reply) };
+}
