@@ -64,10 +64,10 @@ export const routes: Route[] = [
   { method: 'PATCH', path: PROJECT, handler: patchProject },
   { method: 'DELETE', path: PROJECT, handler: deleteProject },
 
-  // OGC API Features (Part 1, Part 4): the landing page, conformance and API definition are public (docs/decisions.md)
+  // OGC API Features (Part 1, Part 4): landing page and conformance are public; the API definition lists the caller's collections (docs/decisions.md)
   { method: 'GET', path: '/ogc', public: true, handler: ogcLanding },
   { method: 'GET', path: '/ogc/conformance', public: true, handler: ogcConformance },
-  { method: 'GET', path: '/ogc/api', public: true, handler: ogcApi },
+  { method: 'GET', path: '/ogc/api', handler: ogcApi },
   { method: 'GET', path: '/ogc/collections', handler: ogcCollections },
   { method: 'GET', path: COLLECTION, handler: ogcCollection },
   { method: 'GET', path: `${COLLECTION}/queryables`, handler: ogcQueryables },

@@ -56,12 +56,26 @@ export async function ogcConformance(context: HandlerContext): Promise<unknown> 
   return send(context, format, { conformsTo: CONFORMANCE }, () => page('Conformance', `<ul>${CONFORMANCE.map((uri) => `<li>${escapeHtml(uri)}</li>`).join('')}</ul>`));
 }
 
-/** A minimal OpenAPI 3.0 definition: the paths and the items parameters, with the limit's default and maximum clients page by. */
-function openApi(base: LinkBase): object {
+/**
+ * A minimal OpenAPI 3.0 definition: the paths and the items parameters, with the limit's default and maximum. Each
+ * collection the caller may read gets its own items path listing its queryables as query parameters: that is where
+ * GDAL's OAPIF driver looks for the properties it may filter on the server.
+ */
+function openApi(base: LinkBase, collections: Collection[]): object {
   const get = (summary: string, parameters: object[] = []) => ({ get: { summary, parameters, responses: { 200: { description: 'OK' } } } });
   const collectionId = { name: 'collectionId', in: 'path', required: true, schema: { type: 'string' } };
   const featureId = { name: 'featureId', in: 'path', required: true, schema: { type: 'string' } };
   const query = (name: string, schema: object) => ({ name, in: 'query', required: false, schema });
+  const itemParameters = [
+    query('limit', { type: 'integer', minimum: 1, maximum: OGC_MAX_LIMIT, default: OGC_DEFAULT_LIMIT }),
+    { ...query('bbox', { type: 'array', minItems: 4, maxItems: 6, items: { type: 'number' } }), style: 'form', explode: false },
+    query('bbox-crs', { type: 'string', enum: [CRS84] }),
+    query('datetime', { type: 'string' }),
+  ];
+  const perCollection = Object.fromEntries(collections.map((collection) => [
+    `/collections/${collection.id}/items`,
+    get(`Items of ${collection.id}`, [...itemParameters, ...collection.queryables.map((q) => query(q.name, q.type ? { type: q.type } : {}))]),
+  ]));
   return {
     openapi: '3.0.3',
     info: { title: 'Spatial Data Hub: OGC API Features', version: '1.0.0' },
@@ -72,23 +86,28 @@ function openApi(base: LinkBase): object {
       '/collections': get('The collections: one per readable space'),
       '/collections/{collectionId}': get('One collection', [collectionId]),
       '/collections/{collectionId}/queryables': get('The properties items can be filtered by', [collectionId]),
-      '/collections/{collectionId}/items': get('Items, in insertion order, paged by next links', [collectionId,
-        query('limit', { type: 'integer', minimum: 1, maximum: OGC_MAX_LIMIT, default: OGC_DEFAULT_LIMIT }),
-        { ...query('bbox', { type: 'array', minItems: 4, maxItems: 6, items: { type: 'number' } }), style: 'form', explode: false },
-        query('bbox-crs', { type: 'string', enum: [CRS84] }),
-        query('datetime', { type: 'string' })]),
+      '/collections/{collectionId}/items': get('Items, in insertion order, paged by next links', [collectionId, ...itemParameters]),
       '/collections/{collectionId}/items/{featureId}': get('One item', [collectionId, featureId]),
+      ...perCollection,
     },
   };
+}
+
+/** Every collection the caller may read, with its extent and queryables. */
+async function readableCollections(context: HandlerContext): Promise<Collection[]> {
+  const collections: Collection[] = [];
+  for await (const found of context.hub.ogc.collections(callerOf(context))) collections.push(...found);
+  return collections;
 }
 
 export async function ogcApi(context: HandlerContext): Promise<unknown> {
   const format = ogcFormat(context);
   const base = linkBase(context);
-  const body = openApi(base);
+  const body = openApi(base, await readableCollections(context));
   const paths = Object.keys((body as { paths: object }).paths);
   return format === 'json'
-    ? sendTextRead(context.request, context.reply, JSON.stringify(body), OPENAPI)
+    // With its charset given, Fastify leaves the type as written; GDAL needs `;version=3.0` unquoted.
+    ? sendTextRead(context.request, context.reply, JSON.stringify(body), `${OPENAPI};charset=utf-8`)
     : sendTextRead(context.request, context.reply, page('API', `<p>OpenAPI 3.0 definition: <a href="${escapeHtml(base.href('/api', { f: 'json' }))}">JSON</a></p><ul>${paths.map((path) => `<li>${escapeHtml(path)}</li>`).join('')}</ul>`), HTML_TYPE);
 }
 
@@ -120,8 +139,7 @@ const collectionLinks = (base: LinkBase, collection: Collection) => {
 export async function ogcCollections(context: HandlerContext): Promise<unknown> {
   const format = ogcFormat(context);
   const base = linkBase(context);
-  const collections: Collection[] = [];
-  for await (const found of context.hub.ogc.collections(callerOf(context))) collections.push(...found);
+  const collections = await readableCollections(context);
   const body = { links: selfLinks(base, '/collections', format), collections: collections.map((collection) => collectionBody(base, collection, format, false)) };
   return send(context, format, body, () => page('Collections', collectionRows(collections.map((collection) => collectionLinks(base, collection)))));
 }
@@ -138,7 +156,7 @@ export async function ogcQueryables(context: HandlerContext): Promise<unknown> {
   const format = ogcFormat(context);
   const base = linkBase(context);
   const { spaceId } = context.params;
-  const queryables = await context.hub.ogc.queryables(callerOf(context), spaceId);
+  const { queryables } = await context.hub.ogc.collection(callerOf(context), spaceId);
   const body = {
     $schema: 'https://json-schema.org/draft/2019-09/schema',
     $id: base.href(`/collections/${encodeURIComponent(spaceId)}/queryables`),

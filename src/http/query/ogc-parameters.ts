@@ -93,7 +93,8 @@ export function ogcDatetime(query: RawQuery): PropertyCondition[] {
 
 /**
  * Every parameter that is not reserved is `name=value`: the property `name` equals the value, typed as the
- * hub's `p.name=value` is (numbers, booleans, quoted strings, `.null`; API.md 5.5). Values are not split on commas.
+ * hub's `p.name=value` is (numbers, booleans, quoted strings, `.null`; API.md 5.5), where a number or boolean
+ * matches its text too. Values are not split on commas.
  */
 export function ogcPropertyFilters(query: RawQuery): PropertyCondition[] {
   const conditions: PropertyCondition[] = [];
@@ -104,7 +105,10 @@ export function ogcPropertyFilters(query: RawQuery): PropertyCondition[] {
     const value = equals < 0 ? '' : formDecode(segment.slice(equals + 1));
     if (name === undefined || value === undefined) throw hubError('ogcInvalidFilterName', { problem: 'malformed percent-encoding' });
     if (name === '') throw hubError('ogcInvalidFilterName', { problem: 'a filter needs a property name' });
-    conditions.push({ path: ['properties', name], op: 'eq', values: [typeScalar(value)] });
+    const typed = typeScalar(value);
+    // A number or boolean also matches its text: GDAL quotes every literal, and stored values are often numeric strings.
+    const values = typeof typed === 'number' || typeof typed === 'boolean' ? [typed, value] : [typed];
+    conditions.push({ path: ['properties', name], op: 'eq', values });
   }
   checkListLength('property filters', conditions.length);
   return conditions;

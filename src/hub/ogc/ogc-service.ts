@@ -14,6 +14,8 @@ export interface Collection {
   title: string;
   description?: string;
   extent?: BBox;
+  /** The properties the space's statistics found (sampled on large spaces), with their types where known. */
+  queryables: Queryable[];
   /** Changes with the space's content and definition. */
   etag: string;
 }
@@ -50,16 +52,18 @@ const SCHEMA_TYPES: Record<string, string> = { string: 'string', number: 'number
 export class OgcService {
   constructor(private readonly spaces: SpaceService, private readonly features: FeatureService, private readonly statistics: StatisticsService) {}
 
-  /** The collection of one space: its definition as the caller sees it, its extent from the space statistics. */
+  /** The collection of one space: its definition as the caller sees it, its extent and queryables from the space statistics. */
   async collection(caller: Claims, spaceId: string): Promise<Collection> {
     const { body, etag } = await this.statistics.statistics(caller, spaceId);
     const view = await this.spaces.get(caller, spaceId);
     const bbox = (body.bbox as { value: number[] }).value;
+    const properties = (body.properties as { value: Array<{ key: string; datatype?: string }> }).value;
     return {
       id: spaceId,
       title: text(view.title) ?? spaceId,
       description: text(view.description),
       extent: bbox.length === 4 ? bbox as BBox : undefined,
+      queryables: properties.map((property) => ({ name: property.key, type: property.datatype ? SCHEMA_TYPES[property.datatype] : undefined })),
       etag: `${etag}-${String(view.updatedAt)}`,
     };
   }
@@ -69,13 +73,6 @@ export class OgcService {
     for await (const page of this.spaces.list(caller, { owner: '*', readableOnly: true })) {
       yield await Promise.all(page.map((space) => this.collection(caller, space.id as string)));
     }
-  }
-
-  /** The properties the space's statistics found, with their types where known. */
-  async queryables(caller: Claims, spaceId: string): Promise<Queryable[]> {
-    const { body } = await this.statistics.statistics(caller, spaceId);
-    const properties = (body.properties as { value: Array<{ key: string; datatype?: string }> }).value;
-    return properties.map((property) => ({ name: property.key, type: property.datatype ? SCHEMA_TYPES[property.datatype] : undefined }));
   }
 
   /** One keyset page of items in insertion order: the stored texts stream as iterate's do. */
