@@ -27,29 +27,23 @@ export function ogcFormat(context: HandlerContext): OgcFormat {
 const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 
 /**
- * Where links point and what they carry: the request's own origin (the `Host` header; X-Forwarded-* are not
- * honoured), and the client's `access_token` only when it came in the URL, so that a client following links
- * (GDAL) stays authenticated while a token sent in a header never appears in a body.
+ * Where links point: the request's own origin (the `Host` header; X-Forwarded-* are not honoured). Links never
+ * carry the token, whether it came in a header or as `access_token=`: no answer holds a token, and GDAL adds the
+ * query of the URL it was opened with (`OAPIF:…/ogc?access_token=…`) to every request it makes, `next` links too.
  */
 export interface LinkBase {
   root: string;
-  /** `access_token=…` with the `&` or `?` it needs, or ''. */
-  token(separator: '?' | '&'): string;
   href(path: string, parameters?: Record<string, string>): string;
 }
 
 export function linkBase(context: HandlerContext): LinkBase {
   const host = context.request.headers.host;
   const root = `${context.request.protocol}://${host !== undefined && HOST.test(host) ? host : 'localhost'}/ogc`;
-  const given = context.query.first('access_token');
-  const token = (separator: '?' | '&') => (given ? `${separator}access_token=${encodeURIComponent(given)}` : '');
   return {
     root,
-    token,
     href: (path, parameters = {}) => {
       const search = new URLSearchParams(parameters).toString();
-      const url = `${root}${path}${search === '' ? '' : `?${search}`}`;
-      return url + token(search === '' ? '?' : '&');
+      return `${root}${path}${search === '' ? '' : `?${search}`}`;
     },
   };
 }
