@@ -1,6 +1,7 @@
 // OGC API Features over the hub: spaces as collections, items as keyset pages of iterate, queryables from statistics.
 import type { BBox } from '../../geo/bbox.js';
 import type { Position } from '../../geo/geometry.js';
+import { HubError } from '../../core/errors.js';
 import type { PropertyCondition, SpatialFilter } from '../../core/feature-query.js';
 import type { Claims } from '../access/claims.js';
 import type { FeatureService, IteratePage, SingleFeature } from '../features/feature-service.js';
@@ -16,8 +17,6 @@ export interface Collection {
   extent?: BBox;
   /** The properties the space's statistics found (sampled on large spaces), with their types where known. */
   queryables: Queryable[];
-  /** Changes with the space's content and definition. */
-  etag: string;
 }
 
 /** What an items request selects: an area (west ≤ east, or across the antimeridian when west > east), equality filters, a page. */
@@ -44,6 +43,9 @@ function areaOf(box: BBox): SpatialFilter {
   return { kind: 'geometry', geometry: { type: 'MultiPolygon', coordinates: [ring(west, 180), ring(-180, east)] }, bounds: [-180, south, 180, north] };
 }
 
+/** Statistics reads run at once while listing collections. */
+const CONCURRENT_STATISTICS = 4;
+
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 
 /** Statistics datatypes as JSON Schema types; anything else is left untyped. */
@@ -54,7 +56,7 @@ export class OgcService {
 
   /** The collection of one space: its definition as the caller sees it, its extent and queryables from the space statistics. */
   async collection(caller: Claims, spaceId: string): Promise<Collection> {
-    const { body, etag } = await this.statistics.statistics(caller, spaceId);
+    const { body } = await this.statistics.statistics(caller, spaceId);
     const view = await this.spaces.get(caller, spaceId);
     const bbox = (body.bbox as { value: number[] }).value;
     const properties = (body.properties as { value: Array<{ key: string; datatype?: string }> }).value;
@@ -64,14 +66,26 @@ export class OgcService {
       description: text(view.description),
       extent: bbox.length === 4 ? bbox as BBox : undefined,
       queryables: properties.map((property) => ({ name: property.key, type: property.datatype ? SCHEMA_TYPES[property.datatype] : undefined })),
-      etag: `${etag}-${String(view.updatedAt)}`,
     };
   }
 
-  /** One collection per space the caller may read, a page of spaces at a time; each costs a statistics read for its extent. */
+  /**
+   * One collection per space the caller may read, a page of spaces at a time; each costs a statistics read, a few
+   * at a time so that a long list does not take every database connection. A space deleted meanwhile is left out.
+   */
   async *collections(caller: Claims): AsyncIterable<Collection[]> {
+    const unlessGone = (error: unknown) => {
+      if (error instanceof HubError && error.status === 404) return undefined;
+      throw error;
+    };
     for await (const page of this.spaces.list(caller, { owner: '*', readableOnly: true })) {
-      yield await Promise.all(page.map((space) => this.collection(caller, space.id as string)));
+      const found: Collection[] = [];
+      for (let start = 0; start < page.length; start += CONCURRENT_STATISTICS) {
+        const batch = page.slice(start, start + CONCURRENT_STATISTICS);
+        const collections = await Promise.all(batch.map((space) => this.collection(caller, space.id as string).catch(unlessGone)));
+        found.push(...collections.filter((collection): collection is Collection => collection !== undefined));
+      }
+      yield found;
     }
   }
 
