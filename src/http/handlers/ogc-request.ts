@@ -1,9 +1,9 @@
-// What every OGC API handler needs from the request: the format asked for, the links' origin and token, and the read options.
+// What every OGC API handler needs from the request: the format asked for, the links' origin, and the read options.
 import { hubError } from '../../core/errors.js';
 import type { ReadOptions } from '../../hub/features/read-pipeline.js';
 import { clientGone } from '../reply/read-reply.js';
 import type { HandlerContext } from '../request-context.js';
-import { readOptions } from './read-parameters.js';
+import { etagKey } from './read-parameters.js';
 
 export type OgcFormat = 'json' | 'html';
 
@@ -50,6 +50,5 @@ export function linkBase(context: HandlerContext): LinkBase {
 
 /** Read options without transforms; the ETag tells formats and origins apart, as their bodies differ. */
 export function ogcReadOptions(context: HandlerContext, format: OgcFormat): ReadOptions {
-  const base = readOptions(context);
-  return { transforms: [], etagKey: `${base.etagKey}\n${format}\n${linkBase(context).href('')}`, signal: clientGone(context.reply) };
+  return { transforms: [], etagKey: `${etagKey(context)}\n${format}\n${linkBase(context).root}`, signal: clientGone(context.reply) };
 }
