@@ -3,6 +3,8 @@ import { countFeatures, getFeature, getFeaturesById, iterateFeatures, searchFeat
 import { deleteFeature, deleteFeatures, patchFeature, postFeatures, putFeature, putFeatures } from './handlers/feature-writes.js';
 import { createAccount, login, logout, me } from './handlers/accounts.js';
 import { hubInfo } from './handlers/hub-info.js';
+import { ogcCreateItem, ogcDeleteItem, ogcItem, ogcItems, ogcReplaceItem, ogcUpdateItem } from './handlers/ogc-items.js';
+import { ogcApi, ogcCollection, ogcCollections, ogcConformance, ogcLanding, ogcQueryables } from './handlers/ogc-pages.js';
 import { createProject, deleteProject, getProject, listProjects, patchProject, replaceProject } from './handlers/projects.js';
 import { bboxFeatures, spatialFeatures, spatialFeaturesByGeometry, tileFeatures } from './handlers/spatial-reads.js';
 import { createSpace, deleteSpace, getSpace, listSpaces, patchSpace } from './handlers/spaces.js';
@@ -29,6 +31,8 @@ const SPACE = '/hub/spaces/:spaceId';
 const FEATURE = `${SPACE}/features/:featureId`;
 const PROJECTS = '/project-api/projects';
 const PROJECT = `${PROJECTS}/:projectId`;
+const COLLECTION = '/ogc/collections/:spaceId';
+const ITEM = `${COLLECTION}/items/:featureId`;
 
 export const routes: Route[] = [
   { method: 'GET', path: '/', public: true, handler: rootPage },
@@ -83,4 +87,18 @@ export const routes: Route[] = [
   { method: 'GET', path: VIEWER_PATH, public: true, handler: viewerPage },
   { method: 'GET', path: `${VIEWER_PATH}:file`, public: true, handler: viewerFile },
   { method: 'GET', path: `${VIEWER_PATH}lib/:file`, public: true, handler: viewerLibrary },
+
+  // OGC API Features (Part 1, Part 4): landing page and conformance are public; the API definition lists the caller's collections (docs/decisions.md)
+  { method: 'GET', path: '/ogc', public: true, handler: ogcLanding },
+  { method: 'GET', path: '/ogc/conformance', public: true, handler: ogcConformance },
+  { method: 'GET', path: '/ogc/api', handler: ogcApi },
+  { method: 'GET', path: '/ogc/collections', handler: ogcCollections },
+  { method: 'GET', path: COLLECTION, handler: ogcCollection },
+  { method: 'GET', path: `${COLLECTION}/queryables`, handler: ogcQueryables },
+  { method: 'GET', path: `${COLLECTION}/items`, handler: ogcItems },
+  { method: 'POST', path: `${COLLECTION}/items`, handler: ogcCreateItem },
+  { method: 'GET', path: ITEM, handler: ogcItem },
+  { method: 'PUT', path: ITEM, handler: ogcReplaceItem },
+  { method: 'PATCH', path: ITEM, handler: ogcUpdateItem },
+  { method: 'DELETE', path: ITEM, handler: ogcDeleteItem },
 ];

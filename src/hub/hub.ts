@@ -5,6 +5,7 @@ import { AccountService } from './access/account-service.js';
 import { TokenService } from './access/token-service.js';
 import { FeatureService } from './features/feature-service.js';
 import { SpatialService } from './features/spatial-service.js';
+import { OgcService } from './ogc/ogc-service.js';
 import { ProjectService } from './projects/project-service.js';
 import { SpaceService } from './spaces/space-service.js';
 import { StatisticsService } from './features/statistics-service.js';
@@ -33,6 +34,7 @@ export class Hub {
   readonly projects: ProjectService;
   readonly accounts: AccountService;
   readonly tokens: TokenService;
+  readonly ogc: OgcService;
 
   constructor(readonly storage: Storage, readonly info: HubInfo, options: HubOptions = {}) {
     this.spaces = new SpaceService(storage, storage.engine, options.spacePageSize);
@@ -43,5 +45,6 @@ export class Hub {
     this.projects = new ProjectService(storage);
     this.accounts = new AccountService(storage, options.sessionTtl);
     this.tokens = new TokenService(storage, this.access);
+    this.ogc = new OgcService(this.spaces, this.features, this.statistics);
   }
 }

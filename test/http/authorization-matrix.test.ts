@@ -34,6 +34,8 @@ interface Case {
 const feature = (id: string) => ({ type: 'Feature', id, geometry: { type: 'Point', coordinates: [8.5, 50.1] }, properties: { n: 1 } });
 const SPACE = '/hub/spaces/:spaceId';
 const FEATURE = `${SPACE}/features/:featureId`;
+const COLLECTION = '/ogc/collections/:spaceId';
+const ITEM = `${COLLECTION}/items/:featureId`;
 
 /** One row per route of the table, keyed `METHOD path`. */
 const CASES: Record<string, Case> = {
@@ -61,6 +63,18 @@ const CASES: Record<string, Case> = {
   [`GET ${SPACE}/tile/:type/:tileId`]: { kind: 'read', request: (s) => ({ path: `/hub/spaces/${s}/tile/web/0_0_0` }) },
   [`GET ${SPACE}/spatial`]: { kind: 'read', request: (s) => ({ path: `/hub/spaces/${s}/spatial?lat=50.1&lon=8.5&radius=100` }) },
   [`POST ${SPACE}/spatial`]: { kind: 'read', request: (s) => ({ path: `/hub/spaces/${s}/spatial`, body: { type: 'Point', coordinates: [8.5, 50.1] } }) },
+  'GET /ogc': { kind: 'public', request: () => ({ path: '/ogc' }) },
+  'GET /ogc/conformance': { kind: 'public', request: () => ({ path: '/ogc/conformance' }) },
+  'GET /ogc/api': { kind: 'list', request: () => ({ path: '/ogc/api' }) },
+  'GET /ogc/collections': { kind: 'list', request: () => ({ path: '/ogc/collections' }) },
+  [`GET ${COLLECTION}`]: { kind: 'read', request: (s) => ({ path: `/ogc/collections/${s}` }) },
+  [`GET ${COLLECTION}/queryables`]: { kind: 'read', request: (s) => ({ path: `/ogc/collections/${s}/queryables` }) },
+  [`GET ${COLLECTION}/items`]: { kind: 'read', request: (s) => ({ path: `/ogc/collections/${s}/items?bbox=8,50,9,51` }) },
+  [`POST ${COLLECTION}/items`]: { kind: 'insert', request: (s) => ({ path: `/ogc/collections/${s}/items`, body: feature('f9') }) },
+  [`GET ${ITEM}`]: { kind: 'read', request: (s) => ({ path: `/ogc/collections/${s}/items/f1` }) },
+  [`PUT ${ITEM}`]: { kind: 'update', request: (s) => ({ path: `/ogc/collections/${s}/items/f1`, body: { ...feature('f1'), properties: { n: 2 } } }) },
+  [`PATCH ${ITEM}`]: { kind: 'update', request: (s) => ({ path: `/ogc/collections/${s}/items/f1`, body: { type: 'Feature', properties: { n: 3 } } }) },
+  [`DELETE ${ITEM}`]: { kind: 'remove', request: (s) => ({ path: `/ogc/collections/${s}/items/f1` }) },
   'GET /project-api/projects': { kind: 'projectList', request: () => ({ path: '/project-api/projects' }) },
   'POST /project-api/projects': { kind: 'projectCreate', request: () => ({ path: '/project-api/projects', body: { title: 'new' } }) },
   'GET /project-api/projects/:projectId': { kind: 'projectRead', request: (p) => ({ path: `/project-api/projects/${p}` }) },

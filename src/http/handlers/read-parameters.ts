@@ -11,7 +11,7 @@ export function featureFilter(context: HandlerContext): FeatureFilter {
 }
 
 /** The request without its credentials identifies the answer for the ETag. */
-function etagKey(context: HandlerContext): string {
+export function etagKey(context: HandlerContext): string {
   const url = context.request.url.replace(/([?&])access_token=[^&]*/gi, '$1');
   return `${context.request.method} ${url}`;
 }

@@ -35,7 +35,11 @@ function toHubError(raised: unknown, request: FastifyRequest): HubError {
   return hubError('internal');
 }
 
-function errorBody(hub: HubError, streamId: string): object {
+/** Paths of the OGC API, whose errors take its exception shape (OGC API Features 7.5.1) instead of the hub's. */
+const isOgcPath = (url: string): boolean => /^\/ogc(?:[/?#]|$)/.test(url);
+
+function errorBody(hub: HubError, streamId: string, ogc = false): object {
+  if (ogc) return { code: hub.code, description: hub.message };
   return hub.shape === 'error'
     ? { type: 'error', statusCode: hub.status, reasonPhrase: STATUS_CODES[hub.status], message: hub.message, code: hub.code, streamId }
     : { type: 'ErrorResponse', streamId, error: hub.kind, errorMessage: hub.message, code: hub.code, ...(hub.details ? { errorDetails: hub.details } : {}) };
@@ -46,7 +50,7 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
   const streamId = String(reply.getHeader('stream-id') ?? '');
   if (hub.retryAfter !== undefined) reply.header('retry-after', String(hub.retryAfter));
   if (hub.shape === 'text') return reply.status(hub.status).type('text/plain; charset=utf-8').send(hub.message);
-  return reply.status(hub.status).type('application/json').send(errorBody(hub, streamId));
+  return reply.status(hub.status).type('application/json').send(errorBody(hub, streamId, isOgcPath(request.url)));
 }
 
 /** CORS answer headers for requests that never reached the CORS hook (API.md 1.9: every answer carries them). */

@@ -112,7 +112,12 @@ export function sendJsonRead(request: FastifyRequest, reply: FastifyReply, body:
 
 /** A JSON document sent as its stored text (a project); its ETag is a digest of that text, which changes with every write. */
 export function sendStoredJson(request: FastifyRequest, reply: FastifyReply, json: string): FastifyReply {
-  const etag = `"${createHash('sha1').update(json).digest('hex').slice(0, 32)}"`;
+  return sendTextRead(request, reply, json, 'application/json');
+}
+
+/** A text answer (a JSON document or an HTML page) whose ETag is a digest of the text itself. */
+export function sendTextRead(request: FastifyRequest, reply: FastifyReply, text: string, type: string): FastifyReply {
+  const etag = `"${createHash('sha1').update(text).digest('hex').slice(0, 32)}"`;
   if (notModified(request, reply, etag)) return reply;
-  return reply.type('application/json').send(json);
+  return reply.type(type).send(text);
 }

@@ -27,6 +27,12 @@ export interface SingleWrite extends WriteOptions {
   prefixId: string;
 }
 
+/** A page of an iterate read; `returned` and `lastSeq` are final once its features have been consumed. */
+export interface IteratePage extends FeatureCollectionStream {
+  returned(): number;
+  lastSeq(): number;
+}
+
 export interface SingleFeature { etag: string; cacheTTL?: number; json: string }
 
 /** An MVT answer; `tile` is empty when no feature lies in the tile. */
@@ -140,6 +146,17 @@ export class FeatureService {
 
   /** A handle is the last insertion sequence returned; one comes back only when the page is full (API.md 5.7). */
   async iterate(caller: Claims, spaceId: string, filter: FeatureFilter, afterSeq: number, limit: number, options: ReadOptions): Promise<FeatureCollectionStream> {
+    const page = await this.iteratePage(caller, spaceId, filter, afterSeq, limit, options);
+    const handle = () => String(page.lastSeq());
+    return { ...page, trailer: () => (page.returned() === limit ? { handle: handle(), nextPageToken: handle() } : {}) };
+  }
+
+  /**
+   * One keyset page in insertion order after `afterSeq`, optionally in an area (OGC items): once its features
+   * have been consumed, `returned` and `lastSeq` tell how many came and where the next page starts.
+   */
+  async iteratePage(caller: Claims, spaceId: string, filter: Omit<FeatureQuery, 'ids' | 'afterSeq' | 'limit'>, afterSeq: number, limit: number,
+    options: ReadOptions): Promise<IteratePage> {
     const space = await this.readable(caller, spaceId);
     let returned = 0;
     let lastSeq = afterSeq;
@@ -151,7 +168,9 @@ export class FeatureService {
       etag: contentEtag(space, options.etagKey),
       cacheTTL: cacheTTLOf(space.definition),
       features: renderPages(this.storage.features, space, { ...filter, afterSeq, limit }, options, onPage),
-      trailer: () => (returned === limit ? { handle: String(lastSeq), nextPageToken: String(lastSeq) } : {}),
+      trailer: () => ({}),
+      returned: () => returned,
+      lastSeq: () => lastSeq,
     };
   }
 

@@ -22,6 +22,8 @@ export interface SpaceListQuery {
   includeRights?: boolean;
   /** Storage, listeners and processors are listed only when asked for, and only to whom may see them. */
   includeConnectors?: boolean;
+  /** Only the spaces whose features the caller may read (OGC collections): shared ones or with readFeatures. */
+  readableOnly?: boolean;
 }
 
 /** The actions that give access to a space (API.md 3.6), in the order `includeRights` lists them. */
@@ -135,7 +137,8 @@ export class SpaceService {
     else if (typeof query.owner === 'object') filter.owner = { is: query.owner.owner };
     if (Array.isArray(granted)) filter.sharedOrOwnedBy = granted;
     for await (const page of this.storage.spaces.list(filter, this.listPageSize)) {
-      const visible = granted === undefined ? page.filter((space) => this.canAccess(claims, space)) : page;
+      const accessible = granted === undefined ? page.filter((space) => this.canAccess(claims, space)) : page;
+      const visible = query.readableOnly ? accessible.filter((space) => space.definition.shared === true || hasRight(claims, 'readFeatures', resourceOf(space))) : accessible;
       if (visible.length > 0) yield visible.map((space) => this.view(claims, space, query));
     }
   }

@@ -1,0 +1,113 @@
+// Handlers of OGC API Features items: keyset pages of a collection's features, one item, and the Part 4 writes.
+import type { IteratePage } from '../../hub/features/feature-service.js';
+import { bodyStream } from '../body/body-stream.js';
+import { readJsonObject } from '../body/json-body.js';
+import { checkCrs, ogcBbox, ogcDatetime, ogcHandle, ogcLimit, ogcPropertyFilters } from '../query/ogc-parameters.js';
+import { featureDetail, featureRows, type Link, linkList, page } from '../reply/ogc-html.js';
+import { sendFeatureCollection, sendFeatureText, sendTextRead } from '../reply/read-reply.js';
+import { callerOf, type HandlerContext } from '../request-context.js';
+import { type LinkBase, linkBase, ogcFormat, ogcReadOptions } from './ogc-request.js';
+
+const GEOJSON = 'application/geo+json';
+const HTML_TYPE = 'text/html';
+
+const itemsPath = (spaceId: string) => `/collections/${encodeURIComponent(spaceId)}/items`;
+
+/** The request's own parameters, without `f`, `handle` and the token, for the links of a page. */
+function pageParameters(context: HandlerContext): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [name, value] of new URLSearchParams(context.request.url.split('?')[1] ?? '')) {
+    const key = name.toLowerCase();
+    if (key !== 'f' && key !== 'handle' && key !== 'access_token' && !(name in kept)) kept[name] = value;
+  }
+  return kept;
+}
+
+/** `self`, the other format, `collection`, and `next` when the page came full (keyset: the handle is its last sequence). */
+function pageLinks(context: HandlerContext, base: LinkBase, result: IteratePage, limit: number, html: boolean): Link[] {
+  const { spaceId } = context.params;
+  const parameters = pageParameters(context);
+  const handle = context.query.first('handle');
+  const here = handle ? { ...parameters, handle } : parameters;
+  const links: Link[] = [
+    { href: base.href(itemsPath(spaceId), { ...here, f: html ? 'html' : 'json' }), rel: 'self', type: html ? HTML_TYPE : GEOJSON, title: 'this page' },
+    { href: base.href(itemsPath(spaceId), { ...here, f: html ? 'json' : 'html' }), rel: 'alternate', type: html ? GEOJSON : HTML_TYPE, title: 'this page in the other format' },
+    { href: base.href(`/collections/${encodeURIComponent(spaceId)}`), rel: 'collection', type: 'application/json', title: 'the collection' },
+  ];
+  if (result.returned() === limit) {
+    const next = { ...parameters, handle: String(result.lastSeq()), ...(html ? { f: 'html' } : {}) };
+    links.push({ href: base.href(itemsPath(spaceId), next), rel: 'next', type: html ? HTML_TYPE : GEOJSON, title: 'next page' });
+  }
+  return links;
+}
+
+/**
+ * One page: the stored feature texts stream as for iterate (no parse per feature), the links and
+ * `numberReturned` follow the features. `numberMatched` is not given: counting would cost a second query per page.
+ */
+export async function ogcItems(context: HandlerContext): Promise<unknown> {
+  const format = ogcFormat(context);
+  const limit = ogcLimit(context.query);
+  checkCrs(context.query);
+  const query = {
+    bbox: ogcBbox(context.query),
+    properties: [...ogcPropertyFilters(context.query), ...ogcDatetime(context.query)],
+    afterSeq: ogcHandle(context.query),
+    limit,
+  };
+  const base = linkBase(context);
+  const result = await context.hub.ogc.items(callerOf(context), context.params.spaceId, query, ogcReadOptions(context, format));
+  if (format === 'json') {
+    const trailer = () => ({ links: pageLinks(context, base, result, limit, false), numberReturned: result.returned(), timeStamp: new Date().toISOString() });
+    return sendFeatureCollection(context.request, context.reply, { ...result, trailer });
+  }
+  const texts: string[] = [];
+  for await (const text of result.features) texts.push(text.toString());
+  const features = JSON.parse(`[${texts.filter((text) => text.length > 0).join(',')}]`) as Array<{ id?: unknown }>;
+  const itemHref = (id: string) => base.href(`${itemsPath(context.params.spaceId)}/${encodeURIComponent(id)}`, { f: 'html' });
+  const body = `<p>${features.length} features</p>${featureRows(features, itemHref)}${linkList(pageLinks(context, base, result, limit, true))}`;
+  return sendTextRead(context.request, context.reply, page(`Items of ${context.params.spaceId}`, body), HTML_TYPE);
+}
+
+export async function ogcItem(context: HandlerContext): Promise<unknown> {
+  const format = ogcFormat(context);
+  const { spaceId, featureId } = context.params;
+  const feature = await context.hub.ogc.item(callerOf(context), spaceId, featureId, ogcReadOptions(context, format));
+  if (format === 'json') return sendFeatureText(context.request, context.reply, feature.json, feature.etag, feature.cacheTTL);
+  const base = linkBase(context);
+  const links: Link[] = [
+    { href: base.href(`${itemsPath(spaceId)}/${encodeURIComponent(featureId)}`, { f: 'json' }), rel: 'alternate', type: GEOJSON, title: 'this item as GeoJSON' },
+    { href: base.href(itemsPath(spaceId), { f: 'html' }), rel: 'collection', type: HTML_TYPE, title: 'the items of the collection' },
+  ];
+  return sendTextRead(context.request, context.reply, page(`Item ${featureId}`, featureDetail(JSON.parse(feature.json) as object) + linkList(links)), HTML_TYPE);
+}
+
+const WRITE_DEFAULTS = { addTags: [], removeTags: [], prefixId: '', transactional: true, respond: true };
+
+/** Part 4 create: the server keeps the body's id or assigns one; 201 with the new item's location. */
+export async function ogcCreateItem(context: HandlerContext): Promise<unknown> {
+  const feature = await readJsonObject(bodyStream(context.request.raw, context.maxBody), 'invalidJsonFeatures');
+  const { spaceId } = context.params;
+  const result = await context.hub.features.writeCollection({
+    caller: callerOf(context), spaceId, body: { type: 'Feature', feature }, onExists: 'error', onNotExists: 'create', onConflict: 'error', ...WRITE_DEFAULTS,
+  });
+  const id = result.inserted[0];
+  return context.reply.code(201).header('location', `${linkBase(context).root}${itemsPath(spaceId)}/${encodeURIComponent(id)}`)
+    .type(GEOJSON).send(result.features[0]);
+}
+
+/** Part 4 replace (PUT, which creates a missing item as the hub's PUT does) and update (PATCH, a merge patch). */
+async function writeItem(context: HandlerContext, mode: 'put' | 'patch'): Promise<unknown> {
+  const body = await readJsonObject(bodyStream(context.request.raw, context.maxBody), 'invalidJsonFeatures');
+  const { spaceId, featureId } = context.params;
+  const json = await context.hub.features.writeOne({ caller: callerOf(context), spaceId, featureId, body, ...WRITE_DEFAULTS }, mode);
+  return context.reply.type(GEOJSON).send(json);
+}
+
+export const ogcReplaceItem = (context: HandlerContext) => writeItem(context, 'put');
+export const ogcUpdateItem = (context: HandlerContext) => writeItem(context, 'patch');
+
+export async function ogcDeleteItem(context: HandlerContext): Promise<unknown> {
+  await context.hub.features.deleteOne(callerOf(context), context.params.spaceId, context.params.featureId);
+  return context.reply.code(204).send();
+}

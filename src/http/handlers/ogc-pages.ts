@@ -1,0 +1,172 @@
+// Handlers of the OGC API Features documents: landing page, conformance, API definition, collections and queryables.
+import type { Collection } from '../../hub/ogc/ogc-service.js';
+import { CRS84, OGC_DEFAULT_LIMIT, OGC_MAX_LIMIT } from '../query/ogc-parameters.js';
+import { collectionRows, escapeHtml, type Link, linkList, page, queryableRows } from '../reply/ogc-html.js';
+import { sendTextRead } from '../reply/read-reply.js';
+import { callerOf, type HandlerContext } from '../request-context.js';
+import { type LinkBase, linkBase, type OgcFormat, ogcFormat } from './ogc-request.js';
+
+const JSON_TYPE = 'application/json';
+const GEOJSON = 'application/geo+json';
+const HTML_TYPE = 'text/html';
+const OPENAPI = 'application/vnd.oai.openapi+json;version=3.0';
+
+/** The conformance classes served: Part 1 core, GeoJSON, HTML and OpenAPI 3.0; Part 4 create/replace/delete and update. */
+export const CONFORMANCE = [
+  'http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core',
+  'http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson',
+  'http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/html',
+  'http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/oas30',
+  'http://www.opengis.net/spec/ogcapi-features-4/1.0/conf/create-replace-delete',
+  'http://www.opengis.net/spec/ogcapi-features-4/1.0/conf/update',
+];
+
+/** The link to this document in the other format, after `self`. */
+function selfLinks(base: LinkBase, path: string, format: OgcFormat, jsonType = JSON_TYPE): Link[] {
+  const json = { href: base.href(path, { f: 'json' }), type: jsonType };
+  const html = { href: base.href(path, { f: 'html' }), type: HTML_TYPE };
+  return format === 'json'
+    ? [{ ...json, rel: 'self', title: 'this document' }, { ...html, rel: 'alternate', title: 'this document as HTML' }]
+    : [{ ...html, rel: 'self', title: 'this document' }, { ...json, rel: 'alternate', title: 'this document as JSON' }];
+}
+
+function send(context: HandlerContext, format: OgcFormat, body: object, html: () => string): unknown {
+  return format === 'json'
+    ? sendTextRead(context.request, context.reply, JSON.stringify(body), JSON_TYPE)
+    : sendTextRead(context.request, context.reply, html(), HTML_TYPE);
+}
+
+export async function ogcLanding(context: HandlerContext): Promise<unknown> {
+  const format = ogcFormat(context);
+  const base = linkBase(context);
+  const links: Link[] = [
+    ...selfLinks(base, '', format),
+    { href: base.href('/api'), rel: 'service-desc', type: OPENAPI, title: 'the API definition' },
+    { href: base.href('/api', { f: 'html' }), rel: 'service-doc', type: HTML_TYPE, title: 'the API documentation' },
+    { href: base.href('/conformance'), rel: 'conformance', type: JSON_TYPE, title: 'conformance classes' },
+    { href: base.href('/collections'), rel: 'data', type: JSON_TYPE, title: 'collections' },
+  ];
+  const title = 'Spatial Data Hub: OGC API Features';
+  const description = 'The spaces of this hub as OGC API Features collections.';
+  return send(context, format, { title, description, links }, () => page(title, `<p>${description}</p>${linkList(links)}`));
+}
+
+export async function ogcConformance(context: HandlerContext): Promise<unknown> {
+  const format = ogcFormat(context);
+  return send(context, format, { conformsTo: CONFORMANCE }, () => page('Conformance', `<ul>${CONFORMANCE.map((uri) => `<li>${escapeHtml(uri)}</li>`).join('')}</ul>`));
+}
+
+/**
+ * A minimal OpenAPI 3.0 definition: the paths and the items parameters, with the limit's default and maximum. Each
+ * collection the caller may read gets its own items path listing its queryables as query parameters: that is where
+ * GDAL's OAPIF driver looks for the properties it may filter on the server.
+ */
+function openApi(base: LinkBase, collections: Collection[]): object {
+  const get = (summary: string, parameters: object[] = []) => ({ get: { summary, parameters, responses: { 200: { description: 'OK' } } } });
+  const collectionId = { name: 'collectionId', in: 'path', required: true, schema: { type: 'string' } };
+  const featureId = { name: 'featureId', in: 'path', required: true, schema: { type: 'string' } };
+  const query = (name: string, schema: object) => ({ name, in: 'query', required: false, schema });
+  const itemParameters = [
+    query('limit', { type: 'integer', minimum: 1, maximum: OGC_MAX_LIMIT, default: OGC_DEFAULT_LIMIT }),
+    { ...query('bbox', { type: 'array', minItems: 4, maxItems: 6, items: { type: 'number' } }), style: 'form', explode: false },
+    query('bbox-crs', { type: 'string', enum: [CRS84] }),
+    query('datetime', { type: 'string' }),
+  ];
+  const perCollection = Object.fromEntries(collections.map((collection) => [
+    `/collections/${collection.id}/items`,
+    get(`Items of ${collection.id}`, [...itemParameters, ...collection.queryables.map((q) => query(q.name, q.type ? { type: q.type } : {}))]),
+  ]));
+  return {
+    openapi: '3.0.3',
+    info: { title: 'Spatial Data Hub: OGC API Features', version: '1.0.0' },
+    servers: [{ url: base.root }],
+    paths: {
+      '/': get('Landing page'),
+      '/conformance': get('Conformance classes'),
+      '/collections': get('The collections: one per readable space'),
+      '/collections/{collectionId}': get('One collection', [collectionId]),
+      '/collections/{collectionId}/queryables': get('The properties items can be filtered by', [collectionId]),
+      '/collections/{collectionId}/items': get('Items, in insertion order, paged by next links', [collectionId, ...itemParameters]),
+      '/collections/{collectionId}/items/{featureId}': get('One item', [collectionId, featureId]),
+      ...perCollection,
+    },
+  };
+}
+
+/** Every collection the caller may read, with its extent and queryables. */
+async function readableCollections(context: HandlerContext): Promise<Collection[]> {
+  const collections: Collection[] = [];
+  for await (const found of context.hub.ogc.collections(callerOf(context))) collections.push(...found);
+  return collections;
+}
+
+export async function ogcApi(context: HandlerContext): Promise<unknown> {
+  const format = ogcFormat(context);
+  const base = linkBase(context);
+  const body = openApi(base, await readableCollections(context));
+  const paths = Object.keys((body as { paths: object }).paths);
+  return format === 'json'
+    // With its charset given, Fastify leaves the type as written; GDAL needs `;version=3.0` unquoted.
+    ? sendTextRead(context.request, context.reply, JSON.stringify(body), `${OPENAPI};charset=utf-8`)
+    : sendTextRead(context.request, context.reply, page('API', `<p>OpenAPI 3.0 definition: <a href="${escapeHtml(base.href('/api', { f: 'json' }))}">JSON</a></p><ul>${paths.map((path) => `<li>${escapeHtml(path)}</li>`).join('')}</ul>`), HTML_TYPE);
+}
+
+/** A collection as OGC describes it, with its items link. */
+function collectionBody(base: LinkBase, collection: Collection, format: OgcFormat, self: boolean): object {
+  const path = `/collections/${encodeURIComponent(collection.id)}`;
+  const links: Link[] = [
+    ...(self ? selfLinks(base, path, format) : [{ href: base.href(path), rel: 'collection', type: JSON_TYPE, title: collection.title }]),
+    { href: base.href(`${path}/items`), rel: 'items', type: GEOJSON, title: 'items' },
+    { href: base.href(`${path}/items`, { f: 'html' }), rel: 'items', type: HTML_TYPE, title: 'items as HTML' },
+    { href: base.href(`${path}/queryables`), rel: 'http://www.opengis.net/def/rel/ogc/1.0/queryables', type: 'application/schema+json', title: 'queryables' },
+  ];
+  return {
+    id: collection.id,
+    title: collection.title,
+    ...(collection.description ? { description: collection.description } : {}),
+    ...(collection.extent ? { extent: { spatial: { bbox: [collection.extent], crs: CRS84 } } } : {}),
+    itemType: 'feature',
+    crs: [CRS84],
+    links,
+  };
+}
+
+const collectionLinks = (base: LinkBase, collection: Collection) => {
+  const path = `/collections/${encodeURIComponent(collection.id)}`;
+  return { collection, href: base.href(path, { f: 'html' }), items: base.href(`${path}/items`, { f: 'html' }) };
+};
+
+export async function ogcCollections(context: HandlerContext): Promise<unknown> {
+  const format = ogcFormat(context);
+  const base = linkBase(context);
+  const collections = await readableCollections(context);
+  const body = { links: selfLinks(base, '/collections', format), collections: collections.map((collection) => collectionBody(base, collection, format, false)) };
+  return send(context, format, body, () => page('Collections', collectionRows(collections.map((collection) => collectionLinks(base, collection)))));
+}
+
+export async function ogcCollection(context: HandlerContext): Promise<unknown> {
+  const format = ogcFormat(context);
+  const base = linkBase(context);
+  const collection = await context.hub.ogc.collection(callerOf(context), context.params.spaceId);
+  const body = collectionBody(base, collection, format, true);
+  return send(context, format, body, () => page(collection.title, `${collectionRows([collectionLinks(base, collection)])}${linkList((body as { links: Link[] }).links)}`));
+}
+
+export async function ogcQueryables(context: HandlerContext): Promise<unknown> {
+  const format = ogcFormat(context);
+  const base = linkBase(context);
+  const { spaceId } = context.params;
+  const { queryables } = await context.hub.ogc.collection(callerOf(context), spaceId);
+  const body = {
+    $schema: 'https://json-schema.org/draft/2019-09/schema',
+    $id: base.href(`/collections/${encodeURIComponent(spaceId)}/queryables`),
+    type: 'object',
+    title: spaceId,
+    properties: Object.fromEntries(queryables.map((q) => [q.name, { title: q.name, ...(q.type ? { type: q.type } : {}) }])),
+    additionalProperties: true,
+  };
+  const json = JSON.stringify(body);
+  return format === 'json'
+    ? sendTextRead(context.request, context.reply, json, 'application/schema+json')
+    : sendTextRead(context.request, context.reply, page(`Queryables of ${spaceId}`, queryableRows(queryables)), HTML_TYPE);
+}

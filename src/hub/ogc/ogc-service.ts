@@ -1,0 +1,101 @@
+// OGC API Features over the hub: spaces as collections, items as keyset pages of iterate, queryables from statistics.
+import type { BBox } from '../../geo/bbox.js';
+import type { Position } from '../../geo/geometry.js';
+import { HubError } from '../../core/errors.js';
+import type { PropertyCondition, SpatialFilter } from '../../core/feature-query.js';
+import type { Claims } from '../access/claims.js';
+import type { FeatureService, IteratePage, SingleFeature } from '../features/feature-service.js';
+import type { ReadOptions } from '../features/read-pipeline.js';
+import type { StatisticsService } from '../features/statistics-service.js';
+import type { SpaceService } from '../spaces/space-service.js';
+
+/** A space as an OGC collection; `extent` is the statistics bbox (estimated on large spaces), absent when the space is empty. */
+export interface Collection {
+  id: string;
+  title: string;
+  description?: string;
+  extent?: BBox;
+  /** The properties the space's statistics found (sampled on large spaces), with their types where known. */
+  queryables: Queryable[];
+}
+
+/** What an items request selects: an area (west ≤ east, or across the antimeridian when west > east), equality filters, a page. */
+export interface ItemsQuery {
+  bbox?: BBox;
+  properties: PropertyCondition[];
+  afterSeq: number;
+  limit: number;
+}
+
+export interface Queryable {
+  name: string;
+  type?: string;
+}
+
+/**
+ * A box whose west edge lies east of its east edge crosses the antimeridian (OGC API Features 7.15.3):
+ * it becomes the two boxes on either side, as one MultiPolygon.
+ */
+function areaOf(box: BBox): SpatialFilter {
+  const [west, south, east, north] = box;
+  if (west <= east) return { kind: 'box', box };
+  const ring = (w: number, e: number): Position[][] => [[[w, south], [e, south], [e, north], [w, north], [w, south]]];
+  return { kind: 'geometry', geometry: { type: 'MultiPolygon', coordinates: [ring(west, 180), ring(-180, east)] }, bounds: [-180, south, 180, north] };
+}
+
+/** Statistics reads run at once while listing collections. */
+const CONCURRENT_STATISTICS = 4;
+
+const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
+
+/** Statistics datatypes as JSON Schema types; anything else is left untyped. */
+const SCHEMA_TYPES: Record<string, string> = { string: 'string', number: 'number', boolean: 'boolean', array: 'array', object: 'object' };
+
+export class OgcService {
+  constructor(private readonly spaces: SpaceService, private readonly features: FeatureService, private readonly statistics: StatisticsService) {}
+
+  /** The collection of one space: its definition as the caller sees it, its extent and queryables from the space statistics. */
+  async collection(caller: Claims, spaceId: string): Promise<Collection> {
+    const { body } = await this.statistics.statistics(caller, spaceId);
+    const view = await this.spaces.get(caller, spaceId);
+    const bbox = (body.bbox as { value: number[] }).value;
+    const properties = (body.properties as { value: Array<{ key: string; datatype?: string }> }).value;
+    return {
+      id: spaceId,
+      title: text(view.title) ?? spaceId,
+      description: text(view.description),
+      extent: bbox.length === 4 ? bbox as BBox : undefined,
+      queryables: properties.map((property) => ({ name: property.key, type: property.datatype ? SCHEMA_TYPES[property.datatype] : undefined })),
+    };
+  }
+
+  /**
+   * One collection per space the caller may read, a page of spaces at a time; each costs a statistics read, a few
+   * at a time so that a long list does not take every database connection. A space deleted meanwhile is left out.
+   */
+  async *collections(caller: Claims): AsyncIterable<Collection[]> {
+    const unlessGone = (error: unknown) => {
+      if (error instanceof HubError && error.status === 404) return undefined;
+      throw error;
+    };
+    for await (const page of this.spaces.list(caller, { owner: '*', readableOnly: true })) {
+      const found: Collection[] = [];
+      for (let start = 0; start < page.length; start += CONCURRENT_STATISTICS) {
+        const batch = page.slice(start, start + CONCURRENT_STATISTICS);
+        const collections = await Promise.all(batch.map((space) => this.collection(caller, space.id as string).catch(unlessGone)));
+        found.push(...collections.filter((collection): collection is Collection => collection !== undefined));
+      }
+      yield found;
+    }
+  }
+
+  /** One keyset page of items in insertion order: the stored texts stream as iterate's do. */
+  items(caller: Claims, spaceId: string, query: ItemsQuery, options: ReadOptions): Promise<IteratePage> {
+    const filter = { properties: query.properties, ...(query.bbox ? { spatial: areaOf(query.bbox) } : {}) };
+    return this.features.iteratePage(caller, spaceId, filter, query.afterSeq, query.limit, options);
+  }
+
+  item(caller: Claims, spaceId: string, featureId: string, options: ReadOptions): Promise<SingleFeature> {
+    return this.features.getOne(caller, spaceId, featureId, options);
+  }
+}

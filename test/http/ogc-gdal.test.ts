@@ -1,0 +1,106 @@
+// GDAL's OAPIF driver against the hub's OGC API (issue 14): ogrinfo lists the collections, ogr2ogr pages through 10,000 features, -spat and -where match the hub.
+import assert from 'node:assert/strict';
+import { execFile, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test, type TestContext } from 'node:test';
+import { promisify } from 'node:util';
+import { call, type TestResponse } from '../helpers/http-client.js';
+import { collection, point } from '../helpers/features.js';
+import { BACKENDS, type HubProcess, ROOT, startHub } from '../helpers/hub-process.js';
+import { seededRandom } from '../helpers/seeded-random.js';
+
+const run = promisify(execFile);
+const GDAL_MISSING = spawnSync('ogrinfo', ['--version']).error !== undefined;
+const BIG = 10_000;
+
+/** Runs a GDAL command with its HTTP debug lines on stderr (the URLs it fetched); its wall time goes into the test log (never asserted). */
+async function gdal(t: TestContext, command: string, args: string[]): Promise<{ stdout: string; fetched: string[] }> {
+  const started = Date.now();
+  const { stdout, stderr } = await run(command, args, { maxBuffer: 64 << 20, env: { ...process.env, CPL_DEBUG: 'ON' } });
+  t.diagnostic(`${command} ${args.filter((arg) => !arg.startsWith('OAPIF:')).join(' ')}: ${Date.now() - started} ms`);
+  const fetched = [...stderr.matchAll(/HTTP: Fetch\((.*)\)/g)].map((match) => match[1]);
+  return { stdout, fetched };
+}
+
+const hubIds = (response: TestResponse): string[] => (response.body.features ?? []).map((feature) => feature.id);
+
+describe('OGC API Features with GDAL', { skip: GDAL_MISSING ? 'ogrinfo not found: install gdal-bin to run the GDAL tests' : false }, () => {
+  for (const backend of BACKENDS) {
+    describe(backend, () => {
+      let hub: HubProcess;
+      let big: string;
+      let parks: string;
+      let directory: string;
+      const source = () => `OAPIF:${hub.url}/ogc?access_token=${hub.token}`;
+      /** The ids ogr2ogr wrote, in file order. */
+      const copiedIds = (file: string): string[] =>
+        (JSON.parse(readFileSync(join(directory, file), 'utf8')) as { features: Array<{ properties: { id: string } }> }).features.map((f) => f.properties.id);
+
+      before(async () => {
+        hub = await startHub({ backend });
+        directory = mkdtempSync(join(tmpdir(), 'ogc-gdal-'));
+        big = (await call(hub, 'POST', '/hub/spaces', { body: { title: 'ten thousand points' } })).body.id as string;
+        const random = seededRandom(14);
+        const features = Array.from({ length: BIG }, (_, i) =>
+          point(`p${i}`, { n: i, name: `k${i % 7}` }, [Number((random() * 360 - 180).toFixed(6)), Number((random() * 170 - 85).toFixed(6))]));
+        const written = await call(hub, 'PUT', `/hub/spaces/${big}/features?respond=false`, { body: collection(...features), headers: { accept: 'application/x-empty' } });
+        assert.equal(written.status, 204, written.text);
+        parks = (await call(hub, 'POST', '/hub/spaces', { body: { title: 'Chicago parks' } })).body.id as string;
+        const fixture = readFileSync(join(ROOT, 'test/fixtures/chicago_parks.geo.json'), 'utf8');
+        assert.equal((await call(hub, 'PUT', `/hub/spaces/${parks}/features`, { rawBody: fixture })).status, 200);
+      });
+      after(async () => {
+        await hub?.stop();
+        if (directory) rmSync(directory, { recursive: true, force: true });
+      });
+
+      test('ogrinfo -so lists the collections', async (t) => {
+        const { stdout: output } = await gdal(t, 'ogrinfo', ['-so', '-ro', source()]);
+        assert.match(output, new RegExp(`: ${big} \\(title: ten thousand points\\)`));
+        assert.match(output, new RegExp(`: ${parks} \\(title: Chicago parks\\)`));
+      });
+
+      test('ogr2ogr copies the 10,000-feature collection through paging: same count, same ids as the hub', async (t) => {
+        const { fetched } = await gdal(t, 'ogr2ogr', ['-f', 'GeoJSON', join(directory, 'all.json'), source(), big]);
+        assert.ok(fetched.filter((url) => url.includes('handle=')).length >= 100, 'GDAL followed the next links');
+        const copied = copiedIds('all.json');
+        assert.equal(copied.length, BIG);
+        const iterated = hubIds(await call(hub, 'GET', `/hub/spaces/${big}/iterate?limit=${BIG}`));
+        assert.deepEqual(copied, iterated);
+      });
+
+      test('ogr2ogr with a page size of 1,000 gives the same ids', async (t) => {
+        await gdal(t, 'ogr2ogr', ['-f', 'GeoJSON', '-oo', 'PAGE_SIZE=1000', join(directory, 'paged.json'), source(), big]);
+        assert.deepEqual(copiedIds('paged.json'), copiedIds('all.json'));
+      });
+
+      test('-spat gives the ids of the hub bbox call', async (t) => {
+        const { fetched } = await gdal(t, 'ogr2ogr', ['-f', 'GeoJSON', '-spat', '-30', '-20', '40', '35', join(directory, 'spat.json'), source(), big]);
+        assert.ok(fetched.some((url) => /[?&]bbox=-30(\.0+)?,-20/.test(url)), 'the box went to the server');
+        const expected = hubIds(await call(hub, 'GET', `/hub/spaces/${big}/bbox?west=-30&south=-20&east=40&north=35&limit=${BIG}`));
+        assert.ok(expected.length > 100 && expected.length < BIG);
+        assert.deepEqual(copiedIds('spat.json'), expected);
+      });
+
+      test('-where on a property gives the ids of the hub search', async (t) => {
+        const { fetched } = await gdal(t, 'ogr2ogr', ['-f', 'GeoJSON', '-where', "name = 'k3'", join(directory, 'where.json'), source(), big]);
+        assert.ok(fetched.some((url) => url.includes('&name=k3')), 'the filter went to the server (the API definition lists it)');
+        const expected = hubIds(await call(hub, 'GET', `/hub/spaces/${big}/search?p.name=k3&limit=${BIG}`));
+        assert.ok(expected.length > 1000);
+        assert.deepEqual(copiedIds('where.json'), expected);
+      });
+
+      test('-spat with -where on the parks fixture', async (t) => {
+        await gdal(t, 'ogr2ogr', ['-f', 'GeoJSON', '-spat', '-87.7', '41.8', '-87.6', '41.95', join(directory, 'parks.json'), source(), parks]);
+        const expected = hubIds(await call(hub, 'GET', `/hub/spaces/${parks}/bbox?west=-87.7&south=41.8&east=-87.6&north=41.95&limit=1000`));
+        assert.ok(expected.length > 0);
+        assert.deepEqual(copiedIds('parks.json').sort(), [...expected].sort());
+        await gdal(t, 'ogr2ogr', ['-f', 'GeoJSON', '-where', "area = '1200'", join(directory, 'area.json'), source(), parks]);
+        assert.deepEqual(copiedIds('area.json'), hubIds(await call(hub, 'GET', `/hub/spaces/${parks}/search?p.area='1200'`)));
+        assert.deepEqual(copiedIds('area.json'), ['LP']);
+      });
+    });
+  }
+});
