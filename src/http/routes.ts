@@ -1,8 +1,9 @@
-// The route table: every route the hub serves, its method, path, whether it needs a token, and its handler.
+// The route table: every route the hub serves, its method, path, how it authenticates, the query parameters it reads, and its handler.
 import { countFeatures, getFeature, getFeaturesById, iterateFeatures, searchFeatures, spaceStatistics } from './handlers/feature-reads.js';
 import { deleteFeature, deleteFeatures, patchFeature, postFeatures, putFeature, putFeatures } from './handlers/feature-writes.js';
 import { createAccount, login, logout, me } from './handlers/accounts.js';
 import { hubInfo } from './handlers/hub-info.js';
+import { openApiYaml } from './handlers/openapi.js';
 import { ogcCreateItem, ogcDeleteItem, ogcItem, ogcItems, ogcReplaceItem, ogcUpdateItem } from './handlers/ogc-items.js';
 import { ogcApi, ogcCollection, ogcCollections, ogcConformance, ogcLanding, ogcQueryables } from './handlers/ogc-pages.js';
 import { createProject, deleteProject, getProject, listProjects, patchProject, replaceProject } from './handlers/projects.js';
@@ -10,6 +11,7 @@ import { bboxFeatures, spatialFeatures, spatialFeaturesByGeometry, tileFeatures 
 import { createSpace, deleteSpace, getSpace, listSpaces, patchSpace } from './handlers/spaces.js';
 import { createToken, deleteToken, getToken, listTokens } from './handlers/tokens.js';
 import { rootPage, VIEWER_PATH, viewerFile, viewerLibrary, viewerPage } from './handlers/viewer.js';
+import type { QueryName } from './query-parameters.js';
 import type { Handler } from './request-context.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -17,6 +19,10 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export interface Route {
   method: Method;
   path: string;
+  /** One line for the API document (api-document.ts). */
+  summary: string;
+  /** The query parameters the handler reads (query-parameters.ts); RawQuery refuses to read any other. */
+  query?: readonly QueryName[];
   /** Public routes need no token (API.md 1.3). */
   public?: boolean;
   /**
@@ -34,71 +40,79 @@ const PROJECT = `${PROJECTS}/:projectId`;
 const COLLECTION = '/ogc/collections/:spaceId';
 const ITEM = `${COLLECTION}/items/:featureId`;
 
+const OUTPUT: QueryName[] = ['selection', 'force2D'];
+const FILTERS: QueryName[] = ['tags', 'p.*'];
+const WRITE: QueryName[] = ['addTags', 'removeTags', 'prefixId', 'transactional'];
+const AREA: QueryName[] = [...FILTERS, ...OUTPUT, 'limit', 'clip'];
+const DISPLAY: QueryName[] = ['clustering', 'clustering.*', 'tweaks', 'tweaks.strength', 'tweaks.algorithm', 'tweaks.samplingthreshold', 'tweaks.defaultselection'];
+
 export const routes: Route[] = [
-  { method: 'GET', path: '/', public: true, handler: rootPage },
-  { method: 'GET', path: '/hub', public: true, handler: hubInfo },
-  { method: 'GET', path: '/hub/health-status', public: true, handler: hubInfo },
+  { method: 'GET', path: '/', summary: 'Service information; a browser is sent to the viewer', public: true, handler: rootPage },
+  { method: 'GET', path: '/hub', summary: 'Service information and health', public: true, handler: hubInfo },
+  { method: 'GET', path: '/hub/health-status', summary: 'Service information and health', public: true, handler: hubInfo },
+  { method: 'GET', path: '/hub/static/openapi/stable.yaml', summary: 'This API document (OpenAPI 3.0, YAML)', public: true, handler: openApiYaml },
 
-  { method: 'GET', path: '/hub/spaces', handler: listSpaces },
-  { method: 'POST', path: '/hub/spaces', handler: createSpace },
-  { method: 'GET', path: SPACE, handler: getSpace },
-  { method: 'PATCH', path: SPACE, handler: patchSpace },
-  { method: 'DELETE', path: SPACE, handler: deleteSpace },
+  { method: 'GET', path: '/hub/spaces', summary: 'The spaces the token may access', query: ['owner', 'contentUpdatedAt', 'includeRights', 'includeConnectors'], handler: listSpaces },
+  { method: 'POST', path: '/hub/spaces', summary: 'Create a space', handler: createSpace },
+  { method: 'GET', path: SPACE, summary: 'One space', handler: getSpace },
+  { method: 'PATCH', path: SPACE, summary: 'Change members of a space', handler: patchSpace },
+  { method: 'DELETE', path: SPACE, summary: 'Delete a space and its features', handler: deleteSpace },
 
-  { method: 'GET', path: `${SPACE}/features`, handler: getFeaturesById },
-  { method: 'PUT', path: `${SPACE}/features`, handler: putFeatures },
-  { method: 'POST', path: `${SPACE}/features`, handler: postFeatures },
-  { method: 'DELETE', path: `${SPACE}/features`, handler: deleteFeatures },
-  { method: 'GET', path: FEATURE, handler: getFeature },
-  { method: 'PUT', path: FEATURE, handler: putFeature },
-  { method: 'PATCH', path: FEATURE, handler: patchFeature },
-  { method: 'DELETE', path: FEATURE, handler: deleteFeature },
+  { method: 'GET', path: `${SPACE}/features`, summary: 'Features by id', query: ['id', ...OUTPUT], handler: getFeaturesById },
+  { method: 'PUT', path: `${SPACE}/features`, summary: 'Write features: create or replace', query: WRITE, handler: putFeatures },
+  { method: 'POST', path: `${SPACE}/features`, summary: 'Write features or a modification list', query: [...WRITE, 'e', 'ne', 'cr'], handler: postFeatures },
+  { method: 'DELETE', path: `${SPACE}/features`, summary: 'Delete features by id or by tags', query: ['id', 'tags'], handler: deleteFeatures },
+  { method: 'GET', path: FEATURE, summary: 'One feature', query: OUTPUT, handler: getFeature },
+  { method: 'PUT', path: FEATURE, summary: 'Create or replace one feature', query: WRITE, handler: putFeature },
+  { method: 'PATCH', path: FEATURE, summary: 'Change one feature', query: WRITE, handler: patchFeature },
+  { method: 'DELETE', path: FEATURE, summary: 'Delete one feature', handler: deleteFeature },
 
-  { method: 'GET', path: `${SPACE}/search`, handler: searchFeatures },
-  { method: 'GET', path: `${SPACE}/iterate`, handler: iterateFeatures },
-  { method: 'GET', path: `${SPACE}/count`, handler: countFeatures },
-  { method: 'GET', path: `${SPACE}/statistics`, handler: spaceStatistics },
+  { method: 'GET', path: `${SPACE}/search`, summary: 'Features matching tags and property filters', query: [...FILTERS, ...OUTPUT, 'limit'], handler: searchFeatures },
+  { method: 'GET', path: `${SPACE}/iterate`, summary: 'All features, page by page', query: [...FILTERS, ...OUTPUT, 'limit', 'handle', 'nextPageToken'], handler: iterateFeatures },
+  { method: 'GET', path: `${SPACE}/count`, summary: 'How many features match', query: FILTERS, handler: countFeatures },
+  { method: 'GET', path: `${SPACE}/statistics`, summary: 'Statistics of the space', handler: spaceStatistics },
 
-  { method: 'GET', path: `${SPACE}/bbox`, handler: bboxFeatures },
-  { method: 'GET', path: `${SPACE}/tile/:type/:tileId`, handler: tileFeatures },
-  { method: 'GET', path: `${SPACE}/spatial`, handler: spatialFeatures },
-  { method: 'POST', path: `${SPACE}/spatial`, handler: spatialFeaturesByGeometry },
+  { method: 'GET', path: `${SPACE}/bbox`, summary: 'Features in a bounding box', query: [...AREA, 'west', 'south', 'east', 'north', ...DISPLAY], handler: bboxFeatures },
+  { method: 'GET', path: `${SPACE}/tile/:type/:tileId`, summary: 'Features in a tile, as GeoJSON or MVT', query: [...AREA, 'margin', 'mode', 'vizSampling', ...DISPLAY], handler: tileFeatures },
+  { method: 'GET', path: `${SPACE}/spatial`, summary: 'Features near a point, a feature or in an H3 cell', query: [...AREA, 'lat', 'lon', 'refSpaceId', 'refFeatureId', 'h3Index', 'radius'], handler: spatialFeatures },
+  { method: 'POST', path: `${SPACE}/spatial`, summary: 'Features near or in a geometry', query: [...AREA, 'radius'], handler: spatialFeaturesByGeometry },
 
   // Project API (API.md 10)
-  { method: 'GET', path: PROJECTS, handler: listProjects },
-  { method: 'POST', path: PROJECTS, handler: createProject },
-  { method: 'GET', path: PROJECT, handler: getProject },
-  { method: 'PUT', path: PROJECT, handler: replaceProject },
-  { method: 'PATCH', path: PROJECT, handler: patchProject },
-  { method: 'DELETE', path: PROJECT, handler: deleteProject },
+  { method: 'GET', path: PROJECTS, summary: 'The caller\'s projects, or every published one', query: ['paginate', 'published', 'limit', 'handle'], handler: listProjects },
+  { method: 'POST', path: PROJECTS, summary: 'Create a project', handler: createProject },
+  { method: 'GET', path: PROJECT, summary: 'One project', handler: getProject },
+  { method: 'PUT', path: PROJECT, summary: 'Replace or create a project', handler: replaceProject },
+  { method: 'PATCH', path: PROJECT, summary: 'Change members of a project', handler: patchProject },
+  { method: 'DELETE', path: PROJECT, summary: 'Delete a project', handler: deleteProject },
+
   // Account API (API.md 9.1)
-  { method: 'POST', path: '/account-api/login', public: true, session: 'login', handler: login },
-  { method: 'POST', path: '/account-api/logout', session: true, handler: logout },
-  { method: 'GET', path: '/account-api/me', session: true, handler: me },
-  { method: 'POST', path: '/account-api/accounts', session: true, handler: createAccount },
+  { method: 'POST', path: '/account-api/login', summary: 'Log in: a session cookie', public: true, session: 'login', handler: login },
+  { method: 'POST', path: '/account-api/logout', summary: 'End the session', session: true, handler: logout },
+  { method: 'GET', path: '/account-api/me', summary: 'The logged-in account', session: true, handler: me },
+  { method: 'POST', path: '/account-api/accounts', summary: 'Create an account (admins)', session: true, handler: createAccount },
 
   // Token API (API.md 9)
-  { method: 'GET', path: '/token-api/tokens/:token', public: true, handler: getToken },
-  { method: 'GET', path: '/token-api/tokens', session: true, handler: listTokens },
-  { method: 'POST', path: '/token-api/tokens', session: true, handler: createToken },
-  { method: 'DELETE', path: '/token-api/tokens/:token', session: true, handler: deleteToken },
+  { method: 'GET', path: '/token-api/tokens/:token', summary: 'A token\'s record, by the token itself', public: true, handler: getToken },
+  { method: 'GET', path: '/token-api/tokens', summary: 'The logged-in account\'s tokens', session: true, handler: listTokens },
+  { method: 'POST', path: '/token-api/tokens', summary: 'Create a token', session: true, handler: createToken },
+  { method: 'DELETE', path: '/token-api/tokens/:token', summary: 'Delete a token', session: true, handler: deleteToken },
 
   // Web viewer: its files are public; the data it shows comes from the API calls above, with the user's token.
-  { method: 'GET', path: VIEWER_PATH, public: true, handler: viewerPage },
-  { method: 'GET', path: `${VIEWER_PATH}:file`, public: true, handler: viewerFile },
-  { method: 'GET', path: `${VIEWER_PATH}lib/:file`, public: true, handler: viewerLibrary },
+  { method: 'GET', path: VIEWER_PATH, summary: 'The web viewer', public: true, handler: viewerPage },
+  { method: 'GET', path: `${VIEWER_PATH}:file`, summary: 'A file of the web viewer', public: true, handler: viewerFile },
+  { method: 'GET', path: `${VIEWER_PATH}lib/:file`, summary: 'A file of the map library', public: true, handler: viewerLibrary },
 
   // OGC API Features (Part 1, Part 4): landing page and conformance are public; the API definition lists the caller's collections (docs/decisions.md)
-  { method: 'GET', path: '/ogc', public: true, handler: ogcLanding },
-  { method: 'GET', path: '/ogc/conformance', public: true, handler: ogcConformance },
-  { method: 'GET', path: '/ogc/api', handler: ogcApi },
-  { method: 'GET', path: '/ogc/collections', handler: ogcCollections },
-  { method: 'GET', path: COLLECTION, handler: ogcCollection },
-  { method: 'GET', path: `${COLLECTION}/queryables`, handler: ogcQueryables },
-  { method: 'GET', path: `${COLLECTION}/items`, handler: ogcItems },
-  { method: 'POST', path: `${COLLECTION}/items`, handler: ogcCreateItem },
-  { method: 'GET', path: ITEM, handler: ogcItem },
-  { method: 'PUT', path: ITEM, handler: ogcReplaceItem },
-  { method: 'PATCH', path: ITEM, handler: ogcUpdateItem },
-  { method: 'DELETE', path: ITEM, handler: ogcDeleteItem },
+  { method: 'GET', path: '/ogc', summary: 'OGC API landing page', query: ['f'], public: true, handler: ogcLanding },
+  { method: 'GET', path: '/ogc/conformance', summary: 'OGC conformance classes', query: ['f'], public: true, handler: ogcConformance },
+  { method: 'GET', path: '/ogc/api', summary: 'This API document, with the caller\'s collections', query: ['f'], handler: ogcApi },
+  { method: 'GET', path: '/ogc/collections', summary: 'One collection per readable space', query: ['f'], handler: ogcCollections },
+  { method: 'GET', path: COLLECTION, summary: 'One collection', query: ['f'], handler: ogcCollection },
+  { method: 'GET', path: `${COLLECTION}/queryables`, summary: 'The properties items can be filtered by', query: ['f'], handler: ogcQueryables },
+  { method: 'GET', path: `${COLLECTION}/items`, summary: 'Items, paged by next links', query: ['f', 'limit', 'bbox', 'bbox-crs', 'crs', 'datetime', 'handle', '*'], handler: ogcItems },
+  { method: 'POST', path: `${COLLECTION}/items`, summary: 'Create an item', query: ['f'], handler: ogcCreateItem },
+  { method: 'GET', path: ITEM, summary: 'One item', query: ['f', 'crs'], handler: ogcItem },
+  { method: 'PUT', path: ITEM, summary: 'Replace or create an item', query: ['f'], handler: ogcReplaceItem },
+  { method: 'PATCH', path: ITEM, summary: 'Change an item', query: ['f'], handler: ogcUpdateItem },
+  { method: 'DELETE', path: ITEM, summary: 'Delete an item', query: ['f'], handler: ogcDeleteItem },
 ];

@@ -40,13 +40,15 @@ function tokenOf(request: FastifyRequest, query: RawQuery): string | undefined {
 function register(app: FastifyInstance, hub: Hub, route: Route, options: ServerOptions): void {
   const publicOrigin = options.publicUrl ? new URL(options.publicUrl).origin : undefined;
   const secureCookies = publicOrigin?.startsWith('https:') === true;
+  // Every route may take the token as `access_token` (API.md 1.3).
+  const declared = new Set(['access_token', ...(route.query ?? [])].map((name) => name.toLowerCase()));
   app.route({
     method: route.method,
     url: route.path,
     // Bodies are read by the handlers themselves (streamed, decompressed and size-checked there).
     config: { decompress: false },
     handler: async (request, reply) => {
-      const query = RawQuery.fromUrl(request.url);
+      const query = RawQuery.fromUrl(request.url, declared);
       if (route.session) checkSameOrigin(request, publicOrigin);
       const account = route.session === true ? await hub.accounts.authenticateSession(sessionIdOf(request)) : undefined;
       const claims = route.public || route.session ? undefined : await hub.access.authenticate(tokenOf(request, query));

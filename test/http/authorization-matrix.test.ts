@@ -42,6 +42,7 @@ const CASES: Record<string, Case> = {
   'GET /': { kind: 'public', request: () => ({ path: '/' }) },
   'GET /hub': { kind: 'public', request: () => ({ path: '/hub' }) },
   'GET /hub/health-status': { kind: 'public', request: () => ({ path: '/hub/health-status' }) },
+  'GET /hub/static/openapi/stable.yaml': { kind: 'public', request: () => ({ path: '/hub/static/openapi/stable.yaml' }) },
   'GET /hub/spaces': { kind: 'list', request: () => ({ path: '/hub/spaces' }) },
   'POST /hub/spaces': { kind: 'create', request: () => ({ path: '/hub/spaces', body: { title: 'new' } }) },
   [`GET ${SPACE}`]: { kind: 'view', request: (s) => ({ path: `/hub/spaces/${s}` }) },

@@ -352,6 +352,28 @@ describe('web viewer in headless Chromium', { skip: chromiumMissing }, () => {
     assert.ok(!hub.stdout.includes(token) && !hub.stderr.includes(token));
   });
 
+  test('the OGC API HTML pages open in the browser: landing page, collections, a collection\'s items', async () => {
+    const ogc = await browser.newPage({ extraHTTPHeaders: authorization() });
+    const errors: string[] = [];
+    ogc.on('console', (message) => { if (message.type() === 'error') errors.push(message.text()); });
+    ogc.on('pageerror', (error) => errors.push(error.message));
+    try {
+      const landing = await ogc.goto(`${hub.url}/ogc`);
+      assert.equal(landing?.status(), 200);
+      assert.match(landing?.headers()['content-type'] ?? '', /^text\/html/);
+      assert.match(await ogc.textContent('body') ?? '', /OGC API Features/);
+      await ogc.goto(`${hub.url}/ogc/collections`);
+      assert.match(await ogc.textContent('body') ?? '', /Chicago parks/);
+      const items = await ogc.goto(`${hub.url}/ogc/collections/parks/items?limit=20`);
+      assert.equal(items?.status(), 200);
+      const text = await ogc.textContent('body') ?? '';
+      for (const feature of FIXTURE.features) assert.ok(text.includes(feature.id), `item ${feature.id} is shown`);
+      assert.deepEqual(errors, []);
+    } finally {
+      await ogc.close();
+    }
+  });
+
   test('a wrong token shows a clear message and lists nothing', async () => {
     const other = await browser.newPage();
     try {

@@ -170,3 +170,21 @@ describe('decoders', () => {
     assert.equal(percentDecode('%C3'), undefined);
   });
 });
+
+describe('RawQuery declared parameters', () => {
+  it('reads what the route declares, families by prefix, and refuses to read anything else', () => {
+    const query = RawQuery.fromUrl('/x?limit=5&p.name=a&clustering.resolution=3&other=1', new Set(['limit', 'p.*', 'clustering.*']));
+    assert.equal(query.first('limit'), '5');
+    assert.equal(query.first('LIMIT'), '5', 'names compare without case, as reads do');
+    assert.deepEqual(query.propertyFilterSegments(), ['p.name=a']);
+    assert.deepEqual(query.rawSegmentsStartingWith('clustering.', true), ['clustering.resolution=3']);
+    assert.throws(() => query.first('other'), /without declaring it in the route table/);
+    assert.throws(() => query.tags(), /"tags"/);
+    assert.throws(() => query.rawSegmentsStartingWith(''), /without declaring/);
+  });
+
+  it('reads anything with * declared, and everything without a declaration', () => {
+    assert.equal(RawQuery.fromUrl('/x?name=k3', new Set(['*'])).first('name'), 'k3');
+    assert.equal(RawQuery.fromUrl('/x?name=k3').first('name'), 'k3');
+  });
+});

@@ -1,9 +1,11 @@
 // Handlers of the OGC API Features documents: landing page, conformance, API definition, collections and queryables.
 import type { Collection } from '../../hub/ogc/ogc-service.js';
-import { CRS84, OGC_DEFAULT_LIMIT, OGC_MAX_LIMIT } from '../query/ogc-parameters.js';
+import { apiDocument, OGC_ROOT, type PathItems, queryParameter } from '../api-document.js';
+import { CRS84 } from '../query/ogc-parameters.js';
 import { collectionRows, escapeHtml, type Link, linkList, page, queryableRows } from '../reply/ogc-html.js';
 import { sendTextRead } from '../reply/read-reply.js';
 import { callerOf, type HandlerContext } from '../request-context.js';
+import { routes } from '../routes.js';
 import { type LinkBase, linkBase, type OgcFormat, ogcFormat } from './ogc-request.js';
 
 const JSON_TYPE = 'application/json';
@@ -57,40 +59,23 @@ export async function ogcConformance(context: HandlerContext): Promise<unknown> 
 }
 
 /**
- * A minimal OpenAPI 3.0 definition: the paths and the items parameters, with the limit's default and maximum. Each
- * collection the caller may read gets its own items path listing its queryables as query parameters: that is where
- * GDAL's OAPIF driver looks for the properties it may filter on the server.
+ * One items path per collection the caller may read, listing its queryables as query parameters: that is where
+ * GDAL's OAPIF driver looks for the properties it may filter on the server. The rest of the document comes from
+ * the route table (api-document.ts).
  */
-function openApi(base: LinkBase, collections: Collection[]): object {
-  const get = (summary: string, parameters: object[] = []) => ({ get: { summary, parameters, responses: { 200: { description: 'OK' } } } });
-  const collectionId = { name: 'collectionId', in: 'path', required: true, schema: { type: 'string' } };
-  const featureId = { name: 'featureId', in: 'path', required: true, schema: { type: 'string' } };
-  const query = (name: string, schema: object) => ({ name, in: 'query', required: false, schema });
-  const itemParameters = [
-    query('limit', { type: 'integer', minimum: 1, maximum: OGC_MAX_LIMIT, default: OGC_DEFAULT_LIMIT }),
-    { ...query('bbox', { type: 'array', minItems: 4, maxItems: 6, items: { type: 'number' } }), style: 'form', explode: false },
-    query('bbox-crs', { type: 'string', enum: [CRS84] }),
-    query('datetime', { type: 'string' }),
-  ];
-  const perCollection = Object.fromEntries(collections.map((collection) => [
-    `/collections/${collection.id}/items`,
-    get(`Items of ${collection.id}`, [...itemParameters, ...collection.queryables.map((q) => query(q.name, q.type ? { type: q.type } : {}))]),
-  ]));
-  return {
-    openapi: '3.0.3',
-    info: { title: 'Spatial Data Hub: OGC API Features', version: '1.0.0' },
-    servers: [{ url: base.root }],
-    paths: {
-      '/': get('Landing page'),
-      '/conformance': get('Conformance classes'),
-      '/collections': get('The collections: one per readable space'),
-      '/collections/{collectionId}': get('One collection', [collectionId]),
-      '/collections/{collectionId}/queryables': get('The properties items can be filtered by', [collectionId]),
-      '/collections/{collectionId}/items': get('Items, in insertion order, paged by next links', [collectionId, ...itemParameters]),
-      '/collections/{collectionId}/items/{featureId}': get('One item', [collectionId, featureId]),
-      ...perCollection,
+function collectionItemPaths(collections: Collection[]): PathItems {
+  const standard = (['limit', 'bbox', 'bbox-crs', 'crs', 'datetime', 'f'] as const).map(queryParameter);
+  return Object.fromEntries(collections.map((collection) => [`/collections/${collection.id}/items`, {
+    get: {
+      summary: `Items of ${collection.id}`,
+      operationId: `getItemsOf${collections.indexOf(collection)}`,
+      tags: ['OGC API Features'],
+      parameters: [...standard, ...collection.queryables
+        .filter((queryable) => !standard.some((parameter) => parameter.name === queryable.name))
+        .map((queryable) => ({ name: queryable.name, in: 'query', required: false, schema: queryable.type ? { type: queryable.type } : {} }))],
+      responses: { '2XX': { description: 'Success' } },
     },
-  };
+  }]));
 }
 
 /** Every collection the caller may read, with its extent and queryables. */
@@ -103,7 +88,8 @@ async function readableCollections(context: HandlerContext): Promise<Collection[
 export async function ogcApi(context: HandlerContext): Promise<unknown> {
   const format = ogcFormat(context);
   const base = linkBase(context);
-  const body = openApi(base, await readableCollections(context));
+  const origin = base.root.slice(0, -OGC_ROOT.length);
+  const body = apiDocument(routes, origin, context.hub.info.version, collectionItemPaths(await readableCollections(context)));
   const paths = Object.keys((body as { paths: object }).paths);
   return format === 'json'
     // With its charset given, Fastify leaves the type as written; GDAL needs `;version=3.0` unquoted.

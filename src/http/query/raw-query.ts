@@ -55,14 +55,24 @@ export class RawQuery {
   private readonly segments: readonly Segment[];
 
   /** From a request URL such as `/hub/spaces/x/search?tags=a`; no `?` means no parameters. */
-  static fromUrl(url: string): RawQuery {
+  static fromUrl(url: string, declared?: ReadonlySet<string>): RawQuery {
     const start = url.indexOf('?');
-    return new RawQuery(start < 0 ? '' : url.slice(start + 1));
+    return new RawQuery(start < 0 ? '' : url.slice(start + 1), declared);
   }
 
-  /** `rawQueryString` is the undecoded text after `?`. Empty segments (`&&`) are ignored (API.md 1.9). */
-  constructor(rawQueryString: string) {
+  /**
+   * `rawQueryString` is the undecoded text after `?`. Empty segments (`&&`) are ignored (API.md 1.9). `declared`:
+   * the lower-cased names the route declares (`p.*` for a family, `*` for any); reading another is a programming
+   * error, so the API document generated from the route table lists every parameter a route reads.
+   */
+  constructor(rawQueryString: string, private readonly declared?: ReadonlySet<string>) {
     this.segments = rawQueryString.split('&').filter((raw) => raw !== '').map(parseSegment);
+  }
+
+  private checkDeclared(name: string): void {
+    const key = name.toLowerCase();
+    if (this.declared === undefined || this.declared.has(key) || this.declared.has('*')) return;
+    throw new Error(`The route reads the query parameter "${name}" without declaring it in the route table`);
   }
 
   /** The whole value of the first occurrence, form-decoded, without comma splitting. */
@@ -145,6 +155,7 @@ export class RawQuery {
 
   /** Raw segments starting with `p.` or `f.` (case-sensitive, API.md 1.1), in request order. */
   propertyFilterSegments(): string[] {
+    this.checkDeclared('p.*');
     return this.segments
       .filter((segment) => segment.raw.startsWith('p.') || segment.raw.startsWith('f.'))
       .map((segment) => segment.raw);
@@ -152,6 +163,7 @@ export class RawQuery {
 
   /** Raw segments whose text starts with `prefix`, for parameters that carry their own operator (`name>=value`). */
   rawSegmentsStartingWith(prefix: string, ignoreCase = false): string[] {
+    this.checkDeclared(prefix.endsWith('.') ? `${prefix}*` : prefix);
     const wanted = ignoreCase ? prefix.toLowerCase() : prefix;
     return this.segments
       .filter((segment) => (ignoreCase ? segment.raw.toLowerCase() : segment.raw).startsWith(wanted))
@@ -159,6 +171,7 @@ export class RawQuery {
   }
 
   private matching(name: string): Segment[] {
+    this.checkDeclared(name);
     const key = name.toLowerCase();
     return this.segments.filter((segment) => segment.key === key);
   }

@@ -15,7 +15,7 @@ export const escapeHtml = (value: unknown): string => String(value).replace(/[&<
 const STYLE = 'body{font-family:sans-serif;margin:2em;max-width:70em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}pre{margin:0;white-space:pre-wrap}';
 
 export function page(title: string, body: string): string {
-  return `<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head>`
+  return `<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title><link rel="icon" href="data:,"><style>${STYLE}</style></head>`
     + `<body><h1>${escapeHtml(title)}</h1>${body}</body></html>\n`;
 }
 
