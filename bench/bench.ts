@@ -75,7 +75,7 @@ function sizes(quick: boolean) {
     millionPage: 100_000,
     /** The OGC items space: 135,000 cities, as the issue asks. */
     ogcFeatures: quick ? 20_000 : 135_000,
-    ogcTurns: quick ? 2 : 4,
+    ogcTurns: quick ? 4 : 8,
   };
 }
 
