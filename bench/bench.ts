@@ -74,8 +74,8 @@ function sizes(quick: boolean) {
     fillBatch: 50_000,
     millionPage: 100_000,
     /** The OGC items space: 135,000 cities, as the issue asks. */
-    ogcFeatures: quick ? 20_000 : 135_000,
-    ogcTurns: quick ? 4 : 8,
+    ogcFeatures: quick ? 50_000 : 135_000,
+    ogcTurns: quick ? 4 : 10,
   };
 }
 
