@@ -12,13 +12,14 @@ import { type BenchEngine, ENGINES, openStorage, spaceKey, type StorageSpec } fr
 import { FloorReads } from './floor-reads.js';
 import { bigSpace } from './big-space.js';
 import { type BenchHub, type MemoryReading, readMemory, resetPeak, startBenchHub, watchMemory } from './hub-server.js';
-import { countFeatures, handleOf, HubClient } from './http.js';
+import { countFeatures, HubClient, iterateHttp, iterateHttpTimed } from './http.js';
 import { fastest, perSecond, type Rate, repeated, rotation, timed } from './measure.js';
+import { ogcItems } from './ogc-items.js';
 import { spaceList } from './space-list.js';
 import { spatialReads } from './spatial-reads.js';
 import { uploadMemory } from './upload-memory.js';
 
-const SECTIONS = ['spaces', 'ingest', 'get', 'iterate', 'search', 'parallel', 'million', 'spatial', 'upload', 'upload-memory', 'bigspace'] as const;
+const SECTIONS = ['spaces', 'ingest', 'get', 'iterate', 'search', 'parallel', 'million', 'spatial', 'ogc', 'upload', 'upload-memory', 'bigspace'] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface Settings {
@@ -72,6 +73,9 @@ function sizes(quick: boolean) {
     millionPoints: quick ? 200_000 : 1_000_000,
     fillBatch: 50_000,
     millionPage: 100_000,
+    /** The OGC items space: 135,000 cities, as the issue asks. */
+    ogcFeatures: quick ? 50_000 : 135_000,
+    ogcTurns: quick ? 4 : 10,
   };
 }
 
@@ -279,29 +283,6 @@ async function parallelWrites(client: HubClient, settings: Settings): Promise<vo
   });
 }
 
-async function iterateHttp(client: HubClient, space: string, limit: number): Promise<number> {
-  let total = 0;
-  let handle: string | undefined = '0';
-  while (handle !== undefined) {
-    const body = await client.expect(200, 'GET', `/hub/spaces/${space}/iterate?limit=${limit}&handle=${handle}`);
-    total += countFeatures(body);
-    handle = handleOf(body);
-  }
-  return total;
-}
-
-/** The timed iteration: follows the handles, reading only each answer's tail; returns the number of pages. */
-async function iterateHttpTimed(client: HubClient, space: string, limit: number, onPage?: () => void): Promise<number> {
-  let pages = 0;
-  let handle: string | undefined = '0';
-  while (handle !== undefined) {
-    handle = handleOf(await client.tail(`/hub/spaces/${space}/iterate?limit=${limit}&handle=${handle}`));
-    pages++;
-    onPage?.();
-  }
-  return pages;
-}
-
 async function iterate(client: HubClient, floor: Floor, space: CitySpace, settings: Settings): Promise<void> {
   const size = sizes(settings.quick);
   log(`iterate: whole city space, limit ${size.iteratePage}`);
@@ -507,6 +488,13 @@ async function main(): Promise<void> {
         hub, client, reads: floor.reads, engine: settings.engine, points: size.millionPoints, fillBatch: size.fillBatch,
         seconds: size.getSeconds, goals: settings.engine.goals.spatial,
         addRow: (row) => rows.push(row), note: (text) => notes.push(text), log,
+      });
+    }
+    if (sections.has('ogc')) {
+      const size = sizes(settings.quick);
+      await ogcItems({
+        hub, client, engine: settings.engine, features: size.ogcFeatures, fillBatch: size.fillBatch, turns: size.ogcTurns,
+        goal: settings.engine.goals.ogcVsIterate, addRow: (row) => rows.push(row), note: (text) => notes.push(text), log,
       });
     }
     if (sections.has('upload')) await upload(hub, client, floor, settings);

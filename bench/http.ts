@@ -85,3 +85,27 @@ export function handleOf(body: Buffer): string | undefined {
   const tail = body.subarray(Math.max(0, body.length - 300)).toString();
   return /"handle":"(\d+)"/.exec(tail)?.[1];
 }
+
+/** Follows the iterate handles to the end and counts the features of every page. */
+export async function iterateHttp(client: HubClient, space: string, limit: number): Promise<number> {
+  let total = 0;
+  let handle: string | undefined = '0';
+  while (handle !== undefined) {
+    const body = await client.expect(200, 'GET', `/hub/spaces/${space}/iterate?limit=${limit}&handle=${handle}`);
+    total += countFeatures(body);
+    handle = handleOf(body);
+  }
+  return total;
+}
+
+/** The timed iteration: follows the handles, reading only each answer's tail; returns the number of pages. */
+export async function iterateHttpTimed(client: HubClient, space: string, limit: number, onPage?: () => void): Promise<number> {
+  let pages = 0;
+  let handle: string | undefined = '0';
+  while (handle !== undefined) {
+    handle = handleOf(await client.tail(`/hub/spaces/${space}/iterate?limit=${limit}&handle=${handle}`));
+    pages++;
+    onPage?.();
+  }
+  return pages;
+}
