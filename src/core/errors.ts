@@ -42,6 +42,7 @@ export const errorCatalogue = {
   invalidClustering: { status: 400, template: 'Invalid clustering. {name} value. {problem}' },
   clusteringOnHereTile: { status: 400, template: 'Invalid clustering. Clustering is not supported on here tiles; use a web, quadkey or tms tile or a bbox.' },
   spaceValidation: { status: 400, template: 'Validation failed. {problem}' },
+  schemaValidationFailed: { status: 400, template: "The feature at position {position} (id {id}) does not match the space's schema, nothing was written: {problem}" },
   invalidJsonProject: { status: 400, template: 'Invalid JSON string: {detail}' },
   projectValidation: { status: 400, template: 'Invalid project: {problem}' },
   projectIdMismatch: { status: 400, template: 'The project id in the body does not match the project id in the path.' },

@@ -7,11 +7,13 @@ import { vectorTileOf } from '../../geo/vector-tile.js';
 import type { Storage, StoredSpace } from '../../storage/storage.js';
 import { authorize, authorizeRead, authorizeWrite, spaceResource } from '../access/authorization.js';
 import type { Claims } from '../access/claims.js';
+import { ProcessorCache, runProcessors } from '../processors/space-processors.js';
 import { normalizeFeature } from './feature-input.js';
+import { NS } from './namespace.js';
 import { contentEtag, featureEtag, type FeatureCollectionStream, type ReadOptions, renderPages } from './read-pipeline.js';
 import { transformText } from './transform-plan.js';
 import { type EntryDefaults, type WriteBody, writeEntries } from './write-entries.js';
-import { planWrite, type WriteEntry, type WriteOptions, type WriteResult } from './write-plan.js';
+import { planWrite, resultTags, type WriteEntry, type WriteOptions, type WriteResult } from './write-plan.js';
 
 export interface CollectionWrite extends WriteOptions, EntryDefaults {
   caller: Claims;
@@ -44,7 +46,34 @@ const cacheTTLOf = (definition: SpaceDefinition): number | undefined => {
 };
 
 export class FeatureService {
+  private readonly processors = new ProcessorCache();
+
   constructor(private readonly storage: Storage) {}
+
+  /**
+   * The space's processors, before the storage transaction: tagging rules, then schema validation of each
+   * written feature as given (for a patch, the patch input; see docs/decisions.md, "Processors"). The tags
+   * validated are the given ones after addTags/removeTags and the rules; stored tags are not read here.
+   */
+  private process(space: StoredSpace, entries: WriteEntry[], options: WriteOptions): void {
+    const processors = this.processors.get(space.id, space.definition);
+    if (processors.rules.length === 0 && processors.validators.length === 0) return;
+    const written = entries.filter((entry) => entry.feature !== undefined);
+    const features = written.map((entry) => {
+      const input = entry.feature as NonNullable<WriteEntry['feature']>;
+      const tags = resultTags(input.tags, [], options);
+      const feature: Record<string, unknown> = {
+        type: 'Feature', id: entry.id, ...input.extra,
+        geometry: input.geometry ?? null,
+        properties: { ...input.properties, [NS]: { tags } },
+      };
+      return { position: entry.position, id: entry.id, feature, tags, ruleTags: [] as string[] };
+    });
+    runProcessors(processors, features);
+    written.forEach((entry, index) => {
+      if (features[index].ruleTags.length > 0) entry.ruleTags = features[index].ruleTags;
+    });
+  }
 
   /** Each request looks its space up once; storage then works on the key it returned. */
   private async space(spaceId: string): Promise<StoredSpace> {
@@ -88,7 +117,9 @@ export class FeatureService {
 
   async writeCollection(request: CollectionWrite): Promise<WriteResult> {
     const space = await this.writableSpace(request.spaceId);
-    return this.apply(request.caller, space, writeEntries(request.body, request), request);
+    const entries = writeEntries(request.body, request);
+    this.process(space, entries, request);
+    return this.apply(request.caller, space, entries, request);
   }
 
   /** PUT and PATCH of one feature: the path id wins over the body's (API.md 4.4). */
@@ -98,7 +129,9 @@ export class FeatureService {
     const entry: WriteEntry = mode === 'put'
       ? { id: feature.id, position: 0, feature, onExists: 'replace', onNotExists: 'create', onConflict: 'error' }
       : { id: feature.id, position: 0, feature, onExists: 'patch', onNotExists: 'notFound', onConflict: 'error' };
-    const result = await this.apply(request.caller, space, [entry], { ...request, transactional: true, respond: true });
+    const options = { ...request, transactional: true, respond: true };
+    this.process(space, [entry], options);
+    const result = await this.apply(request.caller, space, [entry], options);
     return result.features[0];
   }
 

@@ -23,6 +23,8 @@ export interface WriteEntry {
   onExists: OnExists;
   onNotExists: OnNotExists;
   onConflict: OnConflict;
+  /** Tags the space's tagging rules gave the feature: added last, after addTags/removeTags. */
+  ruleTags?: string[];
 }
 
 export interface WriteOptions {
@@ -56,11 +58,13 @@ export interface WriteResult {
   failed: Failure[];
 }
 
-/** The given tag list, else `fallback`, then `addTags` and `removeTags` in that order (API.md 4.5). */
-function resultTags(given: string[] | undefined, fallback: string[], options: WriteOptions): string[] {
+/** The given tag list, else `fallback`, then `addTags` and `removeTags` in that order (API.md 4.5), then the rule tags. */
+export function resultTags(given: string[] | undefined, fallback: string[], options: WriteOptions, ruleTags: string[] = []): string[] {
   const tags = [...(given ?? fallback)];
   for (const tag of options.addTags) if (!tags.includes(tag)) tags.push(tag);
-  return tags.filter((tag) => !options.removeTags.includes(tag));
+  const kept = tags.filter((tag) => !options.removeTags.includes(tag));
+  for (const tag of ruleTags) if (!kept.includes(tag)) kept.push(tag);
+  return kept;
 }
 
 const hasTagParameters = (options: WriteOptions): boolean => options.addTags.length > 0 || options.removeTags.length > 0;
@@ -113,7 +117,7 @@ class Planner {
       id: entry.id,
       geometry: feature.geometry ?? null,
       properties: feature.properties ?? {},
-      namespace: this.namespace(resultTags(feature.tags, [], this.options)),
+      namespace: this.namespace(resultTags(feature.tags, [], this.options, entry.ruleTags)),
       extra: feature.extra,
     }, 'inserted');
   }
@@ -125,7 +129,7 @@ class Planner {
       properties: feature.properties ?? {},
       // A replace starts from no tags unless addTags/removeTags ask to edit the stored ones (API.md 4.5).
       namespace: this.namespace(
-        resultTags(feature.tags, hasTagParameters(this.options) ? stored.namespace.tags : [], this.options), stored.namespace),
+        resultTags(feature.tags, hasTagParameters(this.options) ? stored.namespace.tags : [], this.options, entry.ruleTags), stored.namespace),
       extra: feature.extra,
     }, 'updated');
   }
@@ -138,7 +142,7 @@ class Planner {
     const { result } = applyPatch(before, input);
     const { geometry, properties, ...extra } = result;
     const patchedGeometry = (geometry ?? null) as Geometry | null;
-    const tags = resultTags(feature.tags, stored.namespace.tags, this.options);
+    const tags = resultTags(feature.tags, stored.namespace.tags, this.options, entry.ruleTags);
     // The geometry stays as written for the answer; stored positions are 3D, so compare it padded.
     const unchanged = deepEqual({ ...result, geometry: patchedGeometry && pad3D(patchedGeometry) }, before);
     if (unchanged && deepEqual(tags, stored.namespace.tags)) {

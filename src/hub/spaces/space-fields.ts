@@ -1,6 +1,7 @@
 // The client-settable members of a space (API.md 3.1): how each one is validated and normalized.
 import { isObject } from '../../core/json.js';
 import { hubError } from '../../core/errors.js';
+import { compileProcessors } from '../processors/space-processors.js';
 
 const LICENSES = new Set(('AFL-3.0 Apache-2.0 Artistic-2.0 BSL-1.0 BSD-2-Clause BSD-3-Clause BSD-3-Clause-Clear CC0-1.0 ' +
   'CC-BY-4.0 CC-BY-SA-4.0 WTFPL ECL-1.0 ECL-2.0 EUPL-1.1 AGPL-3.0-only GPL-2.0-only GPL-3.0-only LGPL-2.1-only ' +
@@ -87,6 +88,13 @@ const connectors: FieldNormalizer = (value, name) => {
   return Object.keys(value).length === 0 ? null : value;
 };
 
+/** Processors as connectors; the hub's own (schema-validator, rule-tagger) must compile, so a bad one is refused here. */
+const processors: FieldNormalizer = (value, name) => {
+  const byId = connectors(value, name);
+  compileProcessors(byId);
+  return byId;
+};
+
 const searchableProperties: FieldNormalizer = (value, name) => {
   if (!isObject(value)) return invalid(name, 'an object of property path → boolean');
   for (const [path, flag] of Object.entries(value)) {
@@ -107,7 +115,7 @@ export const spaceFields: Record<string, FieldNormalizer> = {
   title, description: text, owner: text, cid: text,
   shared: boolean, readOnly: boolean, enableUUID: boolean, enableHistory: boolean, enableGlobalVersioning: boolean,
   copyright, license, client, packages: stringList, tags: stringList, storage,
-  listeners: connectors, processors: connectors, searchableProperties, sortableProperties, extends: extendsSpace,
+  listeners: connectors, processors, searchableProperties, sortableProperties, extends: extendsSpace,
   maxVersionCount: integer(-1), versionsToKeep: integer(1), cacheTTL: integer(0),
 };
 

@@ -1,0 +1,108 @@
+// Turns a space definition's processors into what runs on each write, compiled once per definition.
+import { hubError } from '../../core/errors.js';
+import { isObject } from '../../core/json.js';
+import type { SpaceDefinition } from '../../core/space-definition.js';
+import { normalizeTag } from '../tags.js';
+import { compileSchema, type FeatureValidator } from './schema-validation.js';
+import { readTaggingRules, taggedFeatures, type TaggingRule } from './tagging-rules.js';
+
+export const SCHEMA_VALIDATOR = 'schema-validator';
+export const RULE_TAGGER = 'rule-tagger';
+
+export interface SpaceProcessors {
+  rules: TaggingRule[];
+  validators: FeatureValidator[];
+}
+
+/** One feature as the processors see it, and where the rule tags it gains go. */
+export interface ProcessedFeature {
+  position: number;
+  id: string;
+  /** A GeoJSON Feature whose namespace tags are the tags it will be written with. */
+  feature: Record<string, unknown>;
+  tags: string[];
+  /** The tags the rules added, which the write plan applies after addTags/removeTags. */
+  ruleTags: string[];
+}
+
+const NONE: SpaceProcessors = { rules: [], validators: [] };
+
+function configs(processors: Record<string, unknown>, id: string): Array<{ where: string; params: unknown }> {
+  const list = processors[id];
+  if (!Array.isArray(list)) return [];
+  return list.map((config, index) => ({ where: `processors.${id}[${index}].params`, params: isObject(config) ? config.params : undefined }));
+}
+
+function refused(where: string, problem: string): never {
+  throw hubError('spaceValidation', { problem: `The property '${where}' is invalid: ${problem}.` });
+}
+
+/** The processors of a definition's `processors` map; an invalid configuration is a 400 spaceValidation naming it. */
+export function compileProcessors(processors: unknown): SpaceProcessors {
+  if (!isObject(processors)) return NONE;
+  const compiled: SpaceProcessors = { rules: [], validators: [] };
+  for (const { where, params } of configs(processors, RULE_TAGGER)) {
+    try {
+      compiled.rules.push(...readTaggingRules(isObject(params) ? params.taggingRules : undefined));
+    } catch (error) {
+      refused(`${where}.taggingRules`, (error as Error).message);
+    }
+  }
+  for (const { where, params } of configs(processors, SCHEMA_VALIDATOR)) {
+    try {
+      compiled.validators.push(compileSchema(isObject(params) ? params.schema : undefined));
+    } catch (error) {
+      refused(`${where}.schema`, (error as Error).message);
+    }
+  }
+  return compiled;
+}
+
+/** Spaces whose compiled processors are kept; the oldest is dropped beyond this. */
+const CACHED_SPACES = 1000;
+
+/**
+ * Compiled processors per space, valid while the definition's `updatedAt` (and `createdAt`, for a space
+ * deleted and created again) stay the same: a schema is compiled once per definition, not per request.
+ */
+export class ProcessorCache {
+  private readonly compiled = new Map<string, { version: string; processors: SpaceProcessors }>();
+
+  get(spaceId: string, definition: SpaceDefinition): SpaceProcessors {
+    if (!isObject(definition.processors)) return NONE;
+    const version = `${definition.createdAt}/${definition.updatedAt}`;
+    const cached = this.compiled.get(spaceId);
+    if (cached?.version === version) return cached.processors;
+    const processors = compileProcessors(definition.processors);
+    this.compiled.delete(spaceId);
+    if (this.compiled.size >= CACHED_SPACES) this.compiled.delete(this.compiled.keys().next().value as string);
+    this.compiled.set(spaceId, { version, processors });
+    return processors;
+  }
+}
+
+/**
+ * Tagging rules first, over a FeatureCollection of the written features (so the work is bounded by the write);
+ * their tags go last, after addTags/removeTags. Then every feature is validated; the first failure writes nothing.
+ */
+export function runProcessors(processors: SpaceProcessors, features: ProcessedFeature[]): void {
+  if (features.length === 0) return;
+  if (processors.rules.length > 0) {
+    const written = features.map((item) => item.feature);
+    for (const rule of processors.rules) {
+      const tag = normalizeTag(rule.tag);
+      for (const index of taggedFeatures(rule, written)) {
+        const item = features[index];
+        if (!item || item.ruleTags.includes(tag)) continue;
+        item.ruleTags.push(tag);
+        if (!item.tags.includes(tag)) item.tags.push(tag);
+      }
+    }
+  }
+  for (const validate of processors.validators) {
+    for (const item of features) {
+      const problem = validate(item.feature);
+      if (problem !== undefined) throw hubError('schemaValidationFailed', { position: item.position, id: item.id, problem });
+    }
+  }
+}
