@@ -4,7 +4,7 @@ import { isObject } from '../../core/json.js';
 import type { SpaceDefinition } from '../../core/space-definition.js';
 import { normalizeTag } from '../tags.js';
 import { compileSchema, type FeatureValidator } from './schema-validation.js';
-import { readTaggingRules, taggedFeatures, type TaggingRule } from './tagging-rules.js';
+import { readTaggingRules, selectedFeatures, type TaggingRule } from './tagging-rules.js';
 
 export const SCHEMA_VALIDATOR = 'schema-validator';
 export const RULE_TAGGER = 'rule-tagger';
@@ -88,10 +88,10 @@ export class ProcessorCache {
 export function runProcessors(processors: SpaceProcessors, features: ProcessedFeature[]): void {
   if (features.length === 0) return;
   if (processors.rules.length > 0) {
-    const written = features.map((item) => item.feature);
+    const collection = { type: 'FeatureCollection', features: features.map((item) => item.feature) };
     for (const rule of processors.rules) {
       const tag = normalizeTag(rule.tag);
-      for (const index of taggedFeatures(rule, written)) {
+      for (const index of selectedFeatures(rule, collection)) {
         const item = features[index];
         if (!item || item.ruleTags.includes(tag)) continue;
         item.ruleTags.push(tag);

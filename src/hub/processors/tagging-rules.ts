@@ -11,9 +11,13 @@ export const MAX_RULE_LENGTH = 1000;
 /** The FeatureCollection wrapping a probe feature: how a rule is tried once when the space is defined. */
 const PROBE = { type: 'FeatureCollection', features: [{ type: 'Feature', id: 'probe', geometry: null, properties: {} }] };
 
-/** Which features (by index in `collection.features`) a rule selects: any match inside a feature selects it. */
+/**
+ * Which features (by index in `collection.features`) a rule selects: any match inside a feature selects it.
+ * Filters run in jsonpath-plus's own safe evaluator (no JavaScript `eval`); a filter that fails on a feature
+ * (`@.properties.a.b` where `a` is missing) does not match it. A path or filter that does not parse throws.
+ */
 export function selectedFeatures(rule: TaggingRule, collection: object): Set<number> {
-  const pointers = JSONPath({ path: rule.path, json: collection, resultType: 'pointer', eval: 'safe', wrap: true }) as unknown;
+  const pointers = JSONPath({ path: rule.path, json: collection, resultType: 'pointer', eval: 'safe', ignoreEvalErrors: true, wrap: true }) as unknown;
   const selected = new Set<number>();
   if (!Array.isArray(pointers)) return selected;
   for (const pointer of pointers) {
@@ -21,26 +25,6 @@ export function selectedFeatures(rule: TaggingRule, collection: object): Set<num
     if (match) selected.add(Number(match[1]));
   }
   return selected;
-}
-
-/**
- * `selectedFeatures` over the features of a write. A filter that throws on some feature (`@.properties.a.b`
- * where `a` is missing) would fail the whole rule: then each feature is tried alone, and one it throws on does not match.
- */
-export function taggedFeatures(rule: TaggingRule, features: object[]): Set<number> {
-  try {
-    return selectedFeatures(rule, { type: 'FeatureCollection', features });
-  } catch {
-    const selected = new Set<number>();
-    features.forEach((feature, index) => {
-      try {
-        if (selectedFeatures(rule, { type: 'FeatureCollection', features: [feature] }).has(0)) selected.add(index);
-      } catch {
-        // This feature does not match the rule.
-      }
-    });
-    return selected;
-  }
 }
 
 /** Validates `taggingRules` (tag → JSONPath text); throws an Error whose message says which rule is wrong. */
@@ -57,7 +41,7 @@ export function readTaggingRules(given: unknown): TaggingRule[] {
     try {
       selectedFeatures(rule, PROBE);
     } catch (error) {
-      throw new Error(`the rule of ${JSON.stringify(tag)} is not a JSONPath that can be evaluated: ${error instanceof Error ? error.message : String(error)}`);
+      throw new Error(`the rule of ${JSON.stringify(tag)} is not a JSONPath that parses: ${error instanceof Error ? error.message : String(error)}`);
     }
     return rule;
   });
