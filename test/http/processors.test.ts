@@ -69,8 +69,8 @@ for (const backend of BACKENDS) {
       test('POST, PATCH and PUT of one feature, and modification lists, are all validated', async () => {
         const space = await createSpace(hub, { processors: validator(schemaOf()) });
         assert.equal((await call(hub, 'PUT', features(space), { body: collection(point('a', { name: 'A' })) })).status, 200);
-        const bad = point('a', { area: 1 });
-        assertRefused(await call(hub, 'POST', features(space), { body: collection(bad) }), 'schemaValidationFailed', 'id a');
+        const bad = point('a', { name: 7 });
+        assertRefused(await call(hub, 'POST', features(space), { body: collection(bad) }), 'schemaValidationFailed', 'id a', '/properties/name');
         assertRefused(await call(hub, 'PUT', `${features(space)}/a`, { body: bad }), 'schemaValidationFailed', 'id a');
         assertRefused(await call(hub, 'PATCH', `${features(space)}/a`, { body: bad }), 'schemaValidationFailed', 'id a');
         assertRefused(await call(hub, 'PUT', `${features(space)}/new`, { body: point('new', {}) }), 'schemaValidationFailed', 'id new');
@@ -78,9 +78,22 @@ for (const backend of BACKENDS) {
         assertRefused(await call(hub, 'POST', features(space), { body: list }), 'schemaValidationFailed', 'position 1', 'id a');
         assert.equal(await countOf(space), 1);
         const stored = await call(hub, 'GET', `${features(space)}/a`);
-        assert.equal((stored.body.properties as Record<string, unknown>).area, undefined);
-        const good = await call(hub, 'PATCH', `${features(space)}/a`, { body: point('a', { name: 'B', area: 3 }) });
-        assert.equal(good.status, 200, good.text);
+        assert.equal((stored.body.properties as Record<string, unknown>).name, 'A');
+      });
+
+      test('a patch is validated as merged into the stored feature', async () => {
+        const space = await createSpace(hub, { processors: validator(schemaOf()) });
+        assert.equal((await call(hub, 'PUT', features(space), { body: point('a', { name: 'A' }) })).status, 200);
+        // The patch alone lacks the required name; merged into the stored feature it has one.
+        const partial = await call(hub, 'PATCH', `${features(space)}/a`, { body: { type: 'Feature', properties: { area: 3 } } });
+        assert.equal(partial.status, 200, partial.text);
+        const viaPost = await call(hub, 'POST', features(space), { body: collection({ type: 'Feature', id: 'a', properties: { area: 4 } }) });
+        assert.equal(viaPost.status, 200, viaPost.text);
+        // Removing the name (null in a merge patch) leaves a feature the schema refuses.
+        const removing = await call(hub, 'PATCH', `${features(space)}/a`, { body: { type: 'Feature', properties: { name: null } } });
+        assertRefused(removing, 'schemaValidationFailed', 'id a', "required property 'name'");
+        const stored = await call(hub, 'GET', `${features(space)}/a`);
+        assert.deepEqual([(stored.body.properties as Record<string, unknown>).name, (stored.body.properties as Record<string, unknown>).area], ['A', 4]);
       });
 
       test('an invalid schema is refused on creation and on patch, naming the processor', async () => {

@@ -7,13 +7,13 @@ import { vectorTileOf } from '../../geo/vector-tile.js';
 import type { Storage, StoredSpace } from '../../storage/storage.js';
 import { authorize, authorizeRead, authorizeWrite, spaceResource } from '../access/authorization.js';
 import type { Claims } from '../access/claims.js';
-import { ProcessorCache, runProcessors } from '../processors/space-processors.js';
+import { ProcessorCache, runTaggingRules, validateFeature } from '../processors/space-processors.js';
 import { normalizeFeature } from './feature-input.js';
 import { NS } from './namespace.js';
 import { contentEtag, featureEtag, type FeatureCollectionStream, type ReadOptions, renderPages } from './read-pipeline.js';
 import { transformText } from './transform-plan.js';
 import { type EntryDefaults, type WriteBody, writeEntries } from './write-entries.js';
-import { planWrite, resultTags, type WriteEntry, type WriteOptions, type WriteResult } from './write-plan.js';
+import { planWrite, type SpaceContext, type WriteEntry, type WriteOptions, type WriteResult } from './write-plan.js';
 
 export interface CollectionWrite extends WriteOptions, EntryDefaults {
   caller: Claims;
@@ -51,28 +51,28 @@ export class FeatureService {
   constructor(private readonly storage: Storage) {}
 
   /**
-   * The space's processors, before the storage transaction: tagging rules, then schema validation of each
-   * written feature as given (for a patch, the patch input; see docs/decisions.md, "Processors"). The tags
-   * validated are the given ones after addTags/removeTags and the rules; stored tags are not read here.
+   * The space's processors: tagging rules run here, on the features as given, before the storage transaction;
+   * the schema then checks, inside the write plan, each feature as it will be stored (a patch merged into the
+   * stored feature, the final tags): see docs/decisions.md, "Processors".
    */
-  private process(space: StoredSpace, entries: WriteEntry[], options: WriteOptions): void {
+  private process(space: StoredSpace, entries: WriteEntry[]): SpaceContext['check'] {
     const processors = this.processors.get(space.id, space.definition);
-    if (processors.rules.length === 0 && processors.validators.length === 0) return;
-    const written = entries.filter((entry) => entry.feature !== undefined);
-    const features = written.map((entry) => {
-      const input = entry.feature as NonNullable<WriteEntry['feature']>;
-      const tags = resultTags(input.tags, [], options);
-      const feature: Record<string, unknown> = {
-        type: 'Feature', id: entry.id, ...input.extra,
-        geometry: input.geometry ?? null,
-        properties: { ...input.properties, [NS]: { tags } },
-      };
-      return { position: entry.position, id: entry.id, feature, tags, ruleTags: [] as string[] };
-    });
-    runProcessors(processors, features);
-    written.forEach((entry, index) => {
-      if (features[index].ruleTags.length > 0) entry.ruleTags = features[index].ruleTags;
-    });
+    if (processors.rules.length > 0) {
+      const written = entries.filter((entry) => entry.feature !== undefined);
+      const features = written.map((entry) => {
+        const input = entry.feature as NonNullable<WriteEntry['feature']>;
+        const feature = { type: 'Feature', id: entry.id, ...input.extra, geometry: input.geometry ?? null, properties: { ...input.properties } };
+        return { feature, ruleTags: [] as string[] };
+      });
+      runTaggingRules(processors, features);
+      written.forEach((entry, index) => {
+        if (features[index].ruleTags.length > 0) entry.ruleTags = features[index].ruleTags;
+      });
+    }
+    if (processors.validators.length === 0) return undefined;
+    return (parts, entry) => validateFeature(processors, {
+      type: 'Feature', id: parts.id, ...parts.extra, geometry: parts.geometry, properties: { ...parts.properties, [NS]: parts.namespace },
+    }, entry.position, entry.id);
   }
 
   /** Each request looks its space up once; storage then works on the key it returned. */
@@ -101,7 +101,8 @@ export class FeatureService {
    * space as the write starts: writes running at the same moment may together pass it by their own size.
    */
   private async apply(caller: Claims, space: StoredSpace, entries: WriteEntry[], options: WriteOptions): Promise<WriteResult> {
-    const context = { id: space.id, enableUUID: space.definition.enableUUID === true };
+    const check = this.process(space, entries);
+    const context: SpaceContext = { id: space.id, enableUUID: space.definition.enableUUID === true, check };
     const quota = caller.limits?.maxFeaturesPerSpace;
     const before = quota !== undefined && quota > 0 ? await this.storage.features.count(space.key, {}) : 0;
     return this.storage.features.write(space.key, entries.map((entry) => entry.id), (existing) => {
@@ -117,9 +118,7 @@ export class FeatureService {
 
   async writeCollection(request: CollectionWrite): Promise<WriteResult> {
     const space = await this.writableSpace(request.spaceId);
-    const entries = writeEntries(request.body, request);
-    this.process(space, entries, request);
-    return this.apply(request.caller, space, entries, request);
+    return this.apply(request.caller, space, writeEntries(request.body, request), request);
   }
 
   /** PUT and PATCH of one feature: the path id wins over the body's (API.md 4.4). */
@@ -129,9 +128,7 @@ export class FeatureService {
     const entry: WriteEntry = mode === 'put'
       ? { id: feature.id, position: 0, feature, onExists: 'replace', onNotExists: 'create', onConflict: 'error' }
       : { id: feature.id, position: 0, feature, onExists: 'patch', onNotExists: 'notFound', onConflict: 'error' };
-    const options = { ...request, transactional: true, respond: true };
-    this.process(space, [entry], options);
-    const result = await this.apply(request.caller, space, [entry], options);
+    const result = await this.apply(request.caller, space, [entry], { ...request, transactional: true, respond: true });
     return result.features[0];
   }
 

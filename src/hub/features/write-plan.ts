@@ -38,6 +38,8 @@ export interface WriteOptions {
 export interface SpaceContext {
   id: string;
   enableUUID: boolean;
+  /** Checks each feature as it will be stored (the space's schema); throws to refuse the whole write. */
+  check?: (feature: FeatureParts, entry: WriteEntry) => void;
 }
 
 export interface Failure { id: string; position: number; message: string }
@@ -59,7 +61,7 @@ export interface WriteResult {
 }
 
 /** The given tag list, else `fallback`, then `addTags` and `removeTags` in that order (API.md 4.5), then the rule tags. */
-export function resultTags(given: string[] | undefined, fallback: string[], options: WriteOptions, ruleTags: string[] = []): string[] {
+function resultTags(given: string[] | undefined, fallback: string[], options: WriteOptions, ruleTags: string[] = []): string[] {
   const tags = [...(given ?? fallback)];
   for (const tag of options.addTags) if (!tags.includes(tag)) tags.push(tag);
   const kept = tags.filter((tag) => !options.removeTags.includes(tag));
@@ -103,7 +105,8 @@ class Planner {
     return namespace;
   }
 
-  private store(parts: FeatureParts, list: 'inserted' | 'updated'): void {
+  private store(entry: WriteEntry, parts: FeatureParts, list: 'inserted' | 'updated'): void {
+    this.space.check?.(parts, entry);
     const texts = featureTexts(parts);
     this.upserts.push(texts.stored);
     this.result[list].push(parts.id);
@@ -113,7 +116,7 @@ class Planner {
   }
 
   private create(entry: WriteEntry, feature: FeatureInput): void {
-    this.store({
+    this.store(entry, {
       id: entry.id,
       geometry: feature.geometry ?? null,
       properties: feature.properties ?? {},
@@ -123,7 +126,7 @@ class Planner {
   }
 
   private replace(entry: WriteEntry, feature: FeatureInput, stored: FeatureParts): void {
-    this.store({
+    this.store(entry, {
       id: entry.id,
       geometry: feature.geometry ?? null,
       properties: feature.properties ?? {},
@@ -151,7 +154,7 @@ class Planner {
       this.unmodifiedTexts.push(storedJson);
       return;
     }
-    this.store({
+    this.store(entry, {
       id: entry.id,
       geometry: patchedGeometry,
       properties: (properties ?? {}) as Record<string, unknown>,

@@ -14,14 +14,9 @@ export interface SpaceProcessors {
   validators: FeatureValidator[];
 }
 
-/** One feature as the processors see it, and where the rule tags it gains go. */
+/** One written feature as the tagging rules see it (as given), and the tags they add to it. */
 export interface ProcessedFeature {
-  position: number;
-  id: string;
-  /** A GeoJSON Feature whose namespace tags are the tags it will be written with. */
   feature: Record<string, unknown>;
-  tags: string[];
-  /** The tags the rules added, which the write plan applies after addTags/removeTags. */
   ruleTags: string[];
 }
 
@@ -82,27 +77,25 @@ export class ProcessorCache {
 }
 
 /**
- * Tagging rules first, over a FeatureCollection of the written features (so the work is bounded by the write);
- * their tags go last, after addTags/removeTags. Then every feature is validated; the first failure writes nothing.
+ * Tagging rules over a FeatureCollection of the written features as given (so the work is bounded by the
+ * write); the tags they add go to `ruleTags`, which the write plan applies last, after addTags/removeTags.
  */
-export function runProcessors(processors: SpaceProcessors, features: ProcessedFeature[]): void {
-  if (features.length === 0) return;
-  if (processors.rules.length > 0) {
-    const collection = { type: 'FeatureCollection', features: features.map((item) => item.feature) };
-    for (const rule of processors.rules) {
-      const tag = normalizeTag(rule.tag);
-      for (const index of selectedFeatures(rule, collection)) {
-        const item = features[index];
-        if (!item || item.ruleTags.includes(tag)) continue;
-        item.ruleTags.push(tag);
-        if (!item.tags.includes(tag)) item.tags.push(tag);
-      }
+export function runTaggingRules(processors: SpaceProcessors, features: ProcessedFeature[]): void {
+  if (features.length === 0 || processors.rules.length === 0) return;
+  const collection = { type: 'FeatureCollection', features: features.map((item) => item.feature) };
+  for (const rule of processors.rules) {
+    const tag = normalizeTag(rule.tag);
+    for (const index of selectedFeatures(rule, collection)) {
+      const item = features[index];
+      if (item && !item.ruleTags.includes(tag)) item.ruleTags.push(tag);
     }
   }
+}
+
+/** Validates one feature as it will be stored against every schema; the first failure refuses the whole write. */
+export function validateFeature(processors: SpaceProcessors, feature: Record<string, unknown>, position: number, id: string): void {
   for (const validate of processors.validators) {
-    for (const item of features) {
-      const problem = validate(item.feature);
-      if (problem !== undefined) throw hubError('schemaValidationFailed', { position: item.position, id: item.id, problem });
-    }
+    const problem = validate(feature);
+    if (problem !== undefined) throw hubError('schemaValidationFailed', { position, id, problem });
   }
 }
