@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { call, createSpace, type FeatureJson, type TestResponse } from '../helpers/http-client.js';
 import { collection, namespaceOf, point } from '../helpers/features.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
+import { issueToken } from '../helpers/tokens.js';
 
 /** Features must have a string `name`; `area`, when given, is a number. */
 const schemaOf = (draft?: string): Record<string, unknown> => ({
@@ -135,6 +136,15 @@ for (const backend of BACKENDS) {
           const written = await call(hub, 'PUT', features(space), { body: point('a', {}) });
           assert.equal(written.status, 200, written.text);
         }
+      });
+
+      test('a caller who may not write gets 403, not the schema\'s verdict', async () => {
+        const space = await createSpace(hub, { processors: validator(schemaOf()), shared: true });
+        const reader = await issueToken(hub, { aid: `reader-${space}`, urm: { 'xyz-hub': { readFeatures: [{}] } } });
+        const headers = { authorization: `Bearer ${reader.token}` };
+        const refused = await call(hub, 'PUT', features(space), { body: point('a', { name: 5 }), headers });
+        assert.equal(refused.status, 403, refused.text);
+        assert.equal((refused.body.errorMessage ?? '').includes('name'), false, refused.text);
       });
 
       test('a schema replaced by PATCH applies from the next write on', async () => {

@@ -1,5 +1,5 @@
 // The feature operations of the hub: writes through the write plan, reads through the read pipeline.
-import { hubError } from '../../core/errors.js';
+import { type HubError, hubError } from '../../core/errors.js';
 import type { FeatureFilter, FeatureQuery, FeatureRow } from '../../core/feature-query.js';
 import type { SpaceDefinition } from '../../core/space-definition.js';
 import type { VectorTileRequest } from '../../core/vector-tile-request.js';
@@ -7,8 +7,9 @@ import { vectorTileOf } from '../../geo/vector-tile.js';
 import type { Storage, StoredSpace } from '../../storage/storage.js';
 import { authorize, authorizeRead, authorizeWrite, spaceResource } from '../access/authorization.js';
 import type { Claims } from '../access/claims.js';
-import { ProcessorCache, runTaggingRules, validateFeature } from '../processors/space-processors.js';
+import { ProcessorCache, runTaggingRules, schemaRefusal } from '../processors/space-processors.js';
 import { normalizeFeature } from './feature-input.js';
+import type { FeatureParts } from './feature-text.js';
 import { NS } from './namespace.js';
 import { contentEtag, featureEtag, type FeatureCollectionStream, type ReadOptions, renderPages } from './read-pipeline.js';
 import { transformText } from './transform-plan.js';
@@ -55,7 +56,7 @@ export class FeatureService {
    * the schema then checks, inside the write plan, each feature as it will be stored (a patch merged into the
    * stored feature, the final tags): see docs/decisions.md, "Processors".
    */
-  private process(space: StoredSpace, entries: WriteEntry[]): SpaceContext['check'] {
+  private process(space: StoredSpace, entries: WriteEntry[]): ((parts: FeatureParts, entry: WriteEntry) => HubError | undefined) | undefined {
     const processors = this.processors.get(space.id, space.definition);
     if (processors.rules.length > 0) {
       const written = entries.filter((entry) => entry.feature !== undefined);
@@ -70,7 +71,7 @@ export class FeatureService {
       });
     }
     if (processors.validators.length === 0) return undefined;
-    return (parts, entry) => validateFeature(processors, {
+    return (parts, entry) => schemaRefusal(processors, {
       type: 'Feature', id: parts.id, ...parts.extra, geometry: parts.geometry, properties: { ...parts.properties, [NS]: parts.namespace },
     }, entry.position, entry.id);
   }
@@ -101,13 +102,17 @@ export class FeatureService {
    * space as the write starts: writes running at the same moment may together pass it by their own size.
    */
   private async apply(caller: Claims, space: StoredSpace, entries: WriteEntry[], options: WriteOptions): Promise<WriteResult> {
-    const check = this.process(space, entries);
-    const context: SpaceContext = { id: space.id, enableUUID: space.definition.enableUUID === true, check };
+    const validate = this.process(space, entries);
     const quota = caller.limits?.maxFeaturesPerSpace;
     const before = quota !== undefined && quota > 0 ? await this.storage.features.count(space.key, {}) : 0;
     return this.storage.features.write(space.key, entries.map((entry) => entry.id), (existing) => {
+      // A schema refusal is answered after the rights check: who may not write learns nothing of the schema.
+      let refusal: HubError | undefined;
+      const check = validate && ((parts: FeatureParts, entry: WriteEntry) => { refusal ??= validate(parts, entry); });
+      const context: SpaceContext = { id: space.id, enableUUID: space.definition.enableUUID === true, check };
       const planned = planWrite(context, entries, options, existing);
       authorizeWrite(caller, space.id, space.definition, planned.actions);
+      if (refusal) throw refusal;
       const after = before + planned.result.inserted.length - planned.result.deleted.length;
       if (quota !== undefined && quota > 0 && after > before && after > quota) {
         throw hubError('featureQuotaReached', { limit: quota, space: space.id, count: after });

@@ -38,7 +38,7 @@ export interface WriteOptions {
 export interface SpaceContext {
   id: string;
   enableUUID: boolean;
-  /** Checks each feature as it will be stored (the space's schema); throws to refuse the whole write. */
+  /** Sees each feature as it will be stored (the space's schema check). */
   check?: (feature: FeatureParts, entry: WriteEntry) => void;
 }
 

@@ -1,5 +1,5 @@
 // Turns a space definition's processors into what runs on each write, compiled once per definition.
-import { hubError } from '../../core/errors.js';
+import { type HubError, hubError } from '../../core/errors.js';
 import { isObject } from '../../core/json.js';
 import type { SpaceDefinition } from '../../core/space-definition.js';
 import { normalizeTag } from '../tags.js';
@@ -92,10 +92,11 @@ export function runTaggingRules(processors: SpaceProcessors, features: Processed
   }
 }
 
-/** Validates one feature as it will be stored against every schema; the first failure refuses the whole write. */
-export function validateFeature(processors: SpaceProcessors, feature: Record<string, unknown>, position: number, id: string): void {
+/** The refusal of one feature, as it will be stored, by the first schema it fails; undefined when it passes them all. */
+export function schemaRefusal(processors: SpaceProcessors, feature: Record<string, unknown>, position: number, id: string): HubError | undefined {
   for (const validate of processors.validators) {
     const problem = validate(feature);
-    if (problem !== undefined) throw hubError('schemaValidationFailed', { position, id, problem });
+    if (problem !== undefined) return hubError('schemaValidationFailed', { position, id, problem });
   }
+  return undefined;
 }
