@@ -6,8 +6,8 @@ import { normalizeTag } from '../tags.js';
 import { compileSchema, type FeatureValidator } from './schema-validation.js';
 import { readTaggingRules, selectedFeatures, type TaggingRule } from './tagging-rules.js';
 
-export const SCHEMA_VALIDATOR = 'schema-validator';
-export const RULE_TAGGER = 'rule-tagger';
+const SCHEMA_VALIDATOR = 'schema-validator';
+const RULE_TAGGER = 'rule-tagger';
 
 export interface SpaceProcessors {
   rules: TaggingRule[];
