@@ -3,11 +3,11 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
-import { hashToken } from '../../src/hub/access/secrets.js';
-import { openStorage } from '../../src/storage/open-storage.js';
+import type { AttributeMap } from '../../src/hub/access/claims.js';
 import { call, type RequestOptions } from '../helpers/http-client.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
 import { type PostgresCluster, startPostgresCluster } from '../helpers/postgres-cluster.js';
+import { issueToken } from '../helpers/tokens.js';
 
 /** Small pages, so that a handful of spaces spans many of them. */
 const PAGE_SIZE = 3;
@@ -40,17 +40,9 @@ async function list(hub: HubProcess, query: string, options: RequestOptions = {}
  * A token with the given rights matrix, stored as the hub stores tokens: there is no Token API yet, and
  * the first-start token always has every right.
  */
-async function createToken(hub: HubProcess, aid: string, rights: Record<string, unknown[]>): Promise<RequestOptions> {
-  const secret = `list-test-${randomBytes(12).toString('hex')}`;
-  const storage = await openStorage(hub.storage, { pgPoolSize: 1 });
-  try {
-    await storage.access.createToken({
-      tid: randomBytes(8).toString('hex'), aid, secretHash: hashToken(secret), claims: { cid: aid, urm: { 'xyz-hub': rights } },
-    });
-  } finally {
-    await storage.close();
-  }
-  return { headers: { authorization: `Bearer ${secret}` } };
+async function createToken(hub: HubProcess, aid: string, rights: Record<string, AttributeMap[]>): Promise<RequestOptions> {
+  const { token } = await issueToken(hub, { aid, urm: { 'xyz-hub': rights } });
+  return { headers: { authorization: `Bearer ${token}` } };
 }
 
 /**
@@ -163,7 +155,7 @@ for (const backend of BACKENDS) {
 
     describe('a token that sees only some spaces', () => {
       const visible = (space: Space, rule: (space: Space) => boolean) => space.shared || rule(space);
-      const cases: Array<[string, Record<string, unknown[]>, (space: Space) => boolean]> = [
+      const cases: Array<[string, Record<string, AttributeMap[]>, (space: Space) => boolean]> = [
         ['owner maps: the spaces of those owners', { readFeatures: [{ owner: 'alice' }], manageSpaces: [{ owner: 'carol' }] },
           (space) => space.owner === 'alice' || space.owner === 'carol'],
         ['a space id prefix', { manageSpaces: [{ space: 'proj-*' }] }, (space) => space.id.startsWith('proj-')],

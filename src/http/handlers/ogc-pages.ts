@@ -1,6 +1,6 @@
 // Handlers of the OGC API Features documents: landing page, conformance, API definition, collections and queryables.
 import type { Collection } from '../../hub/ogc/ogc-service.js';
-import { apiDocument, OGC_ROOT, type PathItems, queryParameter } from '../api-document.js';
+import { apiDocument, type PathItems, queryParameter } from '../api-document.js';
 import { CRS84 } from '../query/ogc-parameters.js';
 import { collectionRows, escapeHtml, type Link, linkList, page, queryableRows } from '../reply/ogc-html.js';
 import { sendTextRead } from '../reply/read-reply.js';
@@ -88,8 +88,7 @@ async function readableCollections(context: HandlerContext): Promise<Collection[
 export async function ogcApi(context: HandlerContext): Promise<unknown> {
   const format = ogcFormat(context);
   const base = linkBase(context);
-  const origin = base.root.slice(0, -OGC_ROOT.length);
-  const body = apiDocument(routes, origin, context.hub.info.version, collectionItemPaths(await readableCollections(context)));
+  const body = apiDocument(routes, base.origin, context.hub.info.version, collectionItemPaths(await readableCollections(context)));
   const paths = Object.keys((body as { paths: object }).paths);
   return format === 'json'
     // With its charset given, Fastify leaves the type as written; GDAL needs `;version=3.0` unquoted.

@@ -1,6 +1,7 @@
 // What every OGC API handler needs from the request: the format asked for, the links' origin, and the read options.
 import { hubError } from '../../core/errors.js';
 import type { ReadOptions } from '../../hub/features/read-pipeline.js';
+import { OGC_ROOT } from '../api-document.js';
 import { clientGone } from '../reply/read-reply.js';
 import type { HandlerContext } from '../request-context.js';
 import { etagKey } from './read-parameters.js';
@@ -32,14 +33,19 @@ const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
  * query of the URL it was opened with (`OAPIF:…/ogc?access_token=…`) to every request it makes, `next` links too.
  */
 export interface LinkBase {
+  /** The hub's own origin, e.g. `http://host:8080`. */
+  origin: string;
+  /** The OGC API root below it. */
   root: string;
   href(path: string, parameters?: Record<string, string>): string;
 }
 
 export function linkBase(context: HandlerContext): LinkBase {
   const host = context.request.headers.host;
-  const root = `${context.request.protocol}://${host !== undefined && HOST.test(host) ? host : 'localhost'}/ogc`;
+  const origin = `${context.request.protocol}://${host !== undefined && HOST.test(host) ? host : 'localhost'}`;
+  const root = `${origin}${OGC_ROOT}`;
   return {
+    origin,
     root,
     href: (path, parameters = {}) => {
       const search = new URLSearchParams(parameters).toString();

@@ -5,7 +5,7 @@ import { MAX_PROJECT_BYTES } from '../../hub/projects/project-fields.js';
 import { bodyStream } from '../body/body-stream.js';
 import { readJsonObject } from '../body/json-body.js';
 import { projectArrayBody, projectPageBody } from '../reply/project-list.js';
-import { sendStoredJson, started } from '../reply/read-reply.js';
+import { sendTextRead, started } from '../reply/read-reply.js';
 import { callerOf, type HandlerContext } from '../request-context.js';
 
 /** Projects on one page of `paginate=true` when `limit` is absent, and the most one page may hold. */
@@ -62,7 +62,7 @@ export async function createProject(context: HandlerContext): Promise<unknown> {
 
 export async function getProject(context: HandlerContext): Promise<unknown> {
   const project = await context.hub.projects.get(callerOf(context), context.params.projectId);
-  return sendStoredJson(context.request, context.reply, project);
+  return sendTextRead(context.request, context.reply, project, 'application/json');
 }
 
 export async function replaceProject(context: HandlerContext): Promise<unknown> {

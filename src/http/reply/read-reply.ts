@@ -110,12 +110,10 @@ export function sendJsonRead(request: FastifyRequest, reply: FastifyReply, body:
   return reply.type('application/json').send(body);
 }
 
-/** A JSON document sent as its stored text (a project); its ETag is a digest of that text, which changes with every write. */
-export function sendStoredJson(request: FastifyRequest, reply: FastifyReply, json: string): FastifyReply {
-  return sendTextRead(request, reply, json, 'application/json');
-}
-
-/** A text answer (a JSON document or an HTML page) whose ETag is a digest of the text itself. */
+/**
+ * A text answer (a stored project, a JSON document or an HTML page) whose ETag is a digest of the text itself, so it
+ * changes with every write.
+ */
 export function sendTextRead(request: FastifyRequest, reply: FastifyReply, text: string, type: string): FastifyReply {
   const etag = `"${createHash('sha1').update(text).digest('hex').slice(0, 32)}"`;
   if (notModified(request, reply, etag)) return reply;

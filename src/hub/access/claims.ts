@@ -18,13 +18,6 @@ export const HUB_SERVICE = 'xyz-hub';
 export const HUB_ACTIONS = ['readFeatures', 'createFeatures', 'updateFeatures', 'deleteFeatures', 'manageSpaces',
   'adminSpaces', 'managePackages', 'accessConnectors', 'manageConnectors', 'useCapabilities', 'useAdminCapabilities'] as const;
 
-/** The resource side of a rights check: the attributes of a space. */
-export interface SpaceResource {
-  owner?: string;
-  space?: string;
-  packages?: string[];
-}
-
 function valueMatches(granted: unknown, actual: unknown): boolean {
   if (Array.isArray(granted)) return granted.every((one) => valueMatches(one, actual));
   if (Array.isArray(actual)) return actual.some((one) => valueMatches(granted, one));

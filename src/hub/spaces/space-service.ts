@@ -3,8 +3,8 @@ import { FORBIDDEN_ID_CHARACTERS, idRule, MAX_ID_LENGTH } from '../../core/id-li
 import { isObject } from '../../core/json.js';
 import type { SpaceDefinition } from '../../core/space-definition.js';
 import type { Storage, StoredSpace } from '../../storage/storage.js';
-import { authorize } from '../access/authorization.js';
-import { type Claims, grantedOwners, hasRight, HUB_SERVICE, type SpaceResource } from '../access/claims.js';
+import { authorize, spaceResource } from '../access/authorization.js';
+import { type Claims, grantedOwners, hasRight, HUB_SERVICE } from '../access/claims.js';
 import { hubError } from '../../core/errors.js';
 import type { SpaceListFilter, TimeCondition } from '../../core/space-query.js';
 import { newSpaceId } from '../ids.js';
@@ -29,9 +29,8 @@ export interface SpaceListQuery {
 /** The actions that give access to a space (API.md 3.6), in the order `includeRights` lists them. */
 const ACCESS_ACTIONS = ['readFeatures', 'createFeatures', 'updateFeatures', 'deleteFeatures', 'manageSpaces', 'adminSpaces'];
 
-function resourceOf(space: StoredSpace): SpaceResource & Record<string, unknown> {
-  return { owner: space.definition.owner, space: space.id, packages: space.definition.packages };
-}
+/** The resource side of the space actions (API.md 8.2). */
+const resourceOf = (space: StoredSpace): Record<string, unknown> => spaceResource(space.id, space.definition);
 
 /**
  * Connectors sent in the list form replace the stored map, as any array does (API.md 3.4); a map merges
