@@ -14,5 +14,6 @@ export function fromStorage(error: unknown): unknown {
     case 'accountExists': return hubError('accountExists', { username: error.detail });
     case 'unavailable': return hubError('storageFailure');
     case 'timeout': return hubError('storageTimeout');
+    case 'crossDatabase': return hubError('writeAcrossDatabases');
   }
 }

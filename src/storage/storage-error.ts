@@ -10,7 +10,9 @@ export type StorageFailure =
   /** The database cannot be reached, or a space's database is no longer configured. */
   | 'unavailable'
   /** A statement or a lock wait ran past its deadline and was cancelled. */
-  | 'timeout';
+  | 'timeout'
+  /** One write named spaces in different databases, which no transaction spans; the detail is the other space's database. */
+  | 'crossDatabase';
 
 export class StorageError extends Error {
   constructor(readonly failure: StorageFailure, readonly detail = '') {

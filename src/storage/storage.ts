@@ -74,7 +74,19 @@ export interface WritePlan {
  * It runs inside the storage transaction, so its decisions (exists/not, uuid checks) cannot
  * race with another writer; throwing aborts the whole write.
  */
-export type WritePlanner<T> = (existing: ReadonlyMap<string, string>) => { plan: WritePlan; result: T };
+export type WritePlanner<T> = (existing: ReadonlyMap<string, string>) => { plan: WritePlan; result: T; next?: WriteStep };
+
+/**
+ * A further write in the same transaction, in another space of the same database (an activity log, the layer
+ * of a composite or virtual space): planned, like the first, from the stored features it names, and it may
+ * name one more. Each step sees what the steps before it wrote. A step in another database than the first
+ * throws a StorageError `crossDatabase`, which aborts the whole write.
+ */
+export interface WriteStep {
+  space: SpaceKey;
+  ids: readonly string[];
+  planner: (existing: ReadonlyMap<string, string>) => { plan: WritePlan; next?: WriteStep };
+}
 
 export interface TagCount { key: string; count: number }
 export interface PropertyStatistic { key: string; count: number; datatype?: string }
@@ -105,7 +117,7 @@ export interface StatisticsOptions {
  * deadline fails with a StorageError `timeout`.
  */
 export interface FeatureStore {
-  /** Throws a StorageError `spaceGone` when the space was deleted in the meantime. */
+  /** Throws a StorageError `spaceGone` when the space (or a step's space) was deleted in the meantime. */
   write<T>(space: SpaceKey, ids: readonly string[], planner: WritePlanner<T>): Promise<T>;
   /** Deletes the features matching the filter (all of them for an empty filter); returns how many. */
   deleteMatching(space: SpaceKey, filter: FeatureFilter): Promise<number>;

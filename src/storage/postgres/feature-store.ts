@@ -4,7 +4,7 @@ import type { VectorTileRequest } from '../../core/vector-tile-request.js';
 import { keysetPages } from '../shared/keyset-pages.js';
 import { planWrite, type StoredRow } from '../shared/write-diff.js';
 import { StorageError } from '../storage-error.js';
-import type { FeatureStore, FeatureWrite, SpaceKey, SpaceStatistics, StatisticsOptions, WritePlanner } from '../storage.js';
+import type { FeatureStore, FeatureWrite, SpaceKey, SpaceStatistics, StatisticsOptions, WritePlan, WritePlanner, WriteStep } from '../storage.js';
 import type { Client, Database, Prepared } from './database.js';
 import { compileFilter, isEmptyFilter, SqlParams } from './filter-sql.js';
 import type { Locations } from './locations.js';
@@ -141,38 +141,51 @@ async function recordChange(client: Client, sid: number, features: number, size:
   return row.change;
 }
 
+/**
+ * One space's part of a write, inside its transaction: the stored rows it names (locked), its plan, its row
+ * changes and its counter change, whose number goes into `changes` by space.
+ */
+async function writeStep<P extends { plan: WritePlan; next?: WriteStep }>(client: Client, sid: number, ids: readonly string[],
+  planner: (existing: ReadonlyMap<string, string>) => P, changes: Map<number, number>): Promise<P> {
+  await holdSpace(client, sid);
+  const stored = new Map<string, StoredRow>();
+  const lookup = ids.filter((id) => !cannotExist(id));
+  if (lookup.length > 0) {
+    const { rows } = await client.query<[number, string, string]>({
+      text: 'SELECT seq, id, feature FROM features WHERE sid = $1 AND id = ANY($2::text[]) FOR UPDATE',
+      values: [sid, lookup],
+      rowMode: 'array',
+    });
+    for (const [seq, id, json] of rows) stored.set(id, { seq, json });
+  }
+  const { diff, planned } = planWrite(stored, planner);
+  for (const chunk of chunks(diff.inserts, (feature) => feature.json)) {
+    await client.query(INSERT, [sid, ...rowParameters(chunk, chunk.map((feature) => feature.id))]);
+  }
+  for (const chunk of chunks(diff.updates, (update) => update.feature.json)) {
+    await client.query(UPDATE, [sid, ...rowParameters(chunk.map((update) => update.feature), chunk.map((update) => update.seq))]);
+  }
+  if (diff.deletes.length > 0) await client.query('DELETE FROM features WHERE sid = $1 AND seq = ANY($2::bigint[])', [sid, diff.deletes]);
+  if (diff.changed) changes.set(sid, await recordChange(client, sid, diff.countDelta, diff.sizeDelta, diff.timestamp));
+  return planned;
+}
+
 export class PostgresFeatureStore implements FeatureStore {
   /** `deadlineMs` bounds the database time of one paged read in all; the server bounds each statement by itself. */
   constructor(private readonly locations: Locations, private readonly deadlineMs: number) {}
 
   async write<T>(space: SpaceKey, ids: readonly string[], planner: WritePlanner<T>): Promise<T> {
-    const { sid } = space;
     const db = this.locations.byId(space.location);
-    let change = 0;
+    const changes = new Map<number, number>();
     const outcome = await db.transaction(async (client) => {
-      await holdSpace(client, sid);
-      const stored = new Map<string, StoredRow>();
-      const lookup = ids.filter((id) => !cannotExist(id));
-      if (lookup.length > 0) {
-        const { rows } = await client.query<[number, string, string]>({
-          text: 'SELECT seq, id, feature FROM features WHERE sid = $1 AND id = ANY($2::text[]) FOR UPDATE',
-          values: [sid, lookup],
-          rowMode: 'array',
-        });
-        for (const [seq, id, json] of rows) stored.set(id, { seq, json });
+      changes.clear();
+      const first = await writeStep(client, space.sid, ids, planner, changes);
+      for (let step = first.next; step; step = (await writeStep(client, step.space.sid, step.ids, step.planner, changes)).next) {
+        if (step.space.location !== space.location) throw new StorageError('crossDatabase', step.space.location);
       }
-      const { diff, result } = planWrite(stored, planner);
-      for (const chunk of chunks(diff.inserts, (feature) => feature.json)) {
-        await client.query(INSERT, [sid, ...rowParameters(chunk, chunk.map((feature) => feature.id))]);
-      }
-      for (const chunk of chunks(diff.updates, (update) => update.feature.json)) {
-        await client.query(UPDATE, [sid, ...rowParameters(chunk.map((update) => update.feature), chunk.map((update) => update.seq))]);
-      }
-      if (diff.deletes.length > 0) await client.query('DELETE FROM features WHERE sid = $1 AND seq = ANY($2::bigint[])', [sid, diff.deletes]);
-      if (diff.changed) change = await recordChange(client, sid, diff.countDelta, diff.sizeDelta, diff.timestamp);
-      return result;
+      return first.result;
     });
-    await this.afterChange(db, sid, change);
+    for (const [sid, change] of changes) await this.afterChange(db, sid, change);
     return outcome;
   }
 

@@ -1,5 +1,5 @@
 // Turns a write plan into the row changes and counter deltas both engines apply: one implementation of the write diff.
-import type { FeatureWrite, WritePlan, WritePlanner } from '../storage.js';
+import type { FeatureWrite, WritePlan } from '../storage.js';
 
 /** A feature as a write finds it stored: its insertion sequence and its JSON text. */
 export interface StoredRow {
@@ -39,10 +39,10 @@ function diffWrite(plan: WritePlan, stored: ReadonlyMap<string, StoredRow>): Wri
   return diff;
 }
 
-/** Runs the planner on the stored rows it asked for and diffs its plan. */
-export function planWrite<T>(stored: ReadonlyMap<string, StoredRow>, planner: WritePlanner<T>): { diff: WriteDiff; result: T } {
+/** Runs a planner (of a write or of a further step) on the stored rows it asked for and diffs its plan. */
+export function planWrite<P extends { plan: WritePlan }>(stored: ReadonlyMap<string, StoredRow>, planner: (existing: ReadonlyMap<string, string>) => P): { diff: WriteDiff; planned: P } {
   const existing = new Map<string, string>();
   for (const [id, row] of stored) existing.set(id, row.json);
-  const { plan, result } = planner(existing);
-  return { diff: diffWrite(plan, stored), result };
+  const planned = planner(existing);
+  return { diff: diffWrite(planned.plan, stored), planned };
 }

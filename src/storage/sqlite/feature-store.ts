@@ -8,7 +8,7 @@ import { keysetPages } from '../shared/keyset-pages.js';
 import { checkDeadline, throwIfCancelled } from '../shared/read-bounds.js';
 import { planWrite, type StoredRow } from '../shared/write-diff.js';
 import { StorageError } from '../storage-error.js';
-import type { FeatureStore, FeatureWrite, SpaceKey, SpaceStatistics, StatisticsOptions, WritePlanner } from '../storage.js';
+import type { FeatureStore, FeatureWrite, SpaceKey, SpaceStatistics, StatisticsOptions, WritePlan, WritePlanner, WriteStep } from '../storage.js';
 import { compileFilter, type SqlFragment } from './filter-sql.js';
 import { type OrderedSource, SpatialIndex, type SpatialPlan } from './spatial-sql.js';
 import { readStatistics } from './statistics.js';
@@ -115,21 +115,30 @@ export class SqliteFeatureStore implements FeatureStore {
   }
 
   async write<T>(space: SpaceKey, ids: readonly string[], planner: WritePlanner<T>): Promise<T> {
-    const { sid } = space;
     return this.db.transaction(() => {
-      this.assertSpace(sid);
-      const stored = new Map<string, ExistingRow>();
-      for (const row of this.selectExisting.all(JSON.stringify(ids), sid)) stored.set(row.id, row);
-      const { diff, result } = planWrite(stored, planner);
-      for (const feature of diff.inserts) this.storeRow(sid, feature, undefined);
-      for (const { seq, feature } of diff.updates) this.storeRow(sid, feature, seq);
-      for (const seq of diff.deletes) {
-        this.deleteTagsOfFeature.run(seq);
-        this.deleteFeature.run(seq);
+      const first = this.writeStep(space.sid, ids, planner);
+      for (let step = first.next; step; step = this.writeStep(step.space.sid, step.ids, step.planner).next) {
+        if (step.space.location !== space.location) throw new StorageError('crossDatabase', step.space.location);
       }
-      if (diff.changed) this.updateCounters.run(diff.countDelta, diff.sizeDelta, diff.timestamp, sid);
-      return result;
+      return first.result;
     }).immediate();
+  }
+
+  /** One space's part of a write, inside its transaction: the stored rows it names, its plan, its row and counter changes. */
+  private writeStep<P extends { plan: WritePlan; next?: WriteStep }>(sid: number, ids: readonly string[],
+    planner: (existing: ReadonlyMap<string, string>) => P): P {
+    this.assertSpace(sid);
+    const stored = new Map<string, ExistingRow>();
+    for (const row of this.selectExisting.all(JSON.stringify(ids), sid)) stored.set(row.id, row);
+    const { diff, planned } = planWrite(stored, planner);
+    for (const feature of diff.inserts) this.storeRow(sid, feature, undefined);
+    for (const { seq, feature } of diff.updates) this.storeRow(sid, feature, seq);
+    for (const seq of diff.deletes) {
+      this.deleteTagsOfFeature.run(seq);
+      this.deleteFeature.run(seq);
+    }
+    if (diff.changed) this.updateCounters.run(diff.countDelta, diff.sizeDelta, diff.timestamp, sid);
+    return planned;
   }
 
   /**
