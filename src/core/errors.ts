@@ -96,6 +96,8 @@ export const errorCatalogue = {
   tokenRateLimited: { status: 429, template: 'Too many requests for this token: it may make {limit} requests a minute.' },
   storageFailure: { status: 502, template: 'Connector error.' },
   storageTimeout: { status: 504, template: 'Connector timeout error.' },
+  layerUnavailable: { status: 409, template: 'The space {space} reads from the space {id}, which {problem}.' },
+  customVirtualSpace: { status: 501, template: 'The space {id} is a virtual space of the operation custom, which is stored but cannot be read or written yet.' },
   writeAcrossDatabases: { status: 409, template: 'The write would change spaces stored in different databases; one write can change only one database.' },
   internal: { status: 500, template: 'Internal server error.' },
   // Accounts, sessions and the Token API (API.md 9, 9.1).

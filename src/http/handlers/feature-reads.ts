@@ -1,4 +1,5 @@
 // Handlers of the feature read routes: by id, one feature, search, iterate, count and statistics.
+import { parseHandle } from '../query/iterate-handle.js';
 import { hubError } from '../../core/errors.js';
 import type { ReadOptions } from '../../hub/features/read-pipeline.js';
 import { callerOf, type HandlerContext } from '../request-context.js';
@@ -30,17 +31,14 @@ export async function searchFeatures(context: HandlerContext): Promise<unknown> 
   return sendFeatureCollection(context.request, context.reply, result);
 }
 
-/** `handle` is the decimal string of the last insertion sequence returned; `0` starts over (API.md 5.7). */
-function parseHandle(context: HandlerContext): number {
-  const handle = context.query.first('handle') ?? context.query.first('nextPageToken');
-  if (handle === undefined || handle === '') return 0;
-  if (!/^\d{1,15}$/.test(handle)) throw hubError('invalidHandle', { handle });
-  return Number(handle);
+/** `handle` (or `nextPageToken`) as a previous page returned it; `0` starts over (API.md 5.7). */
+function handleOf(context: HandlerContext): number {
+  return parseHandle(context.query.first('handle') ?? context.query.first('nextPageToken'));
 }
 
 export async function iterateFeatures(context: HandlerContext): Promise<unknown> {
   const limit = context.query.limit();
-  const afterSeq = parseHandle(context);
+  const afterSeq = handleOf(context);
   const result = await context.hub.features.iterate(callerOf(context), context.params.spaceId, featureFilter(context), afterSeq, limit, readOptions(context));
   return sendFeatureCollection(context.request, context.reply, result);
 }

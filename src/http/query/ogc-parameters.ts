@@ -1,4 +1,5 @@
 // Parses the query parameters of OGC API Features items requests: limit, bbox, bbox-crs, datetime, the paging handle and property equality.
+import { parseHandle } from './iterate-handle.js';
 import { hubError } from '../../core/errors.js';
 import type { PropertyCondition } from '../../core/feature-query.js';
 import { DECIMAL, typeScalar } from '../../core/typed-values.js';
@@ -27,10 +28,7 @@ export function ogcLimit(query: RawQuery): number {
 
 /** The last insertion sequence of the previous page, as put into `next` links; 0 starts at the beginning. */
 export function ogcHandle(query: RawQuery): number {
-  const handle = query.first('handle');
-  if (handle === undefined || handle === '') return 0;
-  if (!/^\d{1,15}$/.test(handle)) throw hubError('invalidHandle', { handle: handle.slice(0, 40) });
-  return Number(handle);
+  return parseHandle(query.first('handle'));
 }
 
 /** `crs` and `bbox-crs` may only name CRS84 (CRS84h for a bbox with heights). */

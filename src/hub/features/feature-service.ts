@@ -9,10 +9,14 @@ import { authorize, authorizeRead, authorizeWrite, spaceResource } from '../acce
 import type { Claims } from '../access/claims.js';
 import { ProcessorCache, runTaggingRules, schemaRefusal } from '../processors/space-processors.js';
 import { normalizeFeature } from './feature-input.js';
-import type { FeatureParts } from './feature-text.js';
+import { type FeatureParts, storedFeatureId } from './feature-text.js';
 import { NS } from './namespace.js';
 import { contentEtag, featureEtag, type FeatureCollectionStream, type ReadOptions, renderPages } from './read-pipeline.js';
 import { transformText } from './transform-plan.js';
+import type { FeatureSource } from '../layers/feature-source.js';
+import { SpaceSources } from '../layers/space-sources.js';
+import { writeLayered } from '../layers/layered-write.js';
+import { isLayered } from '../layers/space-layout.js';
 import { type EntryDefaults, type WriteBody, writeEntries } from './write-entries.js';
 import { planWrite, type SpaceContext, type WriteEntry, type WriteOptions, type WriteResult } from './write-plan.js';
 
@@ -41,6 +45,9 @@ export interface SingleFeature { etag: string; cacheTTL?: number; json: string }
 /** An MVT answer; `tile` is empty when no feature lies in the tile. */
 export interface VectorTileAnswer { etag: string; cacheTTL?: number; tile: Buffer }
 
+/** Features deleted per transaction when deleting by filter through a virtual or composite space. */
+const LAYERED_DELETE_PAGE = 1000;
+
 const cacheTTLOf = (definition: SpaceDefinition): number | undefined => {
   const ttl = definition.cacheTTL;
   return ttl !== undefined && ttl > 0 ? ttl : undefined;
@@ -48,8 +55,11 @@ const cacheTTLOf = (definition: SpaceDefinition): number | undefined => {
 
 export class FeatureService {
   private readonly processors = new ProcessorCache();
+  private readonly sources: SpaceSources;
 
-  constructor(private readonly storage: Storage) {}
+  constructor(private readonly storage: Storage) {
+    this.sources = new SpaceSources(storage);
+  }
 
   /**
    * The space's processors: tagging rules run here, on the features as given, before the storage transaction;
@@ -83,11 +93,9 @@ export class FeatureService {
     return space;
   }
 
-  /** The space of a feature read, once the caller may read it. */
-  private async readable(caller: Claims, spaceId: string): Promise<StoredSpace> {
-    const space = await this.space(spaceId);
-    authorizeRead(caller, space.id, space.definition);
-    return space;
+  /** What a feature read of the space sees, once the caller may read it (every layer of a virtual or composite space). */
+  private async readable(caller: Claims, spaceId: string): Promise<FeatureSource> {
+    return this.sources.readable(caller, await this.space(spaceId));
   }
 
   private async writableSpace(spaceId: string): Promise<StoredSpace> {
@@ -102,6 +110,10 @@ export class FeatureService {
    * space as the write starts: writes running at the same moment may together pass it by their own size.
    */
   private async apply(caller: Claims, space: StoredSpace, entries: WriteEntry[], options: WriteOptions): Promise<WriteResult> {
+    if (isLayered(space.definition)) {
+      const layering = await this.sources.layering(space);
+      if (layering.kind !== 'plain') return writeLayered(this.storage, caller, space, layering, entries, options, (layer, subset) => this.process(layer, subset));
+    }
     const validate = this.process(space, entries);
     const quota = caller.limits?.maxFeaturesPerSpace;
     const before = quota !== undefined && quota > 0 ? await this.storage.features.count(space.key, {}) : 0;
@@ -154,29 +166,59 @@ export class FeatureService {
   async deleteMatching(caller: Claims, spaceId: string, filter: FeatureFilter): Promise<number> {
     const space = await this.writableSpace(spaceId);
     authorize(caller, [{ action: 'deleteFeatures', resource: spaceResource(space.id, space.definition) }]);
+    if (isLayered(space.definition)) return this.deleteShown(caller, space, filter);
     return this.storage.features.deleteMatching(space.key, filter);
   }
 
-  /** The space and the feature come from one lookup: the most frequent read costs one database statement. */
+  /**
+   * Deletes what a virtual or composite space shows of a filter, a page of ids at a time through the layered
+   * write (each page one transaction), until it shows none.
+   */
+  private async deleteShown(caller: Claims, space: StoredSpace, filter: FeatureFilter): Promise<number> {
+    const source = await this.sources.readable(caller, space);
+    let deleted = 0;
+    for (;;) {
+      const ids = new Set<string>();
+      for await (const rows of source.query({ ...filter, limit: LAYERED_DELETE_PAGE })) for (const row of rows) ids.add(storedFeatureId(row.json));
+      if (ids.size === 0) return deleted;
+      const entries: WriteEntry[] = [...ids].map((id, position) => ({ id, position, onExists: 'delete', onNotExists: 'retain', onConflict: 'error' }));
+      const result = await this.apply(caller, space, entries, { transactional: true, respond: false, addTags: [], removeTags: [] });
+      if (result.deleted.length === 0) return deleted;
+      deleted += result.deleted.length;
+    }
+  }
+
+  /**
+   * The space and the feature come from one lookup: the most frequent read costs one database statement. A
+   * virtual or composite space then finds the feature through its layers.
+   */
   async getOne(caller: Claims, spaceId: string, featureId: string, options: ReadOptions): Promise<SingleFeature> {
     const found = await this.storage.spaces.getWithFeature(spaceId, featureId);
     if (!found) throw hubError('spaceOfFeaturesNotFound');
     authorizeRead(caller, spaceId, found.definition);
-    const json = found.feature === undefined ? undefined : transformText(found.feature, options.transforms);
-    if (found.feature === undefined || json === undefined) throw hubError('featureNotFound');
-    return { etag: featureEtag(found.feature, options.etagKey), cacheTTL: cacheTTLOf(found.definition), json };
+    const stored = isLayered(found.definition) ? await this.layeredFeature(caller, spaceId, featureId) : found.feature;
+    const json = stored === undefined ? undefined : transformText(stored, options.transforms);
+    if (stored === undefined || json === undefined) throw hubError('featureNotFound');
+    return { etag: featureEtag(stored, options.etagKey), cacheTTL: cacheTTLOf(found.definition), json };
+  }
+
+  /** The text a virtual or composite space shows for one id, undefined when it shows none. */
+  async layeredFeature(caller: Claims, spaceId: string, featureId: string): Promise<string | undefined> {
+    const source = await this.readable(caller, spaceId);
+    for await (const rows of source.query({ ids: [featureId], limit: 1 })) return rows[0]?.json;
+    return undefined;
   }
 
   async getByIds(caller: Claims, spaceId: string, ids: string[], options: ReadOptions): Promise<FeatureCollectionStream> {
-    const space = await this.readable(caller, spaceId);
+    const source = await this.readable(caller, spaceId);
     const unique = [...new Set(ids)];
-    return this.collection(space, { ids: unique, limit: unique.length }, options);
+    return this.collection(source, { ids: unique, limit: unique.length }, options);
   }
 
   /** Search and the spatial reads: the query's filters, spatial condition and limit, in insertion order. */
   async search(caller: Claims, spaceId: string, query: Omit<FeatureQuery, 'ids' | 'afterSeq'>, options: ReadOptions): Promise<FeatureCollectionStream> {
-    const space = await this.readable(caller, spaceId);
-    return this.collection(space, query, options);
+    const source = await this.readable(caller, spaceId);
+    return this.collection(source, query, options);
   }
 
   /** A handle is the last insertion sequence returned; one comes back only when the page is full (API.md 5.7). */
@@ -192,7 +234,7 @@ export class FeatureService {
    */
   async iteratePage(caller: Claims, spaceId: string, filter: Omit<FeatureQuery, 'ids' | 'afterSeq' | 'limit'>, afterSeq: number, limit: number,
     options: ReadOptions): Promise<IteratePage> {
-    const space = await this.readable(caller, spaceId);
+    const source = await this.readable(caller, spaceId);
     let returned = 0;
     let lastSeq = afterSeq;
     const onPage = (count: number, last: number) => {
@@ -200,9 +242,9 @@ export class FeatureService {
       lastSeq = last;
     };
     return {
-      etag: contentEtag(space, options.etagKey),
-      cacheTTL: cacheTTLOf(space.definition),
-      features: renderPages(this.storage.features, space, { ...filter, afterSeq, limit }, options, onPage),
+      etag: contentEtag(source, options.etagKey),
+      cacheTTL: cacheTTLOf(source.space.definition),
+      features: renderPages(source, { ...filter, afterSeq, limit }, options, onPage),
       trailer: () => ({}),
       returned: () => returned,
       lastSeq: () => lastSeq,
@@ -210,14 +252,14 @@ export class FeatureService {
   }
 
   async count(caller: Claims, spaceId: string, filter: FeatureFilter, signal?: AbortSignal): Promise<{ etag: string; count: number }> {
-    const space = await this.readable(caller, spaceId);
-    return { etag: contentEtag(space, 'count ' + JSON.stringify(filter)), count: await this.storage.features.count(space.key, filter, signal) };
+    const source = await this.readable(caller, spaceId);
+    return { etag: contentEtag(source, 'count ' + JSON.stringify(filter)), count: await source.count(filter, signal) };
   }
 
   /** How many features a query finds, counted up to its limit: the estimate of viz sampling. */
   async countUpTo(caller: Claims, spaceId: string, query: Omit<FeatureQuery, 'ids' | 'afterSeq'>, signal?: AbortSignal): Promise<number> {
-    const space = await this.readable(caller, spaceId);
-    return this.storage.features.countUpTo(space.key, query, signal);
+    const source = await this.readable(caller, spaceId);
+    return source.countUpTo(query, signal);
   }
 
   /**
@@ -226,14 +268,14 @@ export class FeatureService {
    */
   async vectorTile(caller: Claims, spaceId: string, query: Omit<FeatureQuery, 'ids' | 'afterSeq'>, request: VectorTileRequest, options: ReadOptions,
     summarize?: (rows: AsyncIterable<FeatureRow[]>) => Promise<string[]>): Promise<VectorTileAnswer> {
-    const space = await this.readable(caller, spaceId);
-    const etag = contentEtag(space, `${options.etagKey}\n${request.flatten ? 'mvtf' : 'mvt'}`);
-    const rows = this.storage.features.query(space.key, query, options.signal);
+    const source = await this.readable(caller, spaceId);
+    const etag = contentEtag(source, `${options.etagKey}\n${request.flatten ? 'mvtf' : 'mvt'}`);
+    const rows = source.query(query, options.signal);
     async function* cells(): AsyncIterable<Array<{ json: string }>> {
       if (summarize) yield (await summarize(rows)).map((json) => ({ json }));
     }
-    const tile = summarize ? await vectorTileOf(cells(), request) : await this.storage.features.vectorTile(space.key, query, request, options.signal);
-    return { etag, cacheTTL: cacheTTLOf(space.definition), tile };
+    const tile = summarize ? await vectorTileOf(cells(), request) : await source.vectorTile(query, request, options.signal);
+    return { etag, cacheTTL: cacheTTLOf(source.space.definition), tile };
   }
 
   /**
@@ -242,20 +284,20 @@ export class FeatureService {
    */
   async summary(caller: Claims, spaceId: string, query: Omit<FeatureQuery, 'ids' | 'afterSeq'>, options: ReadOptions,
     summarize: (rows: AsyncIterable<FeatureRow[]>) => Promise<string[]>): Promise<FeatureCollectionStream> {
-    const space = await this.readable(caller, spaceId);
-    const rows = this.storage.features.query(space.key, query, options.signal);
+    const source = await this.readable(caller, spaceId);
+    const rows = source.query(query, options.signal);
     async function* features(): AsyncIterable<string> {
       const texts = await summarize(rows);
       if (texts.length > 0) yield texts.join(',');
     }
-    return { etag: contentEtag(space, options.etagKey), cacheTTL: cacheTTLOf(space.definition), features: features(), trailer: () => ({}) };
+    return { etag: contentEtag(source, options.etagKey), cacheTTL: cacheTTLOf(source.space.definition), features: features(), trailer: () => ({}) };
   }
 
-  private collection(space: StoredSpace, query: FeatureQuery, options: ReadOptions): FeatureCollectionStream {
+  private collection(source: FeatureSource, query: FeatureQuery, options: ReadOptions): FeatureCollectionStream {
     return {
-      etag: contentEtag(space, options.etagKey),
-      cacheTTL: cacheTTLOf(space.definition),
-      features: renderPages(this.storage.features, space, query, options),
+      etag: contentEtag(source, options.etagKey),
+      cacheTTL: cacheTTLOf(source.space.definition),
+      features: renderPages(source, query, options),
       trailer: () => ({}),
     };
   }

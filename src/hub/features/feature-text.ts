@@ -58,3 +58,14 @@ export function parseStoredFeature(json: string): FeatureParts {
     extra,
   };
 }
+
+/** Every stored text starts so (see compose): the id follows as a JSON string. */
+const STORED_PREFIX = '{"type":"Feature","id":';
+
+/** The id of a stored feature text, read from its fixed start without parsing the rest. */
+export function storedFeatureId(json: string): string {
+  if (!json.startsWith(STORED_PREFIX)) return (JSON.parse(json) as { id: string }).id;
+  let end = STORED_PREFIX.length + 1;
+  while (end < json.length && json[end] !== '"') end += json[end] === '\\' ? 2 : 1;
+  return JSON.parse(json.slice(STORED_PREFIX.length, end + 1)) as string;
+}

@@ -1,7 +1,7 @@
 // Turns stored feature rows into response texts: the database's joined text when nothing transforms, else the transform plan per feature.
 import { createHash } from 'node:crypto';
 import type { FeatureQuery } from '../../core/feature-query.js';
-import type { FeatureStore, StoredSpace } from '../../storage/storage.js';
+import type { FeatureSource } from '../layers/feature-source.js';
 import { type TransformPlan, transformText } from './transform-plan.js';
 
 export interface ReadOptions {
@@ -24,14 +24,13 @@ export interface FeatureCollectionStream {
 }
 
 /**
- * The ETag names the content revision of the space and the request, so it is known before the body is
- * streamed and a matching If-None-Match costs no query. Same request and unchanged data give the same tag.
- * The creation time tells apart a space that was deleted and created again with the same id, whose
- * revision counts from 0 again.
+ * The ETag names the content version of the spaces read (feature-source.ts) and the request, so it is known
+ * before the body is streamed and a matching If-None-Match costs no query. Same request and unchanged data
+ * give the same tag.
  */
-export function contentEtag(space: StoredSpace, key: string): string {
+export function contentEtag(source: FeatureSource, key: string): string {
   const hash = createHash('sha1')
-    .update(`${space.id}\n${String(space.definition.createdAt)}\n${space.revision}\n${key}`).digest('hex');
+    .update(`${source.space.id}\n${source.version}\n${key}`).digest('hex');
   return `"${hash.slice(0, 32)}"`;
 }
 
@@ -49,20 +48,19 @@ export function featureEtag(json: string, key: string): string {
  * size and last insertion sequence as read from storage.
  */
 export async function* renderPages(
-  features: FeatureStore,
-  space: StoredSpace,
+  source: FeatureSource,
   query: FeatureQuery,
   options: ReadOptions,
   onPage: (count: number, lastSeq: number) => void = () => {},
 ): AsyncIterable<string | Buffer> {
   if (options.transforms.length === 0) {
-    for await (const page of features.queryText(space.key, query, options.signal)) {
+    for await (const page of source.queryText(query, options.signal)) {
       onPage(page.count, page.lastSeq);
       yield page.text;
     }
     return;
   }
-  for await (const rows of features.query(space.key, query, options.signal)) {
+  for await (const rows of source.query(query, options.signal)) {
     onPage(rows.length, rows[rows.length - 1].seq);
     const texts: string[] = [];
     for (const row of rows) {

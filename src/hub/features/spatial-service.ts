@@ -12,6 +12,7 @@ import type { Geometry, Polygon } from '../../geo/geometry.js';
 import { enlargedBounds, type Tile, tileBounds } from '../../geo/tile-schemes.js';
 import { MAX_VECTOR_TILE_LEVEL } from '../../geo/vector-tile.js';
 import type { Storage } from '../../storage/storage.js';
+import { isLayered } from '../layers/space-layout.js';
 import { authorize, authorizeRead } from '../access/authorization.js';
 import type { Claims } from '../access/claims.js';
 import { cluster, type ClusterArea } from '../clustering/cluster.js';
@@ -213,8 +214,9 @@ export class SpatialService {
         const found = await this.storage.spaces.getWithFeature(source.spaceId, source.featureId);
         if (!found) throw hubError('refSpaceNotFound', { id: source.spaceId });
         authorizeRead(caller, source.spaceId, found.definition);
-        if (found.feature === undefined) throw hubError('refFeatureNotFound', { id: source.featureId });
-        const { geometry } = JSON.parse(found.feature) as { geometry?: Geometry | null };
+        const feature = isLayered(found.definition) ? await this.features.layeredFeature(caller, source.spaceId, source.featureId) : found.feature;
+        if (feature === undefined) throw hubError('refFeatureNotFound', { id: source.featureId });
+        const { geometry } = JSON.parse(feature) as { geometry?: Geometry | null };
         if (!geometry) throw hubError('refFeatureWithoutGeometry', { id: source.featureId });
         return geometry;
       }

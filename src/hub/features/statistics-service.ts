@@ -1,6 +1,6 @@
 // The StatisticsResponse of a space (API.md 5.9).
 import type { Storage } from '../../storage/storage.js';
-import { authorizeRead } from '../access/authorization.js';
+import { SpaceSources } from '../layers/space-sources.js';
 import type { Claims } from '../access/claims.js';
 import { hubError } from '../../core/errors.js';
 import { contentEtag } from './read-pipeline.js';
@@ -12,13 +12,17 @@ export const DEFAULT_STATISTICS_EXACT_LIMIT = 10_000;
 
 export class StatisticsService {
   /** Spaces with more features than `exactLimit` get estimates from a sample (storage.ts SpaceStatistics). */
-  constructor(private readonly storage: Storage, private readonly exactLimit = DEFAULT_STATISTICS_EXACT_LIMIT) {}
+  private readonly sources: SpaceSources;
+
+  constructor(private readonly storage: Storage, private readonly exactLimit = DEFAULT_STATISTICS_EXACT_LIMIT) {
+    this.sources = new SpaceSources(storage);
+  }
 
   async statistics(caller: Claims, spaceId: string): Promise<{ etag: string; body: Record<string, unknown> }> {
     const space = await this.storage.spaces.get(spaceId);
     if (!space) throw hubError('spaceOfFeaturesNotFound');
-    authorizeRead(caller, space.id, space.definition);
-    const stats = await this.storage.features.statistics(space.key, { exactUpTo: this.exactLimit });
+    const source = await this.sources.readable(caller, space);
+    const stats = await source.statistics({ exactUpTo: this.exactLimit });
     const searchable = space.definition.searchableProperties ? 'PARTIAL' : 'ALL';
     const searchableKeys = new Set(Object.keys(space.definition.searchableProperties ?? {})
       .map((path) => path.split('::')[0]));
@@ -29,7 +33,7 @@ export class StatisticsService {
       ...(property.datatype ? { datatype: property.datatype } : {}),
     }));
     // The searchable flags come from the definition, which feature revisions do not track.
-    const etag = contentEtag(space, `statistics ${JSON.stringify(space.definition.searchableProperties ?? null)}`);
+    const etag = contentEtag(source, `statistics ${JSON.stringify(space.definition.searchableProperties ?? null)}`);
     return {
       etag,
       body: {
@@ -42,7 +46,7 @@ export class StatisticsService {
         tags: estimated(stats.tags, stats.estimated),
         properties: { ...estimated(properties, stats.estimated), searchable },
         searchable,
-        contentUpdatedAt: estimated(space.contentUpdatedAt),
+        contentUpdatedAt: estimated(source.contentUpdatedAt),
         etag,
       },
     };

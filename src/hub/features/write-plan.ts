@@ -40,6 +40,8 @@ export interface SpaceContext {
   enableUUID: boolean;
   /** Sees each feature as it will be stored (the space's schema check). */
   check?: (feature: FeatureParts, entry: WriteEntry) => void;
+  /** The space a feature is stored in when it is not `id` (writes through a virtual space go to an upstream). */
+  spaceOf?: (featureId: string) => string;
 }
 
 export interface Failure { id: string; position: number; message: string }
@@ -91,9 +93,9 @@ class Planner {
     this.result.failed.push({ id: entry.id, position: entry.position, message: error.message });
   }
 
-  private namespace(tags: string[], stored?: Namespace): Namespace {
+  private namespace(id: string, tags: string[], stored?: Namespace): Namespace {
     const namespace: Namespace = {
-      space: this.space.id,
+      space: this.space.spaceOf?.(id) ?? this.space.id,
       createdAt: stored?.createdAt ?? this.now,
       updatedAt: this.now,
       tags,
@@ -120,7 +122,7 @@ class Planner {
       id: entry.id,
       geometry: feature.geometry ?? null,
       properties: feature.properties ?? {},
-      namespace: this.namespace(resultTags(feature.tags, [], this.options, entry.ruleTags)),
+      namespace: this.namespace(entry.id, resultTags(feature.tags, [], this.options, entry.ruleTags)),
       extra: feature.extra,
     }, 'inserted');
   }
@@ -131,7 +133,7 @@ class Planner {
       geometry: feature.geometry ?? null,
       properties: feature.properties ?? {},
       // A replace starts from no tags unless addTags/removeTags ask to edit the stored ones (API.md 4.5).
-      namespace: this.namespace(
+      namespace: this.namespace(entry.id,
         resultTags(feature.tags, hasTagParameters(this.options) ? stored.namespace.tags : [], this.options, entry.ruleTags), stored.namespace),
       extra: feature.extra,
     }, 'updated');
@@ -158,7 +160,7 @@ class Planner {
       id: entry.id,
       geometry: patchedGeometry,
       properties: (properties ?? {}) as Record<string, unknown>,
-      namespace: this.namespace(tags, stored.namespace),
+      namespace: this.namespace(entry.id, tags, stored.namespace),
       extra,
     }, 'updated');
   }

@@ -2,6 +2,7 @@
 import { isObject } from '../../core/json.js';
 import { hubError } from '../../core/errors.js';
 import { compileProcessors } from '../processors/space-processors.js';
+import { VIRTUAL_STORAGE, virtualSpec } from '../layers/space-layout.js';
 
 const LICENSES = new Set(('AFL-3.0 Apache-2.0 Artistic-2.0 BSL-1.0 BSD-2-Clause BSD-3-Clause BSD-3-Clause-Clear CC0-1.0 ' +
   'CC-BY-4.0 CC-BY-SA-4.0 WTFPL ECL-1.0 ECL-2.0 EUPL-1.1 AGPL-3.0-only GPL-2.0-only GPL-3.0-only LGPL-2.1-only ' +
@@ -62,6 +63,7 @@ const client: FieldNormalizer = (value, name) => {
 const storage: FieldNormalizer = (value, name) => {
   if (!isObject(value) || typeof value.id !== 'string') return invalid(name, 'an object {id, params}');
   if (value.params !== undefined && value.params !== null && !isObject(value.params)) invalid(`${name}.params`, 'an object');
+  if (value.id === VIRTUAL_STORAGE) virtualSpec(value.params);
   return value.params ? { id: value.id, params: value.params } : { id: value.id };
 };
 

@@ -12,6 +12,7 @@ import { applyPatch, deepEqual } from '../merge-patch.js';
 import { CONNECTOR_MEMBERS, CREATION_ONLY, emptyTitle, normalizeSpaceInput } from './space-fields.js';
 import { creationNeeds, updateNeeds } from './space-rights.js';
 import { spaceView } from './space-view.js';
+import { SpaceSources } from '../layers/space-sources.js';
 
 export type OwnerFilter = 'me' | 'others' | '*' | { owner: string };
 
@@ -49,7 +50,11 @@ export const DEFAULT_SPACE_PAGE_SIZE = 1000;
 
 export class SpaceService {
   /** `listPageSize`: spaces read per storage query when listing, which bounds the memory of a list. */
-  constructor(private readonly storage: Storage, private readonly defaultStorageId: string, private readonly listPageSize = DEFAULT_SPACE_PAGE_SIZE) {}
+  private readonly layers: SpaceSources;
+
+  constructor(private readonly storage: Storage, private readonly defaultStorageId: string, private readonly listPageSize = DEFAULT_SPACE_PAGE_SIZE) {
+    this.layers = new SpaceSources(storage);
+  }
 
   private canAccess(claims: Claims, space: StoredSpace): boolean {
     const resource = resourceOf(space);
@@ -112,6 +117,7 @@ export class SpaceService {
     };
     if (definition.enableHistory === true) definition.enableUUID = true;
     authorize(claims, creationNeeds(claims, id, chosenId, definition, { id: this.defaultStorageId }));
+    await this.layers.check(id, definition);
     await this.checkSpaceQuota(claims);
     return this.view(claims, await this.storage.spaces.create(id, definition, now));
   }
@@ -146,6 +152,12 @@ export class SpaceService {
   async patch(claims: Claims, id: string, input: Record<string, unknown>): Promise<Record<string, unknown>> {
     if (input.id !== undefined && input.id !== id) throw hubError('spaceIdMismatch');
     const fields = normalizeSpaceInput(input);
+    if (fields.extends !== undefined || fields.storage !== undefined) {
+      // Checked against the spaces below as they are now: a space changed later breaks reads with a clear 409, nothing worse.
+      const current = await this.storage.spaces.get(id);
+      if (!current) throw hubError('spaceNotFound');
+      await this.layers.check(id, applyPatch(withoutReplacedConnectors(current.definition, input), fields).result as SpaceDefinition);
+    }
     const updated = await this.storage.spaces.update(id, (current) => {
       for (const name of CREATION_ONLY) {
         if (name in fields && !(fields[name] === true && current.definition[name] === true)) {

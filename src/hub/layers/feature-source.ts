@@ -1,0 +1,60 @@
+// The features a read sees, whatever holds them: one space's own (here) or several spaces combined (layered-source.ts).
+import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage } from '../../core/feature-query.js';
+import type { VectorTileRequest } from '../../core/vector-tile-request.js';
+import type { SpaceStatistics, StatisticsOptions, Storage, StoredSpace } from '../../storage/storage.js';
+
+/**
+ * The read side of a space as FeatureService uses it: FeatureStore's reads without the space key. A row's `seq`
+ * (and a page's `lastSeq`) is a read position that `afterSeq` resumes after: a layered source puts the layer
+ * into it (layer-cursor.ts), so iterate handles stay plain numbers.
+ */
+export interface FeatureSource {
+  /** The space the request names. */
+  readonly space: StoredSpace;
+  /** Identifies the content of every space read: it goes into the ETags. */
+  readonly version: string;
+  /** The time of the last change to any space read. */
+  readonly contentUpdatedAt: number;
+  query(query: FeatureQuery, signal?: AbortSignal): AsyncIterable<FeatureRow[]>;
+  queryText(query: FeatureQuery, signal?: AbortSignal): AsyncIterable<FeatureTextPage>;
+  count(filter: FeatureFilter, signal?: AbortSignal): Promise<number>;
+  countUpTo(query: Omit<FeatureQuery, 'ids'>, signal?: AbortSignal): Promise<number>;
+  vectorTile(query: FeatureQuery, tile: VectorTileRequest, signal?: AbortSignal): Promise<Buffer>;
+  statistics(options: StatisticsOptions): Promise<SpaceStatistics>;
+}
+
+/** A space read as it is stored. */
+export class PlainSource implements FeatureSource {
+  readonly version: string;
+  readonly contentUpdatedAt: number;
+
+  constructor(private readonly storage: Storage, readonly space: StoredSpace) {
+    // The creation time tells apart a space deleted and created again with the same id, whose revision counts from 0 again.
+    this.version = `${String(space.definition.createdAt)}\n${space.revision}`;
+    this.contentUpdatedAt = space.contentUpdatedAt;
+  }
+
+  query(query: FeatureQuery, signal?: AbortSignal): AsyncIterable<FeatureRow[]> {
+    return this.storage.features.query(this.space.key, query, signal);
+  }
+
+  queryText(query: FeatureQuery, signal?: AbortSignal): AsyncIterable<FeatureTextPage> {
+    return this.storage.features.queryText(this.space.key, query, signal);
+  }
+
+  count(filter: FeatureFilter, signal?: AbortSignal): Promise<number> {
+    return this.storage.features.count(this.space.key, filter, signal);
+  }
+
+  countUpTo(query: Omit<FeatureQuery, 'ids'>, signal?: AbortSignal): Promise<number> {
+    return this.storage.features.countUpTo(this.space.key, query, signal);
+  }
+
+  vectorTile(query: FeatureQuery, tile: VectorTileRequest, signal?: AbortSignal): Promise<Buffer> {
+    return this.storage.features.vectorTile(this.space.key, query, tile, signal);
+  }
+
+  statistics(options: StatisticsOptions): Promise<SpaceStatistics> {
+    return this.storage.features.statistics(this.space.key, options);
+  }
+}

@@ -1,0 +1,247 @@
+// Reads through a virtual space (group, merge, override) or a composite space: several spaces' features as one.
+import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage } from '../../core/feature-query.js';
+import type { VectorTileRequest } from '../../core/vector-tile-request.js';
+import { vectorTileOf } from '../../geo/vector-tile.js';
+import { type BBox, geometryBBox } from '../../geo/bbox.js';
+import type { Geometry } from '../../geo/geometry.js';
+import { type SampledFeature, sampleStatistics, STATISTICS_SAMPLE } from '../../storage/shared/space-statistics.js';
+import type { PropertyStatistic, SpaceStatistics, StatisticsOptions, Storage, StoredSpace, TagCount } from '../../storage/storage.js';
+import { storedFeatureId } from '../features/feature-text.js';
+import type { FeatureSource } from './feature-source.js';
+import { decodePosition, encodePosition } from './layer-cursor.js';
+import { mergeVersions } from './merged-feature.js';
+import { isTombstone } from './tombstones.js';
+
+/**
+ * `group` shows every layer's features; `override` shows each id once, from the last layer holding it;
+ * `merge` shows each id once, its versions merged. A composite space is `override` over its base layers and
+ * itself, whose tombstones hide what they delete.
+ */
+export type Combination = 'group' | 'override' | 'merge';
+
+/** Rows read from one layer per step of an override or merge read: each step costs one lookup per other layer. */
+const STEP_ROWS = 1000;
+
+const rowsOf = async (pages: AsyncIterable<FeatureRow[]>): Promise<FeatureRow[]> => {
+  const rows: FeatureRow[] = [];
+  for await (const page of pages) rows.push(...page);
+  return rows;
+};
+
+const withoutIds = ({ ids: _ids, afterSeq: _after, limit: _limit, ...rest }: FeatureQuery): Omit<FeatureQuery, 'ids' | 'afterSeq' | 'limit'> => rest;
+
+export class LayeredSource implements FeatureSource {
+  readonly version: string;
+  readonly contentUpdatedAt: number;
+
+  /** `layers` in reading order; `masking` when layers above the first may hold tombstones (composite spaces). */
+  constructor(private readonly storage: Storage, readonly space: StoredSpace, private readonly layers: readonly StoredSpace[],
+    private readonly combination: Combination, private readonly masking: boolean) {
+    const spaces = [space, ...layers.filter((layer) => layer.id !== space.id)];
+    this.version = spaces.map((layer) => `${layer.id}\n${String(layer.definition.createdAt)}\n${layer.revision}`).join('\n');
+    this.contentUpdatedAt = Math.max(...spaces.map((layer) => layer.contentUpdatedAt));
+  }
+
+  /** The stored texts of these ids in every layer (tombstones included), by layer. */
+  private async lookup(ids: string[], signal?: AbortSignal, filter?: Omit<FeatureQuery, 'ids' | 'afterSeq' | 'limit'>, layers = this.layers.map((_, index) => index)): Promise<Map<number, Map<string, FeatureRow>>> {
+    const found = new Map<number, Map<string, FeatureRow>>();
+    await Promise.all(layers.map(async (index) => {
+      const rows = await rowsOf(this.storage.features.query(this.layers[index].key, { ...filter, ids, limit: ids.length }, signal));
+      found.set(index, new Map(rows.map((row) => [storedFeatureId(row.json), row])));
+    }));
+    return found;
+  }
+
+  /** What the read shows of an id given its versions by layer: undefined when nothing (deleted or absent). */
+  private effective(versions: ReadonlyArray<{ layer: number; row: FeatureRow }>): FeatureRow | undefined {
+    if (versions.length === 0) return undefined;
+    if (this.combination === 'merge') {
+      const last = versions[versions.length - 1];
+      return { seq: encodePosition(versions[0].layer, versions[0].row.seq), json: versions.length === 1 ? last.row.json : mergeVersions(versions.map((version) => version.row.json)) };
+    }
+    const { layer, row } = versions[versions.length - 1];
+    return this.masking && isTombstone(row.json) ? undefined : { seq: encodePosition(layer, row.seq), json: row.json };
+  }
+
+  private async byIds(query: FeatureQuery & { ids: string[] }, signal?: AbortSignal): Promise<FeatureRow[]> {
+    const found = await this.lookup(query.ids, signal);
+    const shown: FeatureRow[] = [];
+    for (const id of query.ids) {
+      const versions = this.layers.flatMap((_, layer) => {
+        const row = found.get(layer)?.get(id);
+        return row ? [{ layer, row }] : [];
+      });
+      const row = this.effective(versions);
+      if (row) shown.push(row);
+    }
+    if (!query.properties && !query.tags && !query.spatial && !query.sample) return shown.slice(0, query.limit);
+    // Filters with ids: each shown version must itself match, which its own layer decides.
+    const matching = await this.lookup(query.ids, signal, withoutIds(query));
+    return shown.filter((row) => {
+      const id = storedFeatureId(row.json);
+      // A merged feature matches when one of its versions does, as in the other merge reads.
+      if (this.combination === 'merge') return [...matching.values()].some((held) => held.has(id));
+      return matching.get(decodePosition(row.seq).layer)?.has(id) === true;
+    }).slice(0, query.limit);
+  }
+
+  /**
+   * Which rows of one step of layer `layer` the read shows, as they are shown. Override: those no later layer
+   * holds (a later tombstone hides too), tombstones never. Merge: those no earlier layer shows for the same
+   * query (the id was shown there), merged with the other layers' versions.
+   */
+  private async resolve(layer: number, rows: FeatureRow[], query: FeatureQuery, signal?: AbortSignal): Promise<FeatureRow[]> {
+    const ids = rows.map((row) => storedFeatureId(row.json));
+    if (this.combination === 'override') {
+      const later = this.layers.map((_, index) => index).filter((index) => index > layer);
+      const found = later.length === 0 ? new Map() : await this.lookup(ids, signal, undefined, later);
+      return rows.flatMap((row, index) => {
+        if ([...found.values()].some((held) => held.has(ids[index]))) return [];
+        if (this.masking && isTombstone(row.json)) return [];
+        return [{ seq: encodePosition(layer, row.seq), json: row.json }];
+      });
+    }
+    const earlier = this.layers.map((_, index) => index).filter((index) => index < layer);
+    const shownEarlier = earlier.length === 0 ? new Map() : await this.lookup(ids, signal, withoutIds(query), earlier);
+    const versions = await this.lookup(ids, signal);
+    return rows.flatMap((row, index) => {
+      const id = ids[index];
+      if ([...shownEarlier.values()].some((held) => held.has(id))) return [];
+      const all = this.layers.flatMap((_, at) => {
+        const version = at === layer ? row : versions.get(at)?.get(id);
+        return version ? [version.json] : [];
+      });
+      return [{ seq: encodePosition(layer, row.seq), json: all.length === 1 ? row.json : mergeVersions(all) }];
+    });
+  }
+
+  /** Layer by layer from the position after `afterSeq`, each in insertion order, until `limit` rows are shown. */
+  async *query(query: FeatureQuery, signal?: AbortSignal): AsyncIterable<FeatureRow[]> {
+    if (query.ids) {
+      const rows = await this.byIds({ ...query, ids: query.ids }, signal);
+      if (rows.length > 0) yield rows;
+      return;
+    }
+    const start = decodePosition(query.afterSeq ?? 0);
+    let remaining = query.limit;
+    for (let layer = start.layer; layer < this.layers.length && remaining > 0; layer++) {
+      const key = this.layers[layer].key;
+      let after = layer === start.layer ? start.seq : 0;
+      if (this.combination === 'group') {
+        for await (const rows of this.storage.features.query(key, { ...query, afterSeq: after, limit: remaining }, signal)) {
+          remaining -= rows.length;
+          yield rows.map((row) => ({ seq: encodePosition(layer, row.seq), json: row.json }));
+        }
+        continue;
+      }
+      while (remaining > 0) {
+        const step = Math.min(remaining, STEP_ROWS);
+        const rows = await rowsOf(this.storage.features.query(key, { ...query, afterSeq: after, limit: step }, signal));
+        if (rows.length === 0) break;
+        const shown = (await this.resolve(layer, rows, query, signal)).slice(0, remaining);
+        remaining -= shown.length;
+        if (shown.length > 0) yield shown;
+        after = rows[rows.length - 1].seq;
+        if (rows.length < step) break;
+      }
+    }
+  }
+
+  /** A group without ids reads each layer's joined texts as they are; the other reads join the shown rows. */
+  async *queryText(query: FeatureQuery, signal?: AbortSignal): AsyncIterable<FeatureTextPage> {
+    if (this.combination === 'group' && !query.ids) {
+      const start = decodePosition(query.afterSeq ?? 0);
+      let remaining = query.limit;
+      for (let layer = start.layer; layer < this.layers.length && remaining > 0; layer++) {
+        const after = layer === start.layer ? start.seq : 0;
+        for await (const page of this.storage.features.queryText(this.layers[layer].key, { ...query, afterSeq: after, limit: remaining }, signal)) {
+          remaining -= page.count;
+          if (page.count > 0) yield { ...page, lastSeq: encodePosition(layer, page.lastSeq) };
+        }
+      }
+      return;
+    }
+    for await (const rows of this.query(query, signal)) {
+      yield { text: rows.map((row) => row.json).join(','), count: rows.length, lastSeq: rows[rows.length - 1].seq };
+    }
+  }
+
+  async count(filter: FeatureFilter, signal?: AbortSignal): Promise<number> {
+    if (this.combination === 'group') {
+      const counts = await Promise.all(this.layers.map((layer) => this.storage.features.count(layer.key, filter, signal)));
+      return counts.reduce((sum, count) => sum + count, 0);
+    }
+    return this.countUpTo({ ...filter, limit: Number.MAX_SAFE_INTEGER }, signal);
+  }
+
+  async countUpTo(query: Omit<FeatureQuery, 'ids'>, signal?: AbortSignal): Promise<number> {
+    let count = 0;
+    if (this.combination === 'group') {
+      for (const layer of this.layers) {
+        if (count >= query.limit) break;
+        count += await this.storage.features.countUpTo(layer.key, { ...query, limit: query.limit - count }, signal);
+      }
+      return count;
+    }
+    for await (const rows of this.query(query, signal)) count += rows.length;
+    return count;
+  }
+
+  /** Encoded here from the shown features: no engine sees them together. */
+  vectorTile(query: FeatureQuery, tile: VectorTileRequest, signal?: AbortSignal): Promise<Buffer> {
+    return vectorTileOf(this.query(query, signal), tile);
+  }
+
+  /**
+   * A group sums its layers' statistics (API.md 3.7). The other combinations read what they show: the count and
+   * data size exactly, the rest from the first STATISTICS_SAMPLE features (estimated when there are more).
+   */
+  async statistics(options: StatisticsOptions): Promise<SpaceStatistics> {
+    if (this.combination === 'group') return sumStatistics(await Promise.all(this.layers.map((layer) => this.storage.features.statistics(layer.key, options))));
+    let count = 0;
+    let dataSize = 0;
+    const sample: SampledFeature[] = [];
+    for await (const rows of this.query({ limit: Number.MAX_SAFE_INTEGER })) {
+      for (const row of rows) {
+        count++;
+        dataSize += row.json.length;
+        if (sample.length < STATISTICS_SAMPLE) sample.push(sampledFeature(row.json));
+      }
+    }
+    return { count, dataSize, ...sampleStatistics(sample, count), estimated: count > sample.length };
+  }
+}
+
+function sampledFeature(json: string): SampledFeature {
+  const feature = JSON.parse(json) as { geometry?: Geometry | null; properties?: Record<string, unknown> };
+  return { geometryType: feature.geometry?.type ?? null, bbox: feature.geometry ? geometryBBox(feature.geometry) : null, properties: feature.properties ?? {} };
+}
+
+const byCountThenKey = (a: TagCount, b: TagCount) => b.count - a.count || (a.key < b.key ? -1 : 1);
+
+/** The statistics of a group: counts and sizes summed, bounds and geometry types united, tag and property counts summed by key. */
+function sumStatistics(all: SpaceStatistics[]): SpaceStatistics {
+  let bbox: BBox | null = null;
+  const tags = new Map<string, number>();
+  const properties = new Map<string, PropertyStatistic>();
+  for (const stats of all) {
+    if (stats.bbox) {
+      const [w, s, e, n] = stats.bbox;
+      bbox = bbox ? [Math.min(bbox[0], w), Math.min(bbox[1], s), Math.max(bbox[2], e), Math.max(bbox[3], n)] : [w, s, e, n];
+    }
+    for (const tag of stats.tags) tags.set(tag.key, (tags.get(tag.key) ?? 0) + tag.count);
+    for (const property of stats.properties) {
+      const known = properties.get(property.key);
+      properties.set(property.key, known ? { ...known, count: known.count + property.count } : { ...property });
+    }
+  }
+  return {
+    count: all.reduce((sum, stats) => sum + stats.count, 0),
+    dataSize: all.reduce((sum, stats) => sum + stats.dataSize, 0),
+    bbox,
+    geometryTypes: [...new Set(all.flatMap((stats) => stats.geometryTypes))].sort(),
+    tags: [...tags].map(([key, count]) => ({ key, count })).sort(byCountThenKey),
+    properties: [...properties.values()].sort(byCountThenKey),
+    estimated: all.some((stats) => stats.estimated),
+  };
+}

@@ -1,0 +1,101 @@
+// Writes through a virtual or composite space: which layer each feature goes to, and one storage transaction for them all.
+import { type HubError, hubError } from '../../core/errors.js';
+import type { FeatureWrite, Storage, StoredSpace, WritePlan, WriteStep } from '../../storage/storage.js';
+import { authorizeWrite } from '../access/authorization.js';
+import type { Claims } from '../access/claims.js';
+import type { FeatureParts } from '../features/feature-text.js';
+import { storedFeatureId } from '../features/feature-text.js';
+import { planWrite, type WriteEntry, type WriteOptions, type WriteResult } from '../features/write-plan.js';
+import type { Layering } from './space-sources.js';
+import { isTombstone, tombstone } from './tombstones.js';
+
+/** A space's schema check for the features it stores, as FeatureService builds it. */
+export type FeatureCheck = (parts: FeatureParts, entry: WriteEntry) => HubError | undefined;
+
+/** The stored texts of these ids in each layer, by layer index. */
+async function versionsByLayer(storage: Storage, layers: readonly StoredSpace[], ids: string[]): Promise<Array<Map<string, string>>> {
+  return Promise.all(layers.map(async (layer) => {
+    const found = new Map<string, string>();
+    for await (const rows of storage.features.query(layer.key, { ids, limit: ids.length })) {
+      for (const row of rows) found.set(storedFeatureId(row.json), row.json);
+    }
+    return found;
+  }));
+}
+
+/**
+ * Plans and writes entries through a layered space, in one transaction of the storage (docs/decisions.md,
+ * "Virtual and composite spaces"):
+ * - composite: every write goes to the space's own layer; the planner sees, for each id, the own layer's
+ *   feature (read in the transaction) or else the one the layers below show; deleting a feature the layers
+ *   below hold stores a tombstone.
+ * - virtual: a feature goes to the last upstream holding it, a new one to the last upstream; a delete removes
+ *   it from every upstream holding it. Upstreams in different databases cannot be written in one write.
+ * `checkOf` gives the schema check of the layer a feature goes to.
+ */
+export async function writeLayered(storage: Storage, caller: Claims, space: StoredSpace, layering: Exclude<Layering, { kind: 'plain' }>,
+  entries: WriteEntry[], options: WriteOptions, checkOf: (layer: StoredSpace, entries: WriteEntry[]) => FeatureCheck | undefined): Promise<WriteResult> {
+  const { layers } = layering;
+  const ids = [...new Set(entries.map((entry) => entry.id))];
+  const before = await versionsByLayer(storage, layers, ids);
+  const top = layers.length - 1;
+  const holders = (id: string) => layers.map((_, index) => index).filter((index) => before[index].has(id));
+  const composite = layering.kind === 'composite';
+  /** Where a feature is written: the composite's own layer, or the upstream whose version the virtual space shows. */
+  const targetOf = (id: string): number => (composite ? top : holders(id).at(-1) ?? top);
+  /** What the layers below the composite's own show for an id. */
+  const below = (id: string): string | undefined => {
+    for (let index = top - 1; index >= 0; index--) {
+      const json = before[index].get(id);
+      if (json !== undefined) return isTombstone(json) ? undefined : json;
+    }
+    return undefined;
+  };
+
+  const checks = new Map<number, FeatureCheck | undefined>();
+  for (const index of new Set(entries.map((entry) => targetOf(entry.id)))) {
+    checks.set(index, checkOf(layers[index], entries.filter((entry) => targetOf(entry.id) === index)));
+  }
+  const primary = targetOf(ids[0] ?? '');
+
+  return storage.features.write(layers[primary].key, ids, (fresh) => {
+    const existing = new Map<string, string>();
+    for (const id of ids) {
+      const target = targetOf(id);
+      const own = target === primary ? fresh.get(id) : before[target].get(id);
+      if (own !== undefined && !isTombstone(own)) existing.set(id, own);
+      else if (composite && own === undefined) {
+        const shown = below(id);
+        if (shown !== undefined) existing.set(id, shown);
+      }
+    }
+    let refusal: HubError | undefined;
+    const check = (parts: FeatureParts, entry: WriteEntry) => { refusal ??= checks.get(targetOf(entry.id))?.(parts, entry); };
+    const planned = planWrite({ id: layers[top].id, enableUUID: space.definition.enableUUID === true, check, spaceOf: (id) => layers[targetOf(id)].id },
+      entries, options, existing);
+    const changed = new Set([...planned.plan.upserts.map((feature) => targetOf(feature.id)), ...planned.plan.deletes.flatMap((id) => (composite ? [top] : holders(id)))]);
+    authorizeWrite(caller, space.id, space.definition, planned.actions);
+    for (const index of changed) {
+      const layer = layers[index];
+      if (layer.id === space.id) continue;
+      authorizeWrite(caller, layer.id, layer.definition, planned.actions);
+      if (layer.definition.readOnly === true) throw hubError('readOnlySpace', { id: layer.id });
+    }
+    if (refusal) throw refusal;
+    const plans = layers.map((): WritePlan => ({ upserts: [], deletes: [], timestamp: planned.plan.timestamp }));
+    for (const feature of planned.plan.upserts) plans[targetOf(feature.id)].upserts.push(feature);
+    for (const id of planned.plan.deletes) {
+      if (!composite) for (const index of holders(id)) plans[index].deletes.push(id);
+      else if (below(id) !== undefined) plans[top].upserts.push(tombstone(id, space.id, planned.plan.timestamp));
+      else plans[top].deletes.push(id);
+    }
+    let next: WriteStep | undefined;
+    for (const index of [...changed].filter((index) => index !== primary).reverse()) {
+      const plan = plans[index];
+      const stepIds = [...plan.upserts.map((feature: FeatureWrite) => feature.id), ...plan.deletes];
+      const then = next;
+      next = { space: layers[index].key, ids: stepIds, planner: () => ({ plan, next: then }) };
+    }
+    return { plan: plans[primary], result: planned.result, next };
+  });
+}
