@@ -14,12 +14,13 @@ import { bigSpace } from './big-space.js';
 import { type BenchHub, type MemoryReading, readMemory, resetPeak, startBenchHub, watchMemory } from './hub-server.js';
 import { countFeatures, HubClient, iterateHttp, iterateHttpTimed } from './http.js';
 import { fastest, perSecond, type Rate, repeated, rotation, timed } from './measure.js';
+import { virtualReads } from './virtual-reads.js';
 import { ogcItems } from './ogc-items.js';
 import { spaceList } from './space-list.js';
 import { spatialReads } from './spatial-reads.js';
 import { uploadMemory } from './upload-memory.js';
 
-const SECTIONS = ['spaces', 'ingest', 'get', 'iterate', 'search', 'parallel', 'million', 'spatial', 'ogc', 'upload', 'upload-memory', 'bigspace'] as const;
+const SECTIONS = ['spaces', 'ingest', 'get', 'iterate', 'search', 'parallel', 'million', 'spatial', 'ogc', 'virtual', 'upload', 'upload-memory', 'bigspace'] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface Settings {
@@ -76,6 +77,9 @@ function sizes(quick: boolean) {
     /** The OGC items space: 135,000 cities, as the issue asks. */
     ogcFeatures: quick ? 50_000 : 135_000,
     ogcTurns: quick ? 4 : 10,
+    /** The virtual section: two upstreams of 100,000 points against one space of 200,000 (the issue's figure). */
+    virtualPerUpstream: quick ? 25_000 : 100_000,
+    virtualTurns: quick ? 3 : 6,
   };
 }
 
@@ -495,6 +499,13 @@ async function main(): Promise<void> {
       await ogcItems({
         hub, client, engine: settings.engine, features: size.ogcFeatures, fillBatch: size.fillBatch, turns: size.ogcTurns,
         goal: settings.engine.goals.ogcVsIterate, addRow: (row) => rows.push(row), note: (text) => notes.push(text), log,
+      });
+    }
+    if (sections.has('virtual')) {
+      const size = sizes(settings.quick);
+      await virtualReads({
+        hub, client, engine: settings.engine, perUpstream: size.virtualPerUpstream, fillBatch: size.fillBatch, turns: size.virtualTurns,
+        addRow: (row) => rows.push(row), note: (text) => notes.push(text), log,
       });
     }
     if (sections.has('upload')) await upload(hub, client, floor, settings);
