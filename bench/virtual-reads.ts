@@ -1,4 +1,6 @@
 // Benchmark section `virtual`: a bbox on a group of two spaces against the same bbox on one space holding the features of both.
+import type { Point } from '../src/geo/geometry.js';
+import type { FeatureParts } from '../src/hub/features/feature-text.js';
 import { fillDirectly, SPATIAL_REGION, spatialPointParts } from './data.js';
 import { type BenchEngine, openStorage, spaceKey } from './engines.js';
 import type { BenchHub } from './hub-server.js';
@@ -19,14 +21,20 @@ export interface VirtualBench {
   log(text: string): void;
 }
 
-/** The issue's bound: the group answers within 1.5 times the single space's time. */
-const GOAL = 1 / 1.5;
+/** The issue's bound: the group answers within 1.5 times the single space's time (1 / 1.5, rounded up). */
+const GOAL = 0.67;
 
-/** Boxes of the given side (degrees) spread over the filled region: the same boxes for both spaces. */
-function boxes(side: number, count: number): string[] {
+/**
+ * SQLite keeps one R*Tree for the features of every space, so the single space's points lie this many degrees east
+ * of the upstreams' (and its boxes with them): otherwise each box would also meet the other spaces' candidates.
+ */
+const SINGLE_SHIFT = 20;
+
+/** Boxes of the given side (degrees) spread over the filled region, shifted east by `shift`: the same boxes for both spaces. */
+function boxes(side: number, count: number, shift: number): string[] {
   const [west, south, east, north] = SPATIAL_REGION;
   return Array.from({ length: count }, (_, i) => {
-    const x = west + ((i * 0.618034) % 1) * (east - west - side);
+    const x = shift + west + ((i * 0.618034) % 1) * (east - west - side);
     const y = south + ((i * 0.414214) % 1) * (north - south - side);
     return `west=${x.toFixed(5)}&south=${y.toFixed(5)}&east=${(x + side).toFixed(5)}&north=${(y + side).toFixed(5)}`;
   });
@@ -50,6 +58,11 @@ async function readBoxes(client: HubClient, space: string, queries: string[], li
   return { seconds, features };
 }
 
+function shifted(parts: FeatureParts): FeatureParts {
+  const point = parts.geometry as Point;
+  return { ...parts, geometry: { type: 'Point', coordinates: [point.coordinates[0] + SINGLE_SHIFT, point.coordinates[1]] } };
+}
+
 export async function virtualReads(bench: VirtualBench): Promise<void> {
   const single = await createSpace(bench.client, { title: 'bench virtual: one space' });
   const a = await createSpace(bench.client, { title: 'bench virtual: upstream A' });
@@ -59,7 +72,7 @@ export async function virtualReads(bench: VirtualBench): Promise<void> {
   const side = await openStorage(bench.engine.hubSpec(bench.hub.dataDir));
   try {
     // The same points: the single space holds 0..2n-1, A the first half and B the second, so every box finds the same features.
-    await fillDirectly(side, await spaceKey(side, single), 2 * n, bench.fillBatch, (i, now) => spatialPointParts(i, single, now));
+    await fillDirectly(side, await spaceKey(side, single), 2 * n, bench.fillBatch, (i, now) => shifted(spatialPointParts(i, single, now)));
     await fillDirectly(side, await spaceKey(side, a), n, bench.fillBatch, (i, now) => spatialPointParts(i, a, now));
     await fillDirectly(side, await spaceKey(side, b), n, bench.fillBatch, (i, now) => spatialPointParts(n + i, b, now));
   } finally {
@@ -68,28 +81,31 @@ export async function virtualReads(bench: VirtualBench): Promise<void> {
   await bench.engine.afterBulkLoad?.();
   const group = await createSpace(bench.client, { title: 'bench virtual: group', storage: { id: 'virtualspace', params: { virtualspace: { group: [a, b] } } } });
 
+  bench.note(`virtual: the single space's points (and boxes) lie ${SINGLE_SHIFT}° east of the upstreams', so that on SQLite, whose R*Tree holds every space, no box meets the other spaces' entries.`);
   const density = (2 * n) / ((SPATIAL_REGION[2] - SPATIAL_REGION[0]) * (SPATIAL_REGION[3] - SPATIAL_REGION[1]));
   const sizes = [
     { name: 'small bbox (about 100 features)', side: Math.sqrt(100 / density), count: 200, limit: 1000 },
     { name: 'large bbox (about 10,000 features)', side: Math.sqrt(10_000 / density), count: 20, limit: 100_000 },
   ];
   for (const size of sizes) {
-    const queries = boxes(size.side, size.count);
+    const queries = boxes(size.side, size.count, 0);
+    const singleQueries = boxes(size.side, size.count, SINGLE_SHIFT);
+    const queriesOf = (space: string) => (space === single ? singleQueries : queries);
     // Warm-up, and the check that both answer alike.
-    const [one, grouped] = [await readBoxes(bench.client, single, queries, size.limit), await readBoxes(bench.client, group, queries, size.limit)];
+    const [one, grouped] = [await readBoxes(bench.client, single, singleQueries, size.limit), await readBoxes(bench.client, group, queries, size.limit)];
     if (one.features !== grouped.features) throw new Error(`virtual: the group found ${grouped.features} features and the single space ${one.features}`);
     const groupRuns: Rate[] = [];
     const singleRuns: Rate[] = [];
     for (let turn = 0; turn < bench.turns; turn++) {
       const order = turn % 2 === 0 ? [group, single] : [single, group];
       for (const space of order) {
-        const read = await readBoxes(bench.client, space, queries, size.limit);
+        const read = await readBoxes(bench.client, space, queriesOf(space), size.limit);
         (space === group ? groupRuns : singleRuns).push({ items: queries.length, seconds: read.seconds });
       }
     }
     bench.addRow({
       figure: `group of 2 × ${n.toLocaleString('en-US')} vs one space: ${size.name}`, unit: 'requests/s', http: fastest(groupRuns), floor: fastest(singleRuns), goal: GOAL,
-      note: `floor: the same boxes on one space of ${(2 * n).toLocaleString('en-US')} features over HTTP (${one.features / queries.length} features per box); ` +
+      note: `floor: the same boxes on one space of ${(2 * n).toLocaleString('en-US')} features over HTTP (${Math.round(one.features / queries.length)} features per box); ` +
         `one request at a time, the two taking turns, best of ${bench.turns}; goal: within 1.5× the time`,
     });
   }

@@ -190,6 +190,11 @@ for (const backend of BACKENDS) {
       assertError(await call(hub, 'GET', `/hub/spaces/${space}/iterate`), 501, 'customVirtualSpace');
       assertError(await call(hub, 'GET', `/hub/spaces/${space}/statistics`), 501, 'customVirtualSpace');
       assertError(await call(hub, 'PUT', features(space), { body: collection(point('n')) }), 501, 'customVirtualSpace');
+      // The OGC collections list leaves out what cannot be read instead of failing.
+      const group = await createSpace(hub, virtual('group', [a, b]));
+      const listed = await ok(call(hub, 'GET', '/ogc/collections?f=json'));
+      const ids = (listed.body.collections as Array<{ id: string }>).map((entry) => entry.id);
+      assert.ok(ids.includes(group) && !ids.includes(space), ids.join(','));
     });
 
     test('bad definitions are refused with 400 naming the problem', async () => {

@@ -1,5 +1,6 @@
 // What a space reads from: its own features, the upstreams of a virtual space, or the layers of a composite (`extends`) space.
 import { hubError } from '../../core/errors.js';
+import { MAX_ID_LENGTH } from '../../core/id-limits.js';
 import { isObject } from '../../core/json.js';
 import type { SpaceDefinition } from '../../core/space-definition.js';
 
@@ -49,8 +50,8 @@ export function virtualSpec(params: unknown): VirtualSpec {
   const [[operation, upstreams]] = entries;
   if (!OPERATIONS.includes(operation as VirtualOperation)) return invalid(member, `an object with one operation of ${OPERATIONS.join(', ')}, not "${operation.slice(0, 40)}"`);
   if (!Array.isArray(upstreams) || upstreams.length === 0 || upstreams.length > MAX_UPSTREAMS
-    || !upstreams.every((id) => typeof id === 'string' && id !== '')) {
-    return invalid(`${member}.${operation}`, `an array of 1 to ${MAX_UPSTREAMS} space ids`);
+    || !upstreams.every((id) => typeof id === 'string' && id !== '' && id.length <= MAX_ID_LENGTH)) {
+    return invalid(`${member}.${operation}`, `an array of 1 to ${MAX_UPSTREAMS} space ids (each of 1 to ${MAX_ID_LENGTH} characters)`);
   }
   if (new Set(upstreams).size !== upstreams.length) return invalid(`${member}.${operation}`, 'a list of different space ids');
   return { operation: operation as VirtualOperation, upstreams: upstreams as string[] };

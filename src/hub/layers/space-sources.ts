@@ -55,21 +55,23 @@ export class SpaceSources {
     const virtual = virtualSpecOf(definition);
     const base = baseOf(definition);
     const refuse = (problem: string): never => { throw hubError('spaceValidation', { problem }); };
+    // Ids come from the client: a long one is shortened in the message.
+    const named = (space: string) => (space.length > 100 ? `${space.slice(0, 100)}…` : space);
     if (virtual && base !== undefined) refuse('A virtual space cannot extend another space.');
     for (const upstream of virtual?.upstreams ?? []) {
-      if (upstream === id) refuse(`The virtual space ${id} cannot read from itself.`);
+      if (upstream === id) refuse(`The virtual space ${named(id)} cannot read from itself.`);
       const layer = await this.storage.spaces.get(upstream);
-      if (!layer) refuse(`The upstream space ${upstream} of the virtual space does not exist.`);
-      else if (isLayered(layer.definition)) refuse(`The upstream space ${upstream} is a virtual or composite space; a virtual space reads plain spaces only.`);
+      if (!layer) refuse(`The upstream space ${named(upstream)} of the virtual space does not exist.`);
+      else if (isLayered(layer.definition)) refuse(`The upstream space ${named(upstream)} is a virtual or composite space; a virtual space reads plain spaces only.`);
     }
     if (base === undefined) return;
     const chain = [id];
     for (let next: string | undefined = base; next !== undefined;) {
-      if (chain.includes(next)) refuse(`The space ${id} would extend itself through ${next}.`);
-      if (chain.length > MAX_EXTENDS_DEPTH) refuse(`The space ${id} would extend more than ${MAX_EXTENDS_DEPTH} levels; at most ${MAX_EXTENDS_DEPTH} are allowed.`);
+      if (chain.includes(next)) refuse(`The space ${named(id)} would extend itself through ${named(next)}.`);
+      if (chain.length > MAX_EXTENDS_DEPTH) refuse(`The space ${named(id)} would extend more than ${MAX_EXTENDS_DEPTH} levels; at most ${MAX_EXTENDS_DEPTH} are allowed.`);
       const layer = await this.storage.spaces.get(next);
-      if (!layer) return refuse(`The space ${next} to extend does not exist.`);
-      if (virtualSpecOf(layer.definition)) refuse(`The space ${next} is a virtual space, which cannot be extended.`);
+      if (!layer) return refuse(`The space ${named(next)} to extend does not exist.`);
+      if (virtualSpecOf(layer.definition)) refuse(`The space ${named(next)} is a virtual space, which cannot be extended.`);
       chain.push(next);
       next = baseOf(layer.definition);
     }

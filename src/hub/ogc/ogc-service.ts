@@ -51,6 +51,9 @@ const text = (value: unknown): string | undefined => (typeof value === 'string' 
 /** Statistics datatypes as JSON Schema types; anything else is left untyped. */
 const SCHEMA_TYPES: Record<string, string> = { string: 'string', number: 'number', boolean: 'boolean', array: 'array', object: 'object' };
 
+/** The statuses of a space's statistics read that leave the space out of the collections list. */
+const UNREADABLE = [403, 404, 409, 501];
+
 export class OgcService {
   constructor(private readonly spaces: SpaceService, private readonly features: FeatureService, private readonly statistics: StatisticsService) {}
 
@@ -71,11 +74,13 @@ export class OgcService {
 
   /**
    * One collection per space the caller may read, a page of spaces at a time; each costs a statistics read, a few
-   * at a time so that a long list does not take every database connection. A space deleted meanwhile is left out.
+   * at a time so that a long list does not take every database connection. A space whose features cannot be read
+   * is left out: deleted meanwhile (404), a virtual space over a space the caller may not read (403) or over one
+   * that is gone (409), or a `custom` virtual space (501).
    */
   async *collections(caller: Claims): AsyncIterable<Collection[]> {
     const unlessGone = (error: unknown) => {
-      if (error instanceof HubError && error.status === 404) return undefined;
+      if (error instanceof HubError && UNREADABLE.includes(error.status)) return undefined;
       throw error;
     };
     for await (const page of this.spaces.list(caller, { owner: '*', readableOnly: true })) {

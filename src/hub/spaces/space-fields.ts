@@ -1,4 +1,5 @@
 // The client-settable members of a space (API.md 3.1): how each one is validated and normalized.
+import { MAX_ID_LENGTH } from '../../core/id-limits.js';
 import { isObject } from '../../core/json.js';
 import { hubError } from '../../core/errors.js';
 import { compileProcessors } from '../processors/space-processors.js';
@@ -111,7 +112,8 @@ const sortableProperties: FieldNormalizer = (value, name) =>
   Array.isArray(value) && value.every(Array.isArray) ? value : invalid(name, 'an array of arrays');
 
 const extendsSpace: FieldNormalizer = (value, name) =>
-  isObject(value) && typeof value.spaceId === 'string' ? { spaceId: value.spaceId } : invalid(name, 'an object {spaceId}');
+  isObject(value) && typeof value.spaceId === 'string' && value.spaceId !== '' && value.spaceId.length <= MAX_ID_LENGTH
+    ? { spaceId: value.spaceId } : invalid(name, `an object {spaceId} naming a space id of 1 to ${MAX_ID_LENGTH} characters`);
 
 export const spaceFields: Record<string, FieldNormalizer> = {
   title, description: text, owner: text, cid: text,
