@@ -80,6 +80,11 @@ for (const backend of BACKENDS) {
       assertError(await call(hub, 'GET', `${features(group)}/nope`), 404, 'featureNotFound');
       const ogc = await ok(call(hub, 'GET', `/ogc/collections/${group}/items?limit=10&bbox=7,49,9,52`));
       assert.deepEqual(idsOf(ogc), ['a1', 'x', 'b1', 'x']);
+      // Clustering counts every feature of the union; a spatial search may take its geometry from a virtual space.
+      const cells = await ok(call(hub, 'GET', `/hub/spaces/${group}/bbox?west=7&south=49&east=11&north=52&clustering=hexbin`));
+      const counted = (cells.body.features ?? []).reduce((sum, cell) => sum + ((prop(cell, 'aggregation') as { qty: number }).qty), 0);
+      assert.equal(counted, 4, "a1, both x and b1; a2 lies outside the box");
+      assert.deepEqual(idsOf(await ok(call(hub, 'GET', `/hub/spaces/${a}/spatial?refSpaceId=${group}&refFeatureId=b1&radius=50000`))), ['a1', 'x']);
     });
 
     test('group: vector tiles hold the features of every upstream', async () => {
@@ -303,6 +308,26 @@ for (const backend of BACKENDS) {
       // POST with ne=error: b1 exists in the composite view (from the base), so an update works and a missing id fails.
       assertError(await call(hub, 'POST', `${features(c)}?ne=error&transactional=true`, { body: collection(point('b1', { u: 1 }), point('nope')) }), 409, 'featureMissing');
       assert.equal(prop((await ok(call(hub, 'GET', `${features(c)}/b1`))).body, 'u'), undefined);
+    });
+
+    test('OGC items pages and vector tiles show the composite view', async () => {
+      const b = await base();
+      const c = await createSpace(hub, { title: 'composite', extends: { spaceId: b } });
+      await ok(call(hub, 'DELETE', `${features(c)}/b2`));
+      await ok(call(hub, 'PUT', features(c), { body: collection(point('c1'), point('c2'), point('b3', { n: 33 })) }));
+      const ids: string[] = [];
+      let path: string | undefined = `/ogc/collections/${c}/items?limit=2`;
+      for (let pages = 0; path !== undefined && pages < 10; pages++) {
+        const page = await ok(call(hub, 'GET', path));
+        ids.push(...idsOf(page));
+        const next = (page.body.links as Array<{ rel: string; href: string }>).find((link) => link.rel === 'next');
+        path = next ? new URL(next.href).pathname + new URL(next.href).search : undefined;
+      }
+      assert.deepEqual(ids, ['b1', 'c1', 'c2', 'b3']);
+      const response = await fetch(`${hub.url}/hub/spaces/${c}/tile/web/0_0_0.mvt`, { headers: { authorization: `Bearer ${hub.token}` } });
+      assert.equal(response.status, 200);
+      const layer = new VectorTile(new PbfReader(Buffer.from(await response.arrayBuffer()))).layers[c];
+      assert.equal(layer?.length, 4);
     });
 
     test('two levels: a composite of a composite; a third level is refused', async () => {

@@ -28,7 +28,8 @@ const rowsOf = async (pages: AsyncIterable<FeatureRow[]>): Promise<FeatureRow[]>
   return rows;
 };
 
-const withoutIds = ({ ids: _ids, afterSeq: _after, limit: _limit, ...rest }: FeatureQuery): Omit<FeatureQuery, 'ids' | 'afterSeq' | 'limit'> => rest;
+/** The conditions of a query without its ids, position and limit: what a version must meet to be found. */
+const conditionsOf = ({ ids: _ids, afterSeq: _after, limit: _limit, ...rest }: FeatureQuery): Omit<FeatureQuery, 'ids' | 'afterSeq' | 'limit'> => rest;
 
 export class LayeredSource implements FeatureSource {
   readonly version: string;
@@ -76,7 +77,7 @@ export class LayeredSource implements FeatureSource {
     }
     if (!query.properties && !query.tags && !query.spatial && !query.sample) return shown.slice(0, query.limit);
     // Filters with ids: each shown version must itself match, which its own layer decides.
-    const matching = await this.lookup(query.ids, signal, withoutIds(query));
+    const matching = await this.lookup(query.ids, signal, conditionsOf(query));
     return shown.filter((row) => {
       const id = storedFeatureId(row.json);
       // A merged feature matches when one of its versions does, as in the other merge reads.
@@ -102,7 +103,7 @@ export class LayeredSource implements FeatureSource {
       });
     }
     const earlier = this.layers.map((_, index) => index).filter((index) => index < layer);
-    const shownEarlier = earlier.length === 0 ? new Map() : await this.lookup(ids, signal, withoutIds(query), earlier);
+    const shownEarlier = earlier.length === 0 ? new Map() : await this.lookup(ids, signal, conditionsOf(query), earlier);
     const versions = await this.lookup(ids, signal);
     return rows.flatMap((row, index) => {
       const id = ids[index];
