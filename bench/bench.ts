@@ -15,11 +15,12 @@ import { type BenchHub, type MemoryReading, readMemory, resetPeak, startBenchHub
 import { countFeatures, HubClient, iterateHttp, iterateHttpTimed } from './http.js';
 import { fastest, perSecond, type Rate, repeated, rotation, timed } from './measure.js';
 import { ogcItems } from './ogc-items.js';
+import { processorsIngest } from './processors-ingest.js';
 import { spaceList } from './space-list.js';
 import { spatialReads } from './spatial-reads.js';
 import { uploadMemory } from './upload-memory.js';
 
-const SECTIONS = ['spaces', 'ingest', 'get', 'iterate', 'search', 'parallel', 'million', 'spatial', 'ogc', 'upload', 'upload-memory', 'bigspace'] as const;
+const SECTIONS = ['spaces', 'ingest', 'get', 'iterate', 'search', 'parallel', 'million', 'spatial', 'ogc', 'processors', 'upload', 'upload-memory', 'bigspace'] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface Settings {
@@ -76,6 +77,8 @@ function sizes(quick: boolean) {
     /** The OGC items space: 135,000 cities, as the issue asks. */
     ogcFeatures: quick ? 50_000 : 135_000,
     ogcTurns: quick ? 4 : 10,
+    /** Timed 10,000-feature PUTs per side in the processors section. */
+    processorsTurns: quick ? 4 : 8,
   };
 }
 
@@ -495,6 +498,12 @@ async function main(): Promise<void> {
       await ogcItems({
         hub, client, engine: settings.engine, features: size.ogcFeatures, fillBatch: size.fillBatch, turns: size.ogcTurns,
         goal: settings.engine.goals.ogcVsIterate, addRow: (row) => rows.push(row), note: (text) => notes.push(text), log,
+      });
+    }
+    if (sections.has('processors')) {
+      await processorsIngest({
+        client, turns: sizes(settings.quick).processorsTurns, goal: settings.engine.goals.processors,
+        addRow: (row) => rows.push(row), note: (text) => notes.push(text), log,
       });
     }
     if (sections.has('upload')) await upload(hub, client, floor, settings);
