@@ -78,7 +78,7 @@ function sizes(quick: boolean) {
     ogcFeatures: quick ? 50_000 : 135_000,
     ogcTurns: quick ? 4 : 10,
     /** Timed 10,000-feature PUTs per side in the processors section. */
-    processorsTurns: quick ? 4 : 8,
+    processorsTurns: quick ? 6 : 10,
   };
 }
 
@@ -502,7 +502,7 @@ async function main(): Promise<void> {
     }
     if (sections.has('processors')) {
       await processorsIngest({
-        client, turns: sizes(settings.quick).processorsTurns, goal: settings.engine.goals.processors,
+        client, hubPid: hub.pid, turns: sizes(settings.quick).processorsTurns, goal: settings.engine.goals.processors,
         addRow: (row) => rows.push(row), note: (text) => notes.push(text), log,
       });
     }
