@@ -8,15 +8,51 @@ export interface TaggingRule { tag: string; path: string }
 export const MAX_TAGGING_RULES = 100;
 export const MAX_RULE_LENGTH = 1000;
 
+/**
+ * What the rules see: a deep copy whose arrays are frozen. Filters may call methods of what they reach
+ * (`@.geometry.coordinates.reverse()`, `@root.features.pop()`); only arrays have methods that change them
+ * (jsonpath-plus's evaluator refuses `constructor`, `__proto__` and the like, and assigns only to its own
+ * variables), and on a frozen array such a call throws, so the filter does not match. Neither the written
+ * features nor another rule's view of them change. Freezing only the arrays costs half of freezing all.
+ */
+export function ruleView(value: unknown): unknown {
+  if (Array.isArray(value)) return Object.freeze(value.map(ruleView));
+  if (!isObject(value)) return value;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    // A parsed body may hold an own `__proto__` member: it stays a member rather than setting the prototype.
+    if (key === '__proto__') Object.defineProperty(copy, key, { value: ruleView(value[key]), enumerable: true, writable: true, configurable: true });
+    else copy[key] = ruleView(value[key]);
+  }
+  return copy;
+}
+
 /** The FeatureCollection wrapping a probe feature: how a rule is tried once when the space is defined. */
-const PROBE = { type: 'FeatureCollection', features: [{ type: 'Feature', id: 'probe', geometry: null, properties: {} }] };
+const PROBE = ruleView({ type: 'FeatureCollection', features: [{ type: 'Feature', id: 'probe', geometry: null, properties: {} }] }) as object;
 
 /**
- * Which features (by index in `collection.features`) a rule selects: any match inside a feature selects it.
+ * jsonpath-plus keeps every path and filter text it has seen in `JSONPath.cache`, for the life of the
+ * process; rule texts come from clients, so the hub starts that cache afresh after this many rule texts.
+ */
+const CACHED_RULE_TEXTS = 10_000;
+const seenRuleTexts = new Set<string>();
+
+function boundCache(path: string): void {
+  if (seenRuleTexts.has(path)) return;
+  if (seenRuleTexts.size >= CACHED_RULE_TEXTS) {
+    seenRuleTexts.clear();
+    JSONPath.cache = {};
+  }
+  seenRuleTexts.add(path);
+}
+
+/**
+ * Which features (by index in `collection.features`, a `ruleView`) a rule selects: any match inside a feature selects it.
  * Filters run in jsonpath-plus's own safe evaluator (no JavaScript `eval`); a filter that fails on a feature
  * (`@.properties.a.b` where `a` is missing) does not match it. A path or filter that does not parse throws.
  */
 export function selectedFeatures(rule: TaggingRule, collection: object): Set<number> {
+  boundCache(rule.path);
   const pointers = JSONPath({ path: rule.path, json: collection, resultType: 'pointer', eval: 'safe', ignoreEvalErrors: true, wrap: true }) as unknown;
   const selected = new Set<number>();
   if (!Array.isArray(pointers)) return selected;
