@@ -34,7 +34,7 @@ const PROBE = ruleView({ type: 'FeatureCollection', features: [{ type: 'Feature'
  * jsonpath-plus keeps every path and filter text it has seen in `JSONPath.cache`, for the life of the
  * process; rule texts come from clients, so the hub starts that cache afresh after this many rule texts.
  */
-const CACHED_RULE_TEXTS = 10_000;
+export const CACHED_RULE_TEXTS = 1000;
 const seenRuleTexts = new Set<string>();
 
 function boundCache(path: string): void {
