@@ -4,16 +4,21 @@ import assert from 'node:assert/strict';
 import { JSONPath } from 'jsonpath-plus';
 import { CACHED_RULE_TEXTS, ruleView, selectedFeatures } from '../../src/hub/processors/tagging-rules.js';
 
-test('the rule view is an equal copy whose arrays are frozen and whose own __proto__ member stays a member', () => {
-  const feature = JSON.parse('{"type":"Feature","id":"a","geometry":{"type":"Point","coordinates":[1,2]},"properties":{"list":[{"x":[3]}],"__proto__":{"p":1}}}') as Record<string, unknown>;
+test('the rule view is equal, its arrays are frozen copies, objects without arrays are shared, an own __proto__ stays a member', () => {
+  const text = '{"type":"Feature","id":"a","geometry":{"type":"Point","coordinates":[1,2]},"properties":{"__proto__":{"p":1},"plain":{"q":2},"list":[{"x":[3]}]}}';
+  const feature = JSON.parse(text) as Record<string, unknown>;
   const view = ruleView(feature) as Record<string, unknown>;
-  assert.deepEqual(view, feature);
+  assert.deepEqual(view, JSON.parse(text));
+  const given = feature.properties as Record<string, unknown>;
   const properties = view.properties as Record<string, unknown>;
+  assert.deepEqual(Object.keys(properties), ['__proto__', 'plain', 'list']);
   assert.equal(Object.getPrototypeOf(properties), Object.prototype);
-  assert.deepEqual(Object.getOwnPropertyDescriptor(properties, '__proto__')?.value, { p: 1 });
+  assert.equal(Object.getOwnPropertyDescriptor(properties, '__proto__')?.value, given.__proto__);
+  assert.equal(properties.plain, given.plain);
   const list = properties.list as Array<{ x: number[] }>;
   assert.ok(Object.isFrozen(list) && Object.isFrozen(list[0].x));
-  assert.notEqual(list, (feature.properties as Record<string, unknown>).list);
+  assert.notEqual(list, given.list);
+  assert.ok(!Object.isFrozen(given.list));
 });
 
 test('jsonpath-plus keeps the texts of at most CACHED_RULE_TEXTS rules', () => {

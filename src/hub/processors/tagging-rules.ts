@@ -9,22 +9,34 @@ export const MAX_TAGGING_RULES = 100;
 export const MAX_RULE_LENGTH = 1000;
 
 /**
- * What the rules see: a deep copy whose arrays are frozen. Filters may call methods of what they reach
- * (`@.geometry.coordinates.reverse()`, `@root.features.pop()`); only arrays have methods that change them
- * (jsonpath-plus's evaluator refuses `constructor`, `__proto__` and the like, and assigns only to its own
+ * What the rules see: the value with every array copied and frozen. Filters may call methods of what they
+ * reach (`@.geometry.coordinates.reverse()`, `@root.features.pop()`); only arrays have methods that change
+ * them (jsonpath-plus's evaluator refuses `constructor`, `__proto__` and the like, and assigns only to its own
  * variables), and on a frozen array such a call throws, so the filter does not match. Neither the written
- * features nor another rule's view of them change. Freezing only the arrays costs half of freezing all.
+ * features nor another rule's view of them change. Objects holding no array are shared, not copied: nothing
+ * a filter can do changes them, and most properties hold no array.
  */
 export function ruleView(value: unknown): unknown {
   if (Array.isArray(value)) return Object.freeze(value.map(ruleView));
   if (!isObject(value)) return value;
-  const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
-    // A parsed body may hold an own `__proto__` member: it stays a member rather than setting the prototype.
-    if (key === '__proto__') Object.defineProperty(copy, key, { value: ruleView(value[key]), enumerable: true, writable: true, configurable: true });
-    else copy[key] = ruleView(value[key]);
+  const keys = Object.keys(value);
+  let copy: Record<string, unknown> | undefined;
+  for (let i = 0; i < keys.length; i++) {
+    const member = value[keys[i]];
+    const view = ruleView(member);
+    if (copy === undefined && view !== member) {
+      copy = {};
+      for (let j = 0; j < i; j++) setMember(copy, keys[j], value[keys[j]]);
+    }
+    if (copy !== undefined) setMember(copy, keys[i], view);
   }
-  return copy;
+  return copy ?? value;
+}
+
+/** A parsed body may hold an own `__proto__` member: in the copy it stays a member rather than setting the prototype. */
+function setMember(object: Record<string, unknown>, key: string, member: unknown): void {
+  if (key === '__proto__') Object.defineProperty(object, key, { value: member, enumerable: true, writable: true, configurable: true });
+  else object[key] = member;
 }
 
 /** The FeatureCollection wrapping a probe feature: how a rule is tried once when the space is defined. */
