@@ -16,11 +16,12 @@ import { countFeatures, HubClient, iterateHttp, iterateHttpTimed } from './http.
 import { fastest, perSecond, type Rate, repeated, rotation, timed } from './measure.js';
 import { virtualReads } from './virtual-reads.js';
 import { ogcItems } from './ogc-items.js';
+import { processorsIngest } from './processors-ingest.js';
 import { spaceList } from './space-list.js';
 import { spatialReads } from './spatial-reads.js';
 import { uploadMemory } from './upload-memory.js';
 
-const SECTIONS = ['spaces', 'ingest', 'get', 'iterate', 'search', 'parallel', 'million', 'spatial', 'ogc', 'virtual', 'upload', 'upload-memory', 'bigspace'] as const;
+const SECTIONS = ['spaces', 'ingest', 'get', 'iterate', 'search', 'parallel', 'million', 'spatial', 'ogc', 'virtual', 'processors', 'upload', 'upload-memory', 'bigspace'] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface Settings {
@@ -80,6 +81,8 @@ function sizes(quick: boolean) {
     /** The virtual section: two upstreams of 100,000 points against one space of 200,000 (the issue's figure). */
     virtualPerUpstream: quick ? 25_000 : 100_000,
     virtualTurns: quick ? 3 : 6,
+    /** Timed 10,000-feature PUTs per side in the processors section. */
+    processorsTurns: quick ? 6 : 10,
   };
 }
 
@@ -505,6 +508,12 @@ async function main(): Promise<void> {
       const size = sizes(settings.quick);
       await virtualReads({
         hub, client, engine: settings.engine, perUpstream: size.virtualPerUpstream, fillBatch: size.fillBatch, turns: size.virtualTurns,
+        addRow: (row) => rows.push(row), note: (text) => notes.push(text), log,
+      });
+    }
+    if (sections.has('processors')) {
+      await processorsIngest({
+        client, hubPid: hub.pid, turns: sizes(settings.quick).processorsTurns, goal: settings.engine.goals.processors,
         addRow: (row) => rows.push(row), note: (text) => notes.push(text), log,
       });
     }

@@ -21,6 +21,8 @@ export interface Goals {
   spatial: { smallBox: number; largeBox: number; vectorTile: number };
   /** OGC items pages against iterate pages on the same space, both over HTTP (issue 14). */
   ogcVsIterate: number;
+  /** A 10,000-feature PUT into a space with a schema and tagging rules against the same PUT into a plain space (issue 15). */
+  processors: number;
 }
 
 /** Where a storage is, in a form that can be sent to the floor worker. */
@@ -64,8 +66,8 @@ const sqlite: BenchEngine = {
   name: 'sqlite',
   // Issue 2: ingest and iterate at least 50%; GET by id has no goal (the floor is an in-process synchronous lookup).
   // Issue 11: GET by id at least 40% of GET /hub; writes to one SQLite database take turns, so parallel streams have no goal here.
-  // Issue 14: OGC items pages at least 90% of iterate's features/s.
-  goals: { ingest: 0.5, read: 0.5, getByIdVsHealth: 0.4, spatial: { smallBox: 0.5, largeBox: 0.5, vectorTile: 0.5 }, ogcVsIterate: 0.9 },
+  // Issue 14: OGC items pages at least 90% of iterate's features/s. Issue 15: PUT with processors at least 70% of a plain PUT.
+  goals: { ingest: 0.5, read: 0.5, getByIdVsHealth: 0.4, spatial: { smallBox: 0.5, largeBox: 0.5, vectorTile: 0.5 }, ogcVsIterate: 0.9, processors: 0.7 },
   hubEnv: (dataDir) => ({ HUB_STORAGE: `sqlite:${join(dataDir, 'hub.db')}` }),
   floorSpec: (dir) => ({ engine: 'sqlite', path: join(dir, 'floor.db') }),
   // WAL mode lets a second connection write while the hub has the file open.
@@ -76,9 +78,10 @@ const sqlite: BenchEngine = {
 class PostgresEngine implements BenchEngine {
   readonly name = 'postgres';
   // Issue 3: ingest at least 50%, reads at least 60%; issue 11: GET by id at least 50% of one SELECT by primary key;
-  // issue 14: OGC items pages at least 90% of iterate's features/s.
+  // issue 14: OGC items pages at least 90% of iterate's features/s; issue 15: PUT with processors at least 70% of a plain PUT.
   readonly goals: Goals = {
     ingest: 0.5, read: 0.6, getById: 0.5, getByIdVsHealth: 0.4, parallelWrites: 1.6, spatial: { smallBox: 0.7, largeBox: 0.7, vectorTile: 0.6 }, ogcVsIterate: 0.9,
+    processors: 0.7,
   };
   private cluster: PostgresCluster | undefined;
   private floorUrl = '';

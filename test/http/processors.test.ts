@@ -195,6 +195,28 @@ for (const backend of BACKENDS) {
         assert.deepEqual(await tagsOf(space, 'y'), ['deep']);
       });
 
+      test('a filter calling a method that would change the feature does not match and changes nothing stored', async () => {
+        const space = await createSpace(hub, { processors: tagger({
+          reverse: '$.features[?(@.geometry.coordinates.reverse())]',
+          push: '$.features[?(@.properties.list.push(99))]',
+          pop: '$.features[?(@root.features.pop())]',
+          kept: '$.features[?(@.properties.list.length === 2)]',
+        }) });
+        const response = await call(hub, 'PUT', features(space), { body: collection(point('a', { list: [1, 2] }), point('b', { list: [3, 4] })) });
+        assert.equal(response.status, 200, response.text);
+        for (const [id, list] of [['a', [1, 2]], ['b', [3, 4]]] as const) {
+          const stored = await call(hub, 'GET', `${features(space)}/${id}`);
+          assert.equal(stored.status, 200, stored.text);
+          // The hub stores points with an altitude of 0.
+          assert.deepEqual((stored.body as unknown as FeatureJson).geometry, { type: 'Point', coordinates: [8.5, 50.1, 0] });
+          assert.deepEqual((stored.body as unknown as FeatureJson).properties.list, list);
+          assert.deepEqual(await tagsOf(space, id), ['kept']);
+        }
+        // The rules are tried on a probe when a space is defined: a rule that empties it leaves the next check intact.
+        const invalid = await call(hub, 'POST', '/hub/spaces', { body: { title: 'bad rules', processors: tagger({ bad: '$.features[?(@.properties.area>=)]' }) } });
+        assertRefused(invalid, 'spaceValidation', 'processors.rule-tagger[0].params.taggingRules');
+      });
+
       test('tagging rules run before schema validation: a schema requiring the rule tag passes', async () => {
         const requiresTag = {
           type: 'object',

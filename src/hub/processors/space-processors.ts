@@ -4,7 +4,7 @@ import { isObject } from '../../core/json.js';
 import type { SpaceDefinition } from '../../core/space-definition.js';
 import { normalizeTag } from '../tags.js';
 import { compileSchema, type FeatureValidator } from './schema-validation.js';
-import { readTaggingRules, selectedFeatures, type TaggingRule } from './tagging-rules.js';
+import { readTaggingRules, ruleView, selectedFeatures, type TaggingRule } from './tagging-rules.js';
 
 const SCHEMA_VALIDATOR = 'schema-validator';
 const RULE_TAGGER = 'rule-tagger';
@@ -78,11 +78,12 @@ export class ProcessorCache {
 
 /**
  * Tagging rules over a FeatureCollection of the written features as given (so the work is bounded by the
- * write); the tags they add go to `ruleTags`, which the write plan applies last, after addTags/removeTags.
+ * write), copied with frozen arrays so that no rule changes them; the tags they add go to `ruleTags`, which the write
+ * plan applies last, after addTags/removeTags.
  */
 export function runTaggingRules(processors: SpaceProcessors, features: ProcessedFeature[]): void {
   if (features.length === 0 || processors.rules.length === 0) return;
-  const collection = { type: 'FeatureCollection', features: features.map((item) => item.feature) };
+  const collection = { type: 'FeatureCollection', features: Object.freeze(features.map((item) => ruleView(item.feature))) };
   for (const rule of processors.rules) {
     const tag = normalizeTag(rule.tag);
     for (const index of selectedFeatures(rule, collection)) {

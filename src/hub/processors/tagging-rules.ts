@@ -8,15 +8,63 @@ export interface TaggingRule { tag: string; path: string }
 export const MAX_TAGGING_RULES = 100;
 export const MAX_RULE_LENGTH = 1000;
 
+/**
+ * What the rules see: the value with every array copied and frozen. Filters may call methods of what they
+ * reach (`@.geometry.coordinates.reverse()`, `@root.features.pop()`); only arrays have methods that change
+ * them (jsonpath-plus's evaluator refuses `constructor`, `__proto__` and the like, and assigns only to its own
+ * variables), and on a frozen array such a call throws, so the filter does not match. Neither the written
+ * features nor another rule's view of them change. Objects holding no array are shared, not copied: nothing
+ * a filter can do changes them, and most properties hold no array.
+ */
+export function ruleView(value: unknown): unknown {
+  if (Array.isArray(value)) return Object.freeze(value.map(ruleView));
+  if (!isObject(value)) return value;
+  const keys = Object.keys(value);
+  let copy: Record<string, unknown> | undefined;
+  for (let i = 0; i < keys.length; i++) {
+    const member = value[keys[i]];
+    const view = ruleView(member);
+    if (copy === undefined && view !== member) {
+      copy = {};
+      for (let j = 0; j < i; j++) setMember(copy, keys[j], value[keys[j]]);
+    }
+    if (copy !== undefined) setMember(copy, keys[i], view);
+  }
+  return copy ?? value;
+}
+
+/** A parsed body may hold an own `__proto__` member: in the copy it stays a member rather than setting the prototype. */
+function setMember(object: Record<string, unknown>, key: string, member: unknown): void {
+  if (key === '__proto__') Object.defineProperty(object, key, { value: member, enumerable: true, writable: true, configurable: true });
+  else object[key] = member;
+}
+
 /** The FeatureCollection wrapping a probe feature: how a rule is tried once when the space is defined. */
-const PROBE = { type: 'FeatureCollection', features: [{ type: 'Feature', id: 'probe', geometry: null, properties: {} }] };
+const PROBE = ruleView({ type: 'FeatureCollection', features: [{ type: 'Feature', id: 'probe', geometry: null, properties: {} }] }) as object;
 
 /**
- * Which features (by index in `collection.features`) a rule selects: any match inside a feature selects it.
+ * jsonpath-plus keeps every path and filter text it has seen in `JSONPath.cache`, for the life of the
+ * process; rule texts come from clients, so the hub starts that cache afresh after this many rule texts.
+ */
+export const CACHED_RULE_TEXTS = 1000;
+const seenRuleTexts = new Set<string>();
+
+function boundCache(path: string): void {
+  if (seenRuleTexts.has(path)) return;
+  if (seenRuleTexts.size >= CACHED_RULE_TEXTS) {
+    seenRuleTexts.clear();
+    JSONPath.cache = {};
+  }
+  seenRuleTexts.add(path);
+}
+
+/**
+ * Which features (by index in `collection.features`, a `ruleView`) a rule selects: any match inside a feature selects it.
  * Filters run in jsonpath-plus's own safe evaluator (no JavaScript `eval`); a filter that fails on a feature
  * (`@.properties.a.b` where `a` is missing) does not match it. A path or filter that does not parse throws.
  */
 export function selectedFeatures(rule: TaggingRule, collection: object): Set<number> {
+  boundCache(rule.path);
   const pointers = JSONPath({ path: rule.path, json: collection, resultType: 'pointer', eval: 'safe', ignoreEvalErrors: true, wrap: true }) as unknown;
   const selected = new Set<number>();
   if (!Array.isArray(pointers)) return selected;
