@@ -1,9 +1,11 @@
 // Black-box tests of the activity log (issue 15): the listener, its log space, and one log feature per changed feature.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
 import { call, createSpace, type FeatureJson, type TestResponse } from '../helpers/http-client.js';
 import { collection, namespaceOf, point } from '../helpers/features.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/postgres-cluster.js';
 import { issueToken, ownerRights } from '../helpers/tokens.js';
 
 const LOG_NS = '@ns:com:here:xyz:log';
@@ -321,3 +323,39 @@ for (const backend of BACKENDS) {
     });
   });
 }
+
+describe('activity log with spaces spread over two databases (postgres)', { skip: BACKENDS.includes('postgres') ? false : 'the postgres backend is not in this run' }, () => {
+  let one: TestDatabase;
+  let two: TestDatabase;
+  let hub: HubProcess;
+  before(async () => {
+    [one, two] = await Promise.all([createTestDatabase(), createTestDatabase()]);
+    hub = await startHub({ backend: 'postgres', storage: `${one.url},${two.url}` });
+  });
+  after(async () => {
+    await hub?.stop();
+    await Promise.all([one?.remove(), two?.remove()]);
+  });
+
+  test('each log space is created in its source\'s database, so writes there log in one transaction', async () => {
+    // Placement balances the databases: without `near`, a source and its log would land on different ones.
+    const sources: string[] = [];
+    for (let i = 0; i < 3; i++) sources.push(await createSpace(hub, { enableUUID: true, listeners: { 'activity-log': [{ params: {} }] } }));
+    const client = new pg.Client({ connectionString: one.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ id: string; location: string }>('SELECT id, location FROM spaces');
+      const locationOf = new Map(rows.map((row) => [row.id, row.location]));
+      assert.equal(new Set(sources.map((source) => locationOf.get(source))).size, 2, 'the sources are spread over both databases');
+      for (const source of sources) assert.equal(locationOf.get(`${source}-activity-log`), locationOf.get(source), source);
+    } finally {
+      await client.end();
+    }
+    for (const source of sources) {
+      const written = await call(hub, 'PUT', `/hub/spaces/${source}/features`, { body: point('a', {}) });
+      assert.equal(written.status, 200, written.text);
+      const log = await call(hub, 'GET', `/hub/spaces/${source}-activity-log/iterate`);
+      assert.equal(log.body.features?.length, 1, log.text);
+    }
+  });
+});
