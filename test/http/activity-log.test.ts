@@ -253,6 +253,18 @@ for (const backend of BACKENDS) {
         assert.equal(logOf(only).invalidatedAt, undefined);
       });
 
+      test('DELETE of every feature (tags=*) logs each delete, page after page', async () => {
+        const space = await logged({ storageMode: 'DIFF_ONLY' });
+        const count = 1203;
+        ok(await call(hub, 'PUT', features(space), { body: collection(...Array.from({ length: count }, (_, n) => point(`f${n}`, {}))) }));
+        const deleted = ok(await call(hub, 'DELETE', `${features(space)}?tags=*`, { headers: { accept: 'application/json' } }));
+        assert.equal(deleted.body.count, count, deleted.text);
+        assert.equal(ok(await call(hub, 'GET', `/hub/spaces/${space}/count`)).body.count, 0);
+        const deletes = ok(await call(hub, 'GET', `/hub/spaces/${logSpace(space)}/count?p.${LOG_NS}.operation=delete`));
+        assert.equal(deletes.body.count, count);
+        assert.equal(ok(await call(hub, 'GET', `/hub/spaces/${logSpace(space)}/count`)).body.count, 2 * count);
+      });
+
       test('a failed batch logs nothing; a non-transactional one logs what it wrote', async () => {
         const schema = { type: 'object', properties: { properties: { type: 'object', required: ['name'] } } };
         const space = await logged({}, { processors: [{ id: 'schema-validator', params: { schema } }] });
