@@ -309,7 +309,7 @@ for (const backend of BACKENDS) {
         assert.ok((listed.body as unknown as Array<{ id: string }>).some((listedSpace) => listedSpace.id === logSpace(space)), listed.text);
       });
 
-      test('follows its source\'s sharing', async () => {
+      test('follows its source\'s sharing and owner', async () => {
         const space = await logged({});
         ok(await call(hub, 'PUT', features(space), { body: point('a', {}) }));
         const stranger = await issueToken(hub, { aid: `share-stranger-${backend}`, urm: ownerRights(`share-stranger-${backend}`) });
@@ -317,6 +317,12 @@ for (const backend of BACKENDS) {
         assert.equal((await call(hub, 'GET', `/hub/spaces/${logSpace(space)}/iterate`, { headers })).status, 403);
         ok(await call(hub, 'PATCH', `/hub/spaces/${space}`, { body: { shared: true } }));
         ok(await call(hub, 'GET', `/hub/spaces/${logSpace(space)}/iterate`, { headers }));
+        // An owner change moves the log with it: the new owner reads it.
+        const heir = await issueToken(hub, { aid: `share-heir-${backend}`, urm: ownerRights(`share-heir-${backend}`) });
+        ok(await call(hub, 'PATCH', `/hub/spaces/${space}`, { body: { shared: false, owner: `share-heir-${backend}` } }));
+        assert.equal(ok(await call(hub, 'GET', `/hub/spaces/${logSpace(space)}`)).body.owner, `share-heir-${backend}`);
+        ok(await call(hub, 'GET', `/hub/spaces/${logSpace(space)}/iterate`, { headers: { authorization: `Bearer ${heir.token}` } }));
+        assert.equal((await call(hub, 'GET', `/hub/spaces/${logSpace(space)}/iterate`, { headers })).status, 403);
       });
 
       test('refuses client writes, changes and deletion, and goes with its source', async () => {
