@@ -6,6 +6,7 @@ import { call, createSpace, type FeatureJson, type TestResponse } from '../helpe
 import { collection, namespaceOf, point } from '../helpers/features.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres-cluster.js';
+import { openStorage } from '../../src/storage/open-storage.js';
 import { issueToken, ownerRights } from '../helpers/tokens.js';
 
 const LOG_NS = '@ns:com:here:xyz:log';
@@ -282,6 +283,34 @@ for (const backend of BACKENDS) {
     });
 
     describe('the log space', () => {
+      /** Deletes a space behind the hub's back, as a failure half-way through a space deletion would leave things. */
+      const deleteStored = async (id: string): Promise<void> => {
+        const storage = await openStorage(hub.storage, { pgPoolSize: 1 });
+        try {
+          assert.ok(await storage.spaces.delete(id), id);
+        } finally {
+          await storage.close();
+        }
+      };
+
+      test('a missing log space refuses the source\'s writes until the listener is set again', async () => {
+        const space = await logged({ storageMode: 'FEATURE_ONLY' });
+        ok(await call(hub, 'PUT', features(space), { body: point('a', {}) }));
+        await deleteStored(logSpace(space));
+        assertError(await call(hub, 'PUT', features(space), { body: point('b', {}) }), 409, 'activityLogMissing', logSpace(space));
+        assert.equal((await call(hub, 'GET', `${features(space)}/b`)).status, 404);
+        const listeners = ok(await call(hub, 'GET', `/hub/spaces/${space}`)).body.listeners;
+        ok(await call(hub, 'PATCH', `/hub/spaces/${space}`, { body: { listeners } }));
+        ok(await call(hub, 'PUT', features(space), { body: point('b', {}) }));
+        assert.deepEqual((await logFeatures(space)).map((feature) => logOf(feature).id), ['b']);
+      });
+
+      test('a log space left behind by its source may be deleted', async () => {
+        const space = await logged({});
+        await deleteStored(space);
+        ok(await call(hub, 'DELETE', `/hub/spaces/${logSpace(space)}`), 204);
+      });
+
       test('is read with the source\'s rights: readable, iterable and searchable by its readers only', async () => {
         const ownerUrm = ownerRights(`log-owner-${backend}`);
         ownerUrm['xyz-hub'].accessConnectors = [{}];

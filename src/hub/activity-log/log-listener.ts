@@ -67,6 +67,9 @@ export function normalizeLogListener(listeners: Record<string, unknown> | null):
   return { ...others, [LISTENER]: [{ ...rest, params: readParams(params, `listeners.${name}[0].params`) }] };
 }
 
+/** Whether a (normalized) listeners map sets the activity log. */
+export const setsLogListener = (listeners: unknown): boolean => isObject(listeners) && Array.isArray(listeners[LISTENER]);
+
 /** The listener configuration of a definition, undefined when it logs nothing. */
 export function logListenerOf(definition: SpaceDefinition): ActivityLogConfig | undefined {
   const listeners = definition.listeners;
@@ -83,7 +86,7 @@ export function logListenerOf(definition: SpaceDefinition): ActivityLogConfig | 
  */
 export function withLogSpace(id: string, definition: SpaceDefinition): void {
   const listeners = definition.listeners;
-  if (!isObject(listeners) || !Array.isArray(listeners[LISTENER])) return;
+  if (!isObject(listeners) || !setsLogListener(listeners)) return;
   if (definition.enableUUID !== true) throw hubError('activityLogWithoutUUID', { listener: LISTENER_INPUT });
   const spaceId = logSpaceId(id);
   if (spaceId.length > MAX_ID_LENGTH) {

@@ -161,7 +161,9 @@ export class FeatureService {
     if (!logListenerOf(space.definition)) return this.storage.features.deleteMatching(space.key, filter);
     // A logged space deletes through the write path, a page per transaction, so that every delete is logged.
     let deleted = 0;
-    for await (const ids of matchingIdPages(this.storage.features, space.key, filter)) deleted += (await this.deleteByIds(caller, spaceId, ids)).deleted.length;
+    for await (const ids of matchingIdPages(this.storage.features, space.key, filter)) {
+      deleted += (await this.deleteByIds(caller, spaceId, ids)).deleted.length;
+    }
     return deleted;
   }
 

@@ -4,7 +4,7 @@ import { isObject } from '../../core/json.js';
 import type { SpaceDefinition } from '../../core/space-definition.js';
 import type { Storage, StoredSpace } from '../../storage/storage.js';
 import { authorize, spaceResource } from '../access/authorization.js';
-import { logListenerOf, withLogSpace } from '../activity-log/log-listener.js';
+import { setsLogListener, withLogSpace } from '../activity-log/log-listener.js';
 import { LogSpaces, refuseLogSpaceChange } from '../activity-log/log-spaces.js';
 import { type Claims, grantedOwners, hasRight, HUB_SERVICE } from '../access/claims.js';
 import { hubError } from '../../core/errors.js';
@@ -120,7 +120,7 @@ export class SpaceService {
     withLogSpace(id, definition);
     authorize(claims, creationNeeds(claims, id, chosenId, definition, { id: this.defaultStorageId }));
     await this.checkSpaceQuota(claims);
-    if (logListenerOf(definition)) await this.logSpaces.checkFree(id);
+    if (setsLogListener(definition.listeners)) await this.logSpaces.checkFree(id);
     const created = await this.storage.spaces.create(id, definition, now);
     await this.logSpaces.created(created);
     return this.view(claims, created);
@@ -156,7 +156,7 @@ export class SpaceService {
   async patch(claims: Claims, id: string, input: Record<string, unknown>): Promise<Record<string, unknown>> {
     if (input.id !== undefined && input.id !== id) throw hubError('spaceIdMismatch');
     const fields = normalizeSpaceInput(input);
-    if (isObject(fields.listeners)) await this.logSpaces.checkFree(id);
+    if (setsLogListener(fields.listeners)) await this.logSpaces.checkFree(id);
     let before: SpaceDefinition | undefined;
     const updated = await this.storage.spaces.update(id, (current) => {
       before = current.definition;
