@@ -111,6 +111,18 @@ for (const backend of BACKENDS) {
         }
       });
 
+      test('setting it needs accessConnectors on activity-log-writer, the connector id stored', async () => {
+        const aid = `connector-${backend}`;
+        const tokenWith = async (connector: string) => {
+          const urm = ownerRights(aid);
+          urm['xyz-hub'].accessConnectors = [{ id: connector }];
+          return { authorization: `Bearer ${(await issueToken(hub, { aid, urm })).token}` };
+        };
+        const body = { title: 't', enableUUID: true, listeners: pythonListener({}) };
+        assertError(await call(hub, 'POST', '/hub/spaces', { body, headers: await tokenWith('other') }), 403, 'insufficientRights', 'activity-log-writer');
+        ok(await call(hub, 'POST', '/hub/spaces', { body, headers: await tokenWith('activity-log-writer') }));
+      });
+
       test('a space whose log space id is taken is refused with 409 and not created', async () => {
         const id = `taken-${backend}`;
         await createSpace(hub, { id: `${id}-activity-log` });
@@ -252,6 +264,22 @@ for (const backend of BACKENDS) {
         assert.equal((await logFeatures(single)).length, 1);
         assert.equal(only.properties.n, 3);
         assert.equal(logOf(only).invalidatedAt, undefined);
+      });
+
+      test('concurrent writes of one feature log one linear chain of states', async () => {
+        const space = await logged({ states: 3, writeInvalidatedAt: true });
+        ok(await call(hub, 'PUT', features(space), { body: point('a', { n: 0 }) }));
+        const writes = await Promise.all(Array.from({ length: 12 }, (_, n) =>
+          call(hub, 'PATCH', `${features(space)}/a`, { body: { type: 'Feature', properties: { n: n + 1 } } })));
+        for (const write of writes) ok(write);
+        const head = await stored(space, 'a');
+        const states = (await statesOf(space, 'a')).map(logOf);
+        assert.equal(states.length, 3);
+        assert.equal(states[2].uuid, namespaceOf(head).uuid);
+        assert.equal(states[1].uuid, states[2].puuid);
+        assert.equal(states[0].uuid, states[1].puuid);
+        assert.deepEqual(states[2].states, states.map((entry) => entry.uuid));
+        assert.deepEqual(states.map((entry) => entry.invalidatedAt), [states[1].time, states[2].time, undefined]);
       });
 
       test('DELETE of every feature (tags=*) logs each delete, page after page', async () => {
