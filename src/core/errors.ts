@@ -47,6 +47,7 @@ export const errorCatalogue = {
   projectValidation: { status: 400, template: 'Invalid project: {problem}' },
   projectIdMismatch: { status: 400, template: 'The project id in the body does not match the project id in the path.' },
   spaceIdMismatch: { status: 400, template: 'The resource ID in the body does not match the resource ID in the path.' },
+  activityLogWithoutUUID: { status: 400, template: "Validation failed. The listener '{listener}' needs the property 'enableUUID' set to true when the space is created: the log chains a feature's states by their uuids." },
   creationOnlyProperty: { status: 400, template: "Validation failed. The property '{name}' can only get set on space creation!" },
   jsonTooDeep: { status: 400, template: 'The {what} nests too deep (at {where}): features, space definitions and filter values may nest at most {limit} levels.' },
   malformedUnicode: { status: 400, template: 'The {what} holds text that is not well-formed Unicode (an unpaired UTF-16 surrogate such as \\ud800) at {where}.' },
@@ -98,6 +99,9 @@ export const errorCatalogue = {
   storageTimeout: { status: 504, template: 'Connector timeout error.' },
   layerUnavailable: { status: 409, template: 'The space {space} reads from the space {id}, which {problem}.' },
   customVirtualSpace: { status: 501, template: 'The space {id} is a virtual space of the operation custom, which is stored but cannot be read or written yet.' },
+  activityLogSpaceTaken: { status: 409, template: 'The activity log of the space {source} would be the space {id}, which exists already.' },
+  activityLogManaged: { status: 409, template: 'The space {id} is the activity log of the space {source}: the hub manages it; change or delete the listener of {source} instead.' },
+  activityLogMissing: { status: 409, template: 'The activity log space {id} of the space {source} is missing, so nothing was written; set the listener again (PATCH the space) to create it.' },
   writeAcrossDatabases: { status: 409, template: 'The write would change spaces stored in different databases; one write can change only one database.' },
   internal: { status: 500, template: 'Internal server error.' },
   // Accounts, sessions and the Token API (API.md 9, 9.1).

@@ -34,8 +34,11 @@ export interface SpaceWithFeature {
 }
 
 export interface SpaceStore {
-  /** Throws a StorageError `spaceExists` when the id is taken. */
-  create(id: string, definition: SpaceDefinition, createdAt: number): Promise<StoredSpace>;
+  /**
+   * Throws a StorageError `spaceExists` when the id is taken. With `near` the space goes into the database
+   * holding that one (an activity log is written in the transaction of its source's writes).
+   */
+  create(id: string, definition: SpaceDefinition, createdAt: number, near?: SpaceKey): Promise<StoredSpace>;
   get(id: string): Promise<StoredSpace | undefined>;
   /**
    * GET of one feature, the most frequent request: the space and the feature in one statement of two index

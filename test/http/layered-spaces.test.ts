@@ -187,6 +187,19 @@ for (const backend of BACKENDS) {
       assert.deepEqual(after, before);
     });
 
+    test('a write through a virtual space is logged by the upstream it changes; a virtual space has no log of its own', async () => {
+      const a = await createSpace(hub, { title: 'A' });
+      const b = await createSpace(hub, { title: 'logged B', enableUUID: true, listeners: { 'activity-log': [{ params: {} }] } });
+      const group = await createSpace(hub, virtual('group', [a, b]));
+      await ok(call(hub, 'PUT', features(group), { body: collection(point('new')) }));
+      await ok(call(hub, 'DELETE', `${features(group)}/new`));
+      const log = await ok(call(hub, 'GET', `/hub/spaces/${b}-activity-log/iterate`));
+      const operations = (log.body.features ?? []).map((entry) => (entry.properties as Record<string, { operation: string }>)['@ns:com:here:xyz:log'].operation);
+      assert.deepEqual(operations, ['insert', 'delete']);
+      const refused = await call(hub, 'POST', '/hub/spaces', { body: { title: 'x', enableUUID: true, ...virtual('group', [a]), listeners: { 'activity-log': [{ params: {} }] } } });
+      assertError(refused, 400, 'spaceValidation', 'activity log');
+    });
+
     test('custom is stored and its reads answer 501', async () => {
       const [a, b] = await upstreams();
       const space = await createSpace(hub, virtual('custom', [a, b]));
@@ -328,6 +341,16 @@ for (const backend of BACKENDS) {
       assert.equal(response.status, 200);
       const layer = new VectorTile(new PbfReader(Buffer.from(await response.arrayBuffer()))).layers[c];
       assert.equal(layer?.length, 4);
+    });
+
+    test('a composite with an activity log logs what its writes mean: a hidden base feature is a delete', async () => {
+      const b = await base();
+      const c = await createSpace(hub, { title: 'logged composite', enableUUID: true, extends: { spaceId: b }, listeners: { 'activity-log': [{ params: {} }] } });
+      await ok(call(hub, 'PATCH', `${features(c)}/b1`, { body: point('b1', { mine: true }) }));
+      await ok(call(hub, 'DELETE', `${features(c)}/b2`));
+      const log = await ok(call(hub, 'GET', `/hub/spaces/${c}-activity-log/iterate`));
+      const entries = (log.body.features ?? []).map((entry) => (entry.properties as Record<string, { id: string; operation: string }>)['@ns:com:here:xyz:log']);
+      assert.deepEqual(entries.map((entry) => [entry.id, entry.operation]), [['b1', 'update'], ['b2', 'delete']]);
     });
 
     test('two levels: a composite of a composite; a third level is refused', async () => {

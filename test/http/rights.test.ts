@@ -143,13 +143,13 @@ for (const backend of BACKENDS) {
       assertError(await create({ id: unique('theirs') }, prefixManager), 403, 'insufficientRights');
       assertError(await create({ owner: bob }), 403, 'insufficientRights');
       assertError(await create({ packages: ['OSM'] }), 403, 'insufficientRights');
-      assertError(await create({ listeners: { 'activity-log': [{ params: {} }] } }), 403, 'insufficientRights');
+      assertError(await create({ listeners: { 'webhook': [{ params: {} }] } }), 403, 'insufficientRights');
       assertError(await create({ searchableProperties: { name: true } }), 403, 'insufficientRights');
       const richer = await tokenFor({ urm: hub({
-        manageSpaces: [{ owner: alice }], managePackages: [{ id: 'OSM' }], accessConnectors: [{ id: 'activity-log' }],
+        manageSpaces: [{ owner: alice }], managePackages: [{ id: 'OSM' }], accessConnectors: [{ id: 'webhook' }],
         useCapabilities: [{ id: 'searchablePropertiesConfiguration' }],
       }) });
-      const full = await create({ packages: ['OSM'], listeners: { 'activity-log': [{ params: {} }] }, searchableProperties: { name: true } }, richer);
+      const full = await create({ packages: ['OSM'], listeners: { 'webhook': [{ params: {} }] }, searchableProperties: { name: true } }, richer);
       assert.equal(full.status, 200, full.text);
       const readOnly = await tokenFor({ urm: hub({ readFeatures: [{ owner: alice }] }) });
       assertError(await create({}, readOnly), 403, 'insufficientRights');
@@ -177,7 +177,7 @@ for (const backend of BACKENDS) {
     });
 
     test('the space list: includeRights names the granted actions, includeConnectors shows connectors to whom may see them', async () => {
-      const id = await space(alice, { listeners: { 'activity-log': [{ params: {} }] } });
+      const id = await space(alice, { listeners: { 'webhook': [{ params: {} }] } });
       const reader = await tokenFor({ urm: hub({ readFeatures: [{ owner: alice }], updateFeatures: [{ space: id }] }) });
       const list = async (query: string, token: string) => {
         const answer = await call(server, 'GET', `/hub/spaces?owner=*&${query}`, { headers: as(token) });

@@ -1,6 +1,7 @@
 // The rights checks of API.md 8.3: the actions a request needs on a resource, and the 403 when the token lacks one.
 import { hubError } from '../../core/errors.js';
 import type { SpaceDefinition } from '../../core/space-definition.js';
+import { logSourceOf } from '../activity-log/log-spaces.js';
 import { type Claims, hasRight, HUB_SERVICE } from './claims.js';
 
 /** One action a request needs, on the resource it touches. */
@@ -9,9 +10,12 @@ export interface Need {
   resource: Record<string, unknown>;
 }
 
-/** The resource side of the space actions: its owner, id and packages (API.md 8.2). */
+/**
+ * The resource side of the space actions: its owner, id and packages (API.md 8.2). An activity log space is
+ * judged as the space it logs (its definition copies that one's owner and packages).
+ */
 export function spaceResource(id: string, definition: SpaceDefinition): Record<string, unknown> {
-  const resource: Record<string, unknown> = { owner: definition.owner, space: id };
+  const resource: Record<string, unknown> = { owner: definition.owner, space: logSourceOf(definition) ?? id };
   if (definition.packages !== undefined) resource.packages = definition.packages;
   return resource;
 }

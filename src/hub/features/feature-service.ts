@@ -6,6 +6,9 @@ import type { VectorTileRequest } from '../../core/vector-tile-request.js';
 import { vectorTileOf } from '../../geo/vector-tile.js';
 import type { Storage, StoredSpace } from '../../storage/storage.js';
 import { authorize, authorizeRead, authorizeWrite, spaceResource } from '../access/authorization.js';
+import { activityLogOf, withActivityLog } from '../activity-log/activity-log.js';
+import { logListenerOf } from '../activity-log/log-listener.js';
+import { matchingIdPages } from '../activity-log/logged-delete.js';
 import type { Claims } from '../access/claims.js';
 import { ProcessorCache, runTaggingRules, schemaRefusal } from '../processors/space-processors.js';
 import { normalizeFeature } from './feature-input.js';
@@ -117,6 +120,7 @@ export class FeatureService {
     const validate = this.process(space, entries);
     const quota = caller.limits?.maxFeaturesPerSpace;
     const before = quota !== undefined && quota > 0 ? await this.storage.features.count(space.key, {}) : 0;
+    const log = await activityLogOf(this.storage, space);
     return this.storage.features.write(space.key, entries.map((entry) => entry.id), (existing) => {
       // A schema refusal is answered after the rights check: who may not write learns nothing of the schema.
       let refusal: HubError | undefined;
@@ -129,7 +133,7 @@ export class FeatureService {
       if (quota !== undefined && quota > 0 && after > before && after > quota) {
         throw hubError('featureQuotaReached', { limit: quota, space: space.id, count: after });
       }
-      return planned;
+      return withActivityLog(log, planned, existing);
     });
   }
 
@@ -167,7 +171,13 @@ export class FeatureService {
     const space = await this.writableSpace(spaceId);
     authorize(caller, [{ action: 'deleteFeatures', resource: spaceResource(space.id, space.definition) }]);
     if (isLayered(space.definition)) return this.deleteShown(caller, space, filter);
-    return this.storage.features.deleteMatching(space.key, filter);
+    if (!logListenerOf(space.definition)) return this.storage.features.deleteMatching(space.key, filter);
+    // A logged space deletes through the write path, a page per transaction, so that every delete is logged.
+    let deleted = 0;
+    for await (const ids of matchingIdPages(this.storage.features, space.key, filter)) {
+      deleted += (await this.deleteByIds(caller, spaceId, ids)).deleted.length;
+    }
+    return deleted;
   }
 
   /**

@@ -8,6 +8,7 @@ import { storedFeatureId } from '../features/feature-text.js';
 import { planWrite, type WriteEntry, type WriteOptions, type WriteResult } from '../features/write-plan.js';
 import type { Layering } from './space-sources.js';
 import { isTombstone, tombstone } from './tombstones.js';
+import { type ActivityLog, activityLogOf, withActivityLog } from '../activity-log/activity-log.js';
 
 /** A space's schema check for the features it stores, as FeatureService builds it. */
 export type FeatureCheck = (parts: FeatureParts, entry: WriteEntry) => HubError | undefined;
@@ -57,6 +58,9 @@ export async function writeLayered(storage: Storage, caller: Claims, space: Stor
     checks.set(index, checkOf(layers[index], entries.filter((entry) => targetOf(entry.id) === index)));
   }
   const primary = targetOf(ids[0] ?? '');
+  // The activity logs of the layers the write may change (a layer with a broken log refuses it, as a plain space does).
+  const logs = new Map<number, ActivityLog | undefined>();
+  for (const index of new Set(ids.flatMap((id) => [targetOf(id), ...holders(id)]))) logs.set(index, await activityLogOf(storage, layers[index]));
 
   return storage.features.write(layers[primary].key, ids, (fresh) => {
     const existing = new Map<string, string>();
@@ -89,13 +93,15 @@ export async function writeLayered(storage: Storage, caller: Claims, space: Stor
       else if (below(id) !== undefined) plans[top].upserts.push(tombstone(id, space.id, planned.plan.timestamp));
       else plans[top].deletes.push(id);
     }
+    // Each changed layer is one step, followed by its activity log; a composite logs what the write means (a delete, not a tombstone).
     let next: WriteStep | undefined;
     for (const index of [...changed].filter((index) => index !== primary).reverse()) {
       const plan = plans[index];
       const stepIds = [...plan.upserts.map((feature: FeatureWrite) => feature.id), ...plan.deletes];
       const then = next;
-      next = { space: layers[index].key, ids: stepIds, planner: () => ({ plan, next: then }) };
+      next = { space: layers[index].key, ids: stepIds, planner: (stored) => withActivityLog(logs.get(index), { plan, next: then }, stored) };
     }
-    return { plan: plans[primary], result: planned.result, next };
+    const logged = composite ? planned.plan : plans[primary];
+    return withActivityLog(logs.get(primary), { plan: plans[primary], result: planned.result, next }, composite ? existing : fresh, logged);
   });
 }

@@ -1,5 +1,6 @@
 // Resolves a space to what its reads see: its own features, or the layers of a virtual or composite space, once the caller may read them all.
 import { hubError } from '../../core/errors.js';
+import { logListenerOf } from '../activity-log/log-listener.js';
 import type { SpaceDefinition } from '../../core/space-definition.js';
 import type { Storage, StoredSpace } from '../../storage/storage.js';
 import { authorizeRead } from '../access/authorization.js';
@@ -58,6 +59,8 @@ export class SpaceSources {
     // Ids come from the client: a long one is shortened in the message.
     const named = (space: string) => (space.length > 100 ? `${space.slice(0, 100)}…` : space);
     if (virtual && base !== undefined) refuse('A virtual space cannot extend another space.');
+    // Its writes change the upstreams, whose own activity logs record them: a log of its own would stay empty.
+    if (virtual && logListenerOf(definition)) refuse('A virtual space cannot have an activity log; give its upstream spaces one.');
     for (const upstream of virtual?.upstreams ?? []) {
       if (upstream === id) refuse(`The virtual space ${named(id)} cannot read from itself.`);
       const layer = await this.storage.spaces.get(upstream);

@@ -2,6 +2,7 @@
 import { MAX_ID_LENGTH } from '../../core/id-limits.js';
 import { isObject } from '../../core/json.js';
 import { hubError } from '../../core/errors.js';
+import { normalizeLogListener } from '../activity-log/log-listener.js';
 import { compileProcessors } from '../processors/space-processors.js';
 import { VIRTUAL_STORAGE, virtualSpec } from '../layers/space-layout.js';
 
@@ -98,6 +99,9 @@ const processors: FieldNormalizer = (value, name) => {
   return byId;
 };
 
+/** Listeners as connectors; the hub's own activity log is checked and stored in its returned form (`activity-log-writer`). */
+const listeners: FieldNormalizer = (value, name) => normalizeLogListener(connectors(value, name) as Record<string, unknown> | null);
+
 const searchableProperties: FieldNormalizer = (value, name) => {
   if (!isObject(value)) return invalid(name, 'an object of property path → boolean');
   for (const [path, flag] of Object.entries(value)) {
@@ -119,7 +123,7 @@ export const spaceFields: Record<string, FieldNormalizer> = {
   title, description: text, owner: text, cid: text,
   shared: boolean, readOnly: boolean, enableUUID: boolean, enableHistory: boolean, enableGlobalVersioning: boolean,
   copyright, license, client, packages: stringList, tags: stringList, storage,
-  listeners: connectors, processors, searchableProperties, sortableProperties, extends: extendsSpace,
+  listeners, processors, searchableProperties, sortableProperties, extends: extendsSpace,
   maxVersionCount: integer(-1), versionsToKeep: integer(1), cacheTTL: integer(0),
 };
 

@@ -4,6 +4,8 @@ import { isObject } from '../../core/json.js';
 import type { SpaceDefinition } from '../../core/space-definition.js';
 import type { Storage, StoredSpace } from '../../storage/storage.js';
 import { authorize, spaceResource } from '../access/authorization.js';
+import { setsLogListener, withLogSpace } from '../activity-log/log-listener.js';
+import { LogSpaces, refuseLogSpaceChange } from '../activity-log/log-spaces.js';
 import { type Claims, grantedOwners, hasRight, HUB_SERVICE } from '../access/claims.js';
 import { hubError } from '../../core/errors.js';
 import type { SpaceListFilter, TimeCondition } from '../../core/space-query.js';
@@ -49,11 +51,13 @@ function withoutReplacedConnectors(stored: SpaceDefinition, input: Record<string
 export const DEFAULT_SPACE_PAGE_SIZE = 1000;
 
 export class SpaceService {
-  /** `listPageSize`: spaces read per storage query when listing, which bounds the memory of a list. */
+  private readonly logSpaces: LogSpaces;
   private readonly layers: SpaceSources;
 
+  /** `listPageSize`: spaces read per storage query when listing, which bounds the memory of a list. */
   constructor(private readonly storage: Storage, private readonly defaultStorageId: string, private readonly listPageSize = DEFAULT_SPACE_PAGE_SIZE) {
     this.layers = new SpaceSources(storage);
+    this.logSpaces = new LogSpaces(storage, defaultStorageId);
   }
 
   private canAccess(claims: Claims, space: StoredSpace): boolean {
@@ -116,10 +120,14 @@ export class SpaceService {
       updatedAt: now,
     };
     if (definition.enableHistory === true) definition.enableUUID = true;
+    withLogSpace(id, definition);
     authorize(claims, creationNeeds(claims, id, chosenId, definition, { id: this.defaultStorageId }));
     await this.layers.check(id, definition);
     await this.checkSpaceQuota(claims);
-    return this.view(claims, await this.storage.spaces.create(id, definition, now));
+    if (setsLogListener(definition.listeners)) await this.logSpaces.checkFree(id);
+    const created = await this.storage.spaces.create(id, definition, now);
+    await this.logSpaces.created(created);
+    return this.view(claims, created);
   }
 
   async get(claims: Claims, id: string): Promise<Record<string, unknown>> {
@@ -158,7 +166,10 @@ export class SpaceService {
       if (!current) throw hubError('spaceNotFound');
       await this.layers.check(id, applyPatch(withoutReplacedConnectors(current.definition, input), fields).result as SpaceDefinition);
     }
+    if (setsLogListener(fields.listeners)) await this.logSpaces.checkFree(id);
+    let before: SpaceDefinition | undefined;
     const updated = await this.storage.spaces.update(id, (current) => {
+      before = current.definition;
       for (const name of CREATION_ONLY) {
         if (name in fields && !(fields[name] === true && current.definition[name] === true)) {
           throw hubError('creationOnlyProperty', { name });
@@ -169,12 +180,15 @@ export class SpaceService {
       if (fields.title === null) emptyTitle();
       // The title cannot be removed (checked above) and createdAt is not a client member, so the merge is a definition.
       const result = applyPatch(withoutReplacedConnectors(current.definition, input), fields).result as SpaceDefinition;
+      withLogSpace(id, result);
       // Checked on the stored definition inside the update, so the rights judged are those of what changes.
       authorize(claims, updateNeeds(id, current.definition, result));
+      refuseLogSpaceChange(id, current.definition);
       if (deepEqual(result, current.definition)) return current.definition;
       return { ...result, updatedAt: Date.now() };
     });
     if (!updated) throw hubError('spaceNotFound');
+    if (before) await this.logSpaces.changed(before, updated);
     return this.view(claims, updated);
   }
 
@@ -182,8 +196,10 @@ export class SpaceService {
     const space = await this.storage.spaces.get(id);
     if (!space) throw hubError('spaceNotFound');
     authorize(claims, [{ action: 'manageSpaces', resource: resourceOf(space) }]);
+    await this.logSpaces.checkDeletable(space);
     const deleted = await this.storage.spaces.delete(id);
     if (!deleted) throw hubError('spaceNotFound');
+    await this.logSpaces.deleted(deleted);
     return this.view(claims, deleted);
   }
 }

@@ -7,7 +7,7 @@ const CONNECTOR_MEMBERS = new Set(['storage', 'listeners', 'processors']);
 const INTERNAL_MEMBERS = new Set(['cacheTTL']);
 
 const MEMBER_ORDER = ['id', 'title', 'description', 'owner', 'cid', 'shared', 'readOnly', 'copyright', 'license', 'client',
-  'packages', 'tags', 'storage', 'listeners', 'processors', 'searchableProperties', 'sortableProperties', 'extends',
+  'packages', 'tags', 'storage', 'listeners', 'processors', 'searchableProperties', 'sortableProperties', 'extends', 'activityLogOf',
   'enableUUID', 'enableHistory', 'enableGlobalVersioning', 'maxVersionCount', 'versionsToKeep', 'cacheTTL'];
 
 export interface SpaceVisibility {

@@ -3,7 +3,7 @@ import DataLoader from 'dataloader';
 import type { SpaceDefinition } from '../../core/space-definition.js';
 import type { SpaceListFilter, TimeCondition } from '../../core/space-query.js';
 import { StorageError } from '../storage-error.js';
-import type { SpaceStore, SpaceWithFeature, StoredSpace } from '../storage.js';
+import type { SpaceKey, SpaceStore, SpaceWithFeature, StoredSpace } from '../storage.js';
 import { type Client, type Database, type Prepared, sqlState } from './database.js';
 import type { Locations } from './locations.js';
 import { cannotExist, standIn } from './nul-stand-in.js';
@@ -138,9 +138,9 @@ export class PostgresSpaceStore implements SpaceStore {
     return spaces;
   }
 
-  async create(id: string, definition: SpaceDefinition, createdAt: number): Promise<StoredSpace> {
+  async create(id: string, definition: SpaceDefinition, createdAt: number, near?: SpaceKey): Promise<StoredSpace> {
     return this.locations.catalog.transaction(async (client) => {
-      const db = await this.locations.placeNew(client);
+      const db = near ? this.locations.byId(near.location) : await this.locations.placeNew(client);
       let sid: number;
       try {
         ({ rows: [{ sid }] } = await client.query<{ sid: number }>(

@@ -77,6 +77,7 @@ export class SqliteSpaceStore implements SpaceStore {
     this.deleteTags = db.prepare('DELETE FROM feature_tags WHERE sid = ?');
   }
 
+  /** One database holds every space, so a space to be created `near` another is always there. */
   async create(id: string, definition: SpaceDefinition, createdAt: number): Promise<StoredSpace> {
     let sid: number;
     try {
