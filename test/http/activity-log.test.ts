@@ -5,7 +5,7 @@ import pg from 'pg';
 import { call, createSpace, type FeatureJson, type TestResponse } from '../helpers/http-client.js';
 import { collection, namespaceOf, point } from '../helpers/features.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/postgres-cluster.js';
+import { startHubOverTwoDatabases } from '../helpers/two-databases.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import { issueToken, ownerRights } from '../helpers/tokens.js';
 
@@ -400,23 +400,17 @@ for (const backend of BACKENDS) {
 }
 
 describe('activity log with spaces spread over two databases (postgres)', { skip: BACKENDS.includes('postgres') ? false : 'the postgres backend is not in this run' }, () => {
-  let one: TestDatabase;
-  let two: TestDatabase;
   let hub: HubProcess;
-  before(async () => {
-    [one, two] = await Promise.all([createTestDatabase(), createTestDatabase()]);
-    hub = await startHub({ backend: 'postgres', storage: `${one.url},${two.url}` });
-  });
-  after(async () => {
-    await hub?.stop();
-    await Promise.all([one?.remove(), two?.remove()]);
-  });
+  let catalogUrl: string;
+  let stop: (() => Promise<void>) | undefined;
+  before(async () => { ({ hub, catalogUrl, stop } = await startHubOverTwoDatabases()); });
+  after(async () => { await stop?.(); });
 
   test('each log space is created in its source\'s database, so writes there log in one transaction', async () => {
     // Placement balances the databases: without `near`, a source and its log would land on different ones.
     const sources: string[] = [];
     for (let i = 0; i < 3; i++) sources.push(await createSpace(hub, { enableUUID: true, listeners: { 'activity-log': [{ params: {} }] } }));
-    const client = new pg.Client({ connectionString: one.url });
+    const client = new pg.Client({ connectionString: catalogUrl });
     await client.connect();
     try {
       const { rows } = await client.query<{ id: string; location: string }>('SELECT id, location FROM spaces');

@@ -6,7 +6,7 @@ import { PbfReader } from 'pbf';
 import { type Body, call, createSpace, type FeatureJson, type TestResponse } from '../helpers/http-client.js';
 import { collection, namespaceOf, point } from '../helpers/features.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/postgres-cluster.js';
+import { startHubOverTwoDatabases } from '../helpers/two-databases.js';
 import { issueToken } from '../helpers/tokens.js';
 
 const features = (space: string) => `/hub/spaces/${space}/features`;
@@ -373,17 +373,10 @@ for (const backend of BACKENDS) {
 }
 
 describe('a virtual space over two PostgreSQL databases', { skip: BACKENDS.includes('postgres') ? false : 'the postgres backend is not in this run' }, () => {
-  let one: TestDatabase;
-  let two: TestDatabase;
   let hub: HubProcess;
-  before(async () => {
-    [one, two] = await Promise.all([createTestDatabase(), createTestDatabase()]);
-    hub = await startHub({ backend: 'postgres', storage: `${one.url},${two.url}` });
-  });
-  after(async () => {
-    await hub?.stop();
-    await Promise.all([one?.remove(), two?.remove()]);
-  });
+  let stop: (() => Promise<void>) | undefined;
+  before(async () => { ({ hub, stop } = await startHubOverTwoDatabases()); });
+  after(async () => { await stop?.(); });
 
   test('reads combine both databases; a write within one works, one spanning both is refused and writes nothing', async () => {
     // New spaces go to the database with the fewest spaces: A to the first, B to the second.
