@@ -200,6 +200,17 @@ for (const backend of BACKENDS) {
       assertError(refused, 400, 'spaceValidation', 'activity log');
     });
 
+    test('the processors of the upstream written to check and tag writes through a virtual space', async () => {
+      const a = await createSpace(hub, { title: 'A' });
+      const schema = { type: 'object', properties: { properties: { type: 'object', required: ['name'] } } };
+      const b = await createSpace(hub, { title: 'B', processors: [{ id: 'schema-validator', params: { schema } }, { id: 'rule-tagger', params: { taggingRules: { named: '$.features[?(@.properties.name)]' } } }] });
+      const group = await createSpace(hub, virtual('group', [a, b]));
+      assertError(await call(hub, 'PUT', features(group), { body: collection(point('ok', { name: 'n' }), point('bad')) }), 400, 'schemaValidationFailed', 'id bad');
+      assert.equal((await ok(call(hub, 'GET', `/hub/spaces/${b}/count`))).body.count, 0);
+      await ok(call(hub, 'PUT', features(group), { body: collection(point('ok', { name: 'n' })) }));
+      assert.deepEqual(namespaceOf((await ok(call(hub, 'GET', `${features(b)}/ok`))).body as unknown as FeatureJson).tags, ['named']);
+    });
+
     test('custom is stored and its reads answer 501', async () => {
       const [a, b] = await upstreams();
       const space = await createSpace(hub, virtual('custom', [a, b]));
