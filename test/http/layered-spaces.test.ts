@@ -378,7 +378,12 @@ for (const backend of BACKENDS) {
       const refused = await call(hub, 'POST', '/hub/spaces', { body: { title: 'level 3', extends: { spaceId: d } } });
       assertError(refused, 400, 'spaceValidation', 'more than 2 levels');
       assertError(await call(hub, 'POST', '/hub/spaces', { body: { title: 'x', extends: { spaceId: 'no-such-space' } } }), 400, 'spaceValidation', 'does not exist');
-      assertError(await call(hub, 'PATCH', `/hub/spaces/${b}`, { body: { extends: { spaceId: c } } }), 400, 'spaceValidation', 'extend itself');
+      // `extends` is set when the space is created: the composite's tombstones belong to its base.
+      assertError(await call(hub, 'PATCH', `/hub/spaces/${b}`, { body: { extends: { spaceId: c } } }), 400, 'creationOnlyProperty', 'extends');
+      assertError(await call(hub, 'PATCH', `/hub/spaces/${c}`, { body: { extends: null } }), 400, 'creationOnlyProperty', 'extends');
+      assert.equal((await call(hub, 'PATCH', `/hub/spaces/${c}`, { body: { extends: { spaceId: b }, title: 'same base' } })).status, 200);
+      // A self-reference through an existing chain is refused when created, too.
+      assertError(await call(hub, 'POST', '/hub/spaces', { body: { id: `self-${backend}`, title: 'x', extends: { spaceId: `self-${backend}` } } }), 400, 'spaceValidation');
     });
   });
 }

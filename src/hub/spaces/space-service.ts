@@ -160,7 +160,7 @@ export class SpaceService {
   async patch(claims: Claims, id: string, input: Record<string, unknown>): Promise<Record<string, unknown>> {
     if (input.id !== undefined && input.id !== id) throw hubError('spaceIdMismatch');
     const fields = normalizeSpaceInput(input);
-    if (fields.extends !== undefined || fields.storage !== undefined) {
+    if (fields.storage !== undefined) {
       // Checked against the spaces below as they are now: a space changed later breaks reads with a clear 409, nothing worse.
       const current = await this.storage.spaces.get(id);
       if (!current) throw hubError('spaceNotFound');
@@ -175,6 +175,8 @@ export class SpaceService {
           throw hubError('creationOnlyProperty', { name });
         }
       }
+      // A composite's own layer holds tombstones of its base's features: another base (or none) would expose them.
+      if ('extends' in fields && !deepEqual(fields.extends, current.definition.extends)) throw hubError('creationOnlyProperty', { name: 'extends' });
       if (fields.owner === null) delete fields.owner;
       if (fields.cid === null) delete fields.cid;
       if (fields.title === null) emptyTitle();
