@@ -71,6 +71,10 @@ for (const backend of BACKENDS) {
       assert.deepEqual(idsOf(await ok(call(hub, 'GET', `/hub/spaces/${group}/search?p.n>=2&p.n<=4`))), ['a2', 'x', 'b1']);
       assert.deepEqual(idsOf(await ok(call(hub, 'GET', `/hub/spaces/${group}/search?limit=4`))), ['a1', 'a2', 'x', 'b1']);
       assert.deepEqual(idsOf(await ok(call(hub, 'GET', `/hub/spaces/${group}/bbox?west=8&south=49&east=9&north=51`))), ['a1', 'x', 'b1', 'x']);
+      // Area reads start every upstream's read at once; the limit still cuts the union in its order.
+      assert.deepEqual(idsOf(await ok(call(hub, 'GET', `/hub/spaces/${group}/bbox?west=8&south=49&east=9&north=51&limit=3`))), ['a1', 'x', 'b1']);
+      assert.deepEqual(idsOf(await ok(call(hub, 'GET', `/hub/spaces/${group}/bbox?west=8&south=49&east=9&north=51&limit=1`))), ['a1']);
+      assert.deepEqual(idsOf(await ok(call(hub, 'GET', `/hub/spaces/${group}/bbox?west=8.55&south=50.15&east=9&north=51&limit=1`))), ['b1']);
       assert.deepEqual(idsOf(await ok(call(hub, 'GET', `/hub/spaces/${group}/spatial?lat=50.1&lon=8.5&radius=100`))), ['a1', 'x']);
       assert.deepEqual(idsOf(await ok(call(hub, 'GET', `/hub/spaces/${group}/tile/quadkey/1`))), ['a1', 'a2', 'x', 'b1', 'x']);
       const one = await ok(call(hub, 'GET', `${features(group)}/b1`));

@@ -151,19 +151,67 @@ export class LayeredSource implements FeatureSource {
   /** A group without ids reads each layer's joined texts as they are; the other reads join the shown rows. */
   async *queryText(query: FeatureQuery, signal?: AbortSignal): AsyncIterable<FeatureTextPage> {
     if (this.combination === 'group' && !query.ids) {
-      const start = decodePosition(query.afterSeq ?? 0);
-      let remaining = query.limit;
-      for (let layer = start.layer; layer < this.layers.length && remaining > 0; layer++) {
-        const after = layer === start.layer ? start.seq : 0;
-        for await (const page of this.storage.features.queryText(this.layers[layer].key, { ...query, afterSeq: after, limit: remaining }, signal)) {
-          remaining -= page.count;
-          if (page.count > 0) yield { ...page, lastSeq: encodePosition(layer, page.lastSeq) };
-        }
-      }
+      yield* this.groupTexts(query, signal);
       return;
     }
     for await (const rows of this.query(query, signal)) {
       yield { text: rows.map((row) => row.json).join(','), count: rows.length, lastSeq: rows[rows.length - 1].seq };
+    }
+  }
+
+  /**
+   * The layers' page texts one layer after the other, up to the limit. An area read (bbox, tile, spatial) starts
+   * every layer's read at once, each up to the whole limit: such answers seldom reach the limit, and the layers'
+   * queries then overlap instead of adding up. A page that would pass the limit is read again, up to what is left.
+   * Iterate and search read a layer only once the ones before it are done: their pages usually fill the limit.
+   */
+  private async *groupTexts(query: FeatureQuery, signal?: AbortSignal): AsyncIterable<FeatureTextPage> {
+    const start = decodePosition(query.afterSeq ?? 0);
+    const layers = this.layers.map((_, index) => index).filter((index) => index >= start.layer);
+    const open = (layer: number, after: number, limit: number): AsyncIterator<FeatureTextPage> =>
+      this.storage.features.queryText(this.layers[layer].key, { ...query, afterSeq: after, limit }, signal)[Symbol.asyncIterator]();
+    const started = new Map<number, { pages: AsyncIterator<FeatureTextPage>; first: Promise<IteratorResult<FeatureTextPage>> }>();
+    if (query.spatial && layers.length > 1) {
+      for (const layer of layers) {
+        const pages = open(layer, layer === start.layer ? start.seq : 0, query.limit);
+        const first = pages.next();
+        // Awaited in its turn; a failure before then must not count as unhandled.
+        first.catch(() => undefined);
+        started.set(layer, { pages, first });
+      }
+    }
+    let remaining = query.limit;
+    try {
+      for (const layer of layers) {
+        if (remaining <= 0) break;
+        let after = layer === start.layer ? start.seq : 0;
+        const early = started.get(layer);
+        started.delete(layer);
+        let pages = early?.pages ?? open(layer, after, remaining);
+        let result = await (early?.first ?? pages.next());
+        while (!result.done) {
+          const page = result.value;
+          if (page.count > remaining) {
+            await pages.return?.();
+            pages = open(layer, after, remaining);
+          } else {
+            remaining -= page.count;
+            after = page.lastSeq;
+            if (page.count > 0) yield { ...page, lastSeq: encodePosition(layer, page.lastSeq) };
+            if (remaining <= 0) {
+              await pages.return?.();
+              break;
+            }
+          }
+          result = await pages.next();
+        }
+      }
+    } finally {
+      // Reads started for layers the answer no longer needs (the limit was reached, or the client went away).
+      for (const { pages, first } of started.values()) {
+        await first.catch(() => undefined);
+        await pages.return?.();
+      }
     }
   }
 
