@@ -9,6 +9,7 @@ import { OgcService } from './ogc/ogc-service.js';
 import { ProjectService } from './projects/project-service.js';
 import { SpaceService } from './spaces/space-service.js';
 import { StatisticsService } from './features/statistics-service.js';
+import { SpaceSources } from './layers/space-sources.js';
 
 export interface HubInfo {
   name: string;
@@ -38,9 +39,10 @@ export class Hub {
 
   constructor(readonly storage: Storage, readonly info: HubInfo, options: HubOptions = {}) {
     this.spaces = new SpaceService(storage, storage.engine, options.spacePageSize);
-    this.features = new FeatureService(storage);
+    const sources = new SpaceSources(storage);
+    this.features = new FeatureService(storage, sources);
     this.spatial = new SpatialService(storage, this.features);
-    this.statistics = new StatisticsService(storage, options.statisticsExactLimit);
+    this.statistics = new StatisticsService(sources, options.statisticsExactLimit);
     this.access = new AccessService(storage);
     this.projects = new ProjectService(storage);
     this.accounts = new AccountService(storage, options.sessionTtl);

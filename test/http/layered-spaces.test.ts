@@ -266,6 +266,11 @@ for (const backend of BACKENDS) {
       assert.equal((await call(hub, 'GET', `/hub/spaces/${group}/iterate`, { headers: { 'if-none-match': etag } })).status, 304);
       await ok(call(hub, 'PUT', features(b), { body: collection(point('later')) }));
       assert.equal((await call(hub, 'GET', `/hub/spaces/${group}/iterate`, { headers: { 'if-none-match': etag } })).status, 200);
+      // Another list of upstreams is read at once (the hub remembers the last layers only as a lookup hint).
+      const c = await createSpace(hub, { title: 'C' });
+      await ok(call(hub, 'PUT', features(c), { body: collection(point('c1')) }));
+      await ok(call(hub, 'PATCH', `/hub/spaces/${group}`, { body: virtual('group', [c, a]) }));
+      assert.deepEqual(idsOf(await ok(call(hub, 'GET', `/hub/spaces/${group}/iterate`))), ['c1', 'a1', 'a2', 'x']);
     });
   });
 

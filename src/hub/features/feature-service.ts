@@ -17,7 +17,7 @@ import { NS } from './namespace.js';
 import { contentEtag, featureEtag, type FeatureCollectionStream, type ReadOptions, renderPages } from './read-pipeline.js';
 import { transformText } from './transform-plan.js';
 import type { FeatureSource } from '../layers/feature-source.js';
-import { SpaceSources } from '../layers/space-sources.js';
+import type { SpaceSources } from '../layers/space-sources.js';
 import { writeLayered } from '../layers/layered-write.js';
 import { isLayered } from '../layers/space-layout.js';
 import { type EntryDefaults, type WriteBody, writeEntries } from './write-entries.js';
@@ -58,11 +58,8 @@ const cacheTTLOf = (definition: SpaceDefinition): number | undefined => {
 
 export class FeatureService {
   private readonly processors = new ProcessorCache();
-  private readonly sources: SpaceSources;
-
-  constructor(private readonly storage: Storage) {
-    this.sources = new SpaceSources(storage);
-  }
+  /** `sources` resolves what a read of a space sees (shared with the statistics). */
+  constructor(private readonly storage: Storage, private readonly sources: SpaceSources) {}
 
   /**
    * The space's processors: tagging rules run here, on the features as given, before the storage transaction;
@@ -97,8 +94,8 @@ export class FeatureService {
   }
 
   /** What a feature read of the space sees, once the caller may read it (every layer of a virtual or composite space). */
-  private async readable(caller: Claims, spaceId: string): Promise<FeatureSource> {
-    return this.sources.readable(caller, await this.space(spaceId));
+  private readable(caller: Claims, spaceId: string): Promise<FeatureSource> {
+    return this.sources.open(caller, spaceId);
   }
 
   private async writableSpace(spaceId: string): Promise<StoredSpace> {

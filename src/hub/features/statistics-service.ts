@@ -1,8 +1,6 @@
 // The StatisticsResponse of a space (API.md 5.9).
-import type { Storage } from '../../storage/storage.js';
-import { SpaceSources } from '../layers/space-sources.js';
+import type { SpaceSources } from '../layers/space-sources.js';
 import type { Claims } from '../access/claims.js';
-import { hubError } from '../../core/errors.js';
 import { contentEtag } from './read-pipeline.js';
 
 const estimated = <T>(value: T, isEstimate = false) => ({ value, estimated: isEstimate });
@@ -12,16 +10,11 @@ export const DEFAULT_STATISTICS_EXACT_LIMIT = 10_000;
 
 export class StatisticsService {
   /** Spaces with more features than `exactLimit` get estimates from a sample (storage.ts SpaceStatistics). */
-  private readonly sources: SpaceSources;
-
-  constructor(private readonly storage: Storage, private readonly exactLimit = DEFAULT_STATISTICS_EXACT_LIMIT) {
-    this.sources = new SpaceSources(storage);
-  }
+  constructor(private readonly sources: SpaceSources, private readonly exactLimit = DEFAULT_STATISTICS_EXACT_LIMIT) {}
 
   async statistics(caller: Claims, spaceId: string): Promise<{ etag: string; body: Record<string, unknown> }> {
-    const space = await this.storage.spaces.get(spaceId);
-    if (!space) throw hubError('spaceOfFeaturesNotFound');
-    const source = await this.sources.readable(caller, space);
+    const source = await this.sources.open(caller, spaceId);
+    const { space } = source;
     const stats = await source.statistics({ exactUpTo: this.exactLimit });
     const searchable = space.definition.searchableProperties ? 'PARTIAL' : 'ALL';
     const searchableKeys = new Set(Object.keys(space.definition.searchableProperties ?? {})

@@ -15,12 +15,22 @@ export type Layering =
   | { kind: 'virtual'; combination: 'group' | 'merge' | 'override'; layers: StoredSpace[] }
   | { kind: 'composite'; layers: StoredSpace[] };
 
+/** Layered spaces whose layers are remembered; past it the memory starts over (it is only a hint). */
+const REMEMBERED_LAYERINGS = 1000;
+
 export class SpaceSources {
+  /**
+   * The ids of the spaces below each layered space, as last resolved: the next read looks them up together with
+   * the space itself, which on PostgreSQL is one statement instead of two in a row. A stale entry costs one more
+   * lookup, never a wrong answer: what the space's definition names is what is read.
+   */
+  private readonly below = new Map<string, string[]>();
+
   constructor(private readonly storage: Storage) {}
 
   /** A space another one reads from: it must exist and hold its own features (no virtual or composite of those). */
-  private async layer(space: StoredSpace, id: string, plainOnly: boolean): Promise<StoredSpace> {
-    const layer = await this.storage.spaces.get(id);
+  private async layer(space: StoredSpace, id: string, plainOnly: boolean, known?: ReadonlyMap<string, StoredSpace | undefined>): Promise<StoredSpace> {
+    const layer = known?.has(id) ? known.get(id) : await this.storage.spaces.get(id);
     if (!layer) throw hubError('layerUnavailable', { space: space.id, id, problem: 'does not exist (any more)' });
     if (virtualSpecOf(layer.definition)) throw hubError('layerUnavailable', { space: space.id, id, problem: 'is a virtual space: virtual spaces cannot be read through another space' });
     if (plainOnly && baseOf(layer.definition) !== undefined) throw hubError('layerUnavailable', { space: space.id, id, problem: 'is a composite space: a virtual space reads plain spaces only' });
@@ -28,11 +38,11 @@ export class SpaceSources {
   }
 
   /** How the space's reads and writes are laid out; a layering broken by later changes to its spaces is a clear 409. */
-  async layering(space: StoredSpace): Promise<Layering> {
+  async layering(space: StoredSpace, known?: ReadonlyMap<string, StoredSpace | undefined>): Promise<Layering> {
     const virtual = virtualSpecOf(space.definition);
     if (virtual) {
       if (virtual.operation === 'custom') throw hubError('customVirtualSpace', { id: space.id });
-      const layers = await Promise.all(virtual.upstreams.map((id) => this.layer(space, id, true)));
+      const layers = await Promise.all(virtual.upstreams.map((id) => this.layer(space, id, true, known)));
       return { kind: 'virtual', combination: virtual.operation, layers };
     }
     const below: StoredSpace[] = [];
@@ -40,7 +50,7 @@ export class SpaceSources {
       if (below.length === MAX_EXTENDS_DEPTH || base === space.id || below.some((layer) => layer.id === base)) {
         throw hubError('layerUnavailable', { space: space.id, id: base, problem: `would make the space extend more than ${MAX_EXTENDS_DEPTH} levels` });
       }
-      current = await this.layer(space, base, false);
+      current = await this.layer(space, base, false, known);
       below.unshift(current);
     }
     return below.length === 0 ? { kind: 'plain' } : { kind: 'composite', layers: [...below, space] };
@@ -80,11 +90,27 @@ export class SpaceSources {
     }
   }
 
-  /** Reading a layered space reads every space below it: the caller needs readFeatures on each (or each shared). */
-  async readable(caller: Claims, space: StoredSpace): Promise<FeatureSource> {
+  /**
+   * What a feature read of the space `id` sees, once the caller may read it: reading a layered space reads every
+   * space below it, so the caller needs readFeatures on each (or each shared). 404 when the space is unknown.
+   */
+  async open(caller: Claims, id: string): Promise<FeatureSource> {
+    const hinted = this.below.get(id) ?? [];
+    const [space, ...layers] = await Promise.all([id, ...hinted].map((spaceId) => this.storage.spaces.get(spaceId)));
+    if (!space) throw hubError('spaceOfFeaturesNotFound');
+    return this.readable(caller, space, new Map(hinted.map((layerId, index) => [layerId, layers[index]])));
+  }
+
+  /** As `open`, for a space already looked up; `known` holds spaces looked up with it. */
+  async readable(caller: Claims, space: StoredSpace, known?: ReadonlyMap<string, StoredSpace | undefined>): Promise<FeatureSource> {
     authorizeRead(caller, space.id, space.definition);
-    const layering = await this.layering(space);
-    if (layering.kind === 'plain') return new PlainSource(this.storage, space);
+    const layering = await this.layering(space, known);
+    if (layering.kind === 'plain') {
+      this.below.delete(space.id);
+      return new PlainSource(this.storage, space);
+    }
+    if (this.below.size >= REMEMBERED_LAYERINGS) this.below.clear();
+    this.below.set(space.id, layering.layers.filter((layer) => layer.id !== space.id).map((layer) => layer.id));
     for (const layer of layering.layers) authorizeRead(caller, layer.id, layer.definition);
     return layering.kind === 'virtual'
       ? new LayeredSource(this.storage, space, layering.layers, layering.combination, false)
