@@ -8,7 +8,6 @@ import type { Storage, StoredSpace } from '../../storage/storage.js';
 import { authorize, authorizeRead, authorizeWrite, spaceResource } from '../access/authorization.js';
 import { activityLogOf, withActivityLog } from '../activity-log/activity-log.js';
 import { logListenerOf } from '../activity-log/log-listener.js';
-import { matchingIdPages } from '../activity-log/logged-delete.js';
 import type { Claims } from '../access/claims.js';
 import { ProcessorCache, runTaggingRules, schemaRefusal } from '../processors/space-processors.js';
 import { normalizeFeature } from './feature-input.js';
@@ -16,7 +15,7 @@ import { type FeatureParts, storedFeatureId } from './feature-text.js';
 import { NS } from './namespace.js';
 import { contentEtag, featureEtag, type FeatureCollectionStream, type ReadOptions, renderPages } from './read-pipeline.js';
 import { transformText } from './transform-plan.js';
-import type { FeatureSource } from '../layers/feature-source.js';
+import { type FeatureSource, PlainSource } from '../layers/feature-source.js';
 import type { SpaceSources } from '../layers/space-sources.js';
 import { writeLayered } from '../layers/layered-write.js';
 import { isLayered } from '../layers/space-layout.js';
@@ -48,8 +47,8 @@ export interface SingleFeature { etag: string; cacheTTL?: number; json: string }
 /** An MVT answer; `tile` is empty when no feature lies in the tile. */
 export interface VectorTileAnswer { etag: string; cacheTTL?: number; tile: Buffer }
 
-/** Features deleted per transaction when deleting by filter through a virtual or composite space. */
-const LAYERED_DELETE_PAGE = 1000;
+/** Features deleted per transaction when a delete by filter goes through the write path: a long delete holds no lock for long. */
+const DELETE_PAGE = 1000;
 
 const cacheTTLOf = (definition: SpaceDefinition): number | undefined => {
   const ttl = definition.cacheTTL;
@@ -72,7 +71,7 @@ export class FeatureService {
       const written = entries.filter((entry) => entry.feature !== undefined);
       const features = written.map((entry) => {
         const input = entry.feature as NonNullable<WriteEntry['feature']>;
-        const feature = { type: 'Feature', id: entry.id, ...input.extra, geometry: input.geometry ?? null, properties: { ...input.properties } };
+        const feature = { type: 'Feature', id: entry.id, ...input.extra, geometry: input.geometry ?? null, properties: input.properties ?? {} };
         return { feature, ruleTags: [] as string[] };
       });
       runTaggingRules(processors, features);
@@ -167,31 +166,31 @@ export class FeatureService {
   async deleteMatching(caller: Claims, spaceId: string, filter: FeatureFilter): Promise<number> {
     const space = await this.writableSpace(spaceId);
     authorize(caller, [{ action: 'deleteFeatures', resource: spaceResource(space.id, space.definition) }]);
-    if (isLayered(space.definition)) return this.deleteShown(caller, space, filter);
-    if (!logListenerOf(space.definition)) return this.storage.features.deleteMatching(space.key, filter);
-    // A logged space deletes through the write path, a page per transaction, so that every delete is logged.
-    let deleted = 0;
-    for await (const ids of matchingIdPages(this.storage.features, space.key, filter)) {
-      deleted += (await this.deleteByIds(caller, spaceId, ids)).deleted.length;
-    }
-    return deleted;
+    if (isLayered(space.definition)) return this.deletePaged(caller, space, await this.sources.readable(caller, space), filter);
+    // The storage's bulk delete bypasses the write plan, so a logged space's deletes would go unlogged.
+    if (logListenerOf(space.definition)) return this.deletePaged(caller, space, new PlainSource(this.storage, space), filter);
+    return this.storage.features.deleteMatching(space.key, filter);
   }
 
   /**
-   * Deletes what a virtual or composite space shows of a filter, a page of ids at a time through the layered
-   * write (each page one transaction), until it shows none.
+   * Deletes what `source` shows of a filter through the write path, a page of ids per transaction in read order:
+   * a virtual or composite space's features (their layers decide where), or a logged space's (each page logged).
    */
-  private async deleteShown(caller: Claims, space: StoredSpace, filter: FeatureFilter): Promise<number> {
-    const source = await this.sources.readable(caller, space);
+  private async deletePaged(caller: Claims, space: StoredSpace, source: FeatureSource, filter: FeatureFilter): Promise<number> {
     let deleted = 0;
-    for (;;) {
+    for (let afterSeq = 0; ;) {
       const ids = new Set<string>();
-      for await (const rows of source.query({ ...filter, limit: LAYERED_DELETE_PAGE })) for (const row of rows) ids.add(storedFeatureId(row.json));
-      if (ids.size === 0) return deleted;
-      const entries: WriteEntry[] = [...ids].map((id, position) => ({ id, position, onExists: 'delete', onNotExists: 'retain', onConflict: 'error' }));
-      const result = await this.apply(caller, space, entries, { transactional: true, respond: false, addTags: [], removeTags: [] });
-      if (result.deleted.length === 0) return deleted;
-      deleted += result.deleted.length;
+      let read = 0;
+      for await (const rows of source.query({ ...filter, afterSeq, limit: DELETE_PAGE })) {
+        for (const row of rows) ids.add(storedFeatureId(row.json));
+        read += rows.length;
+        afterSeq = rows[rows.length - 1].seq;
+      }
+      if (ids.size > 0) {
+        const entries: WriteEntry[] = [...ids].map((id, position) => ({ id, position, onExists: 'delete', onNotExists: 'retain', onConflict: 'error' }));
+        deleted += (await this.apply(caller, space, entries, { transactional: true, respond: false, addTags: [], removeTags: [] })).deleted.length;
+      }
+      if (read < DELETE_PAGE) return deleted;
     }
   }
 

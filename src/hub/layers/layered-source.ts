@@ -4,8 +4,8 @@ import type { VectorTileRequest } from '../../core/vector-tile-request.js';
 import { vectorTileOf } from '../../geo/vector-tile.js';
 import { type BBox, geometryBBox } from '../../geo/bbox.js';
 import type { Geometry } from '../../geo/geometry.js';
-import { type SampledFeature, sampleStatistics, STATISTICS_SAMPLE } from '../../storage/shared/space-statistics.js';
-import type { PropertyStatistic, SpaceStatistics, StatisticsOptions, Storage, StoredSpace, TagCount } from '../../storage/storage.js';
+import { byCountThenKey, type SampledFeature, sampleStatistics, STATISTICS_SAMPLE } from '../../storage/shared/space-statistics.js';
+import type { PropertyStatistic, SpaceStatistics, StatisticsOptions, Storage, StoredSpace } from '../../storage/storage.js';
 import { storedFeatureId } from '../features/feature-text.js';
 import type { FeatureSource } from './feature-source.js';
 import { decodePosition, encodePosition } from './layer-cursor.js';
@@ -28,8 +28,20 @@ const rowsOf = async (pages: AsyncIterable<FeatureRow[]>): Promise<FeatureRow[]>
   return rows;
 };
 
+/** What a version must meet to be found: a query's conditions without its ids, position and limit. */
+type Conditions = Omit<FeatureQuery, 'ids' | 'afterSeq' | 'limit'>;
+
+/** The stored versions of these ids in each of `layers`, by feature id, in the order of `layers`; `conditions` keeps only the matching ones. */
+export async function versionsByLayer(storage: Storage, layers: readonly StoredSpace[], ids: string[], signal?: AbortSignal,
+  conditions?: Conditions): Promise<Array<Map<string, FeatureRow>>> {
+  return Promise.all(layers.map(async (layer) => {
+    const rows = await rowsOf(storage.features.query(layer.key, { ...conditions, ids, limit: ids.length }, signal));
+    return new Map(rows.map((row) => [storedFeatureId(row.json), row]));
+  }));
+}
+
 /** The conditions of a query without its ids, position and limit: what a version must meet to be found. */
-const conditionsOf = ({ ids: _ids, afterSeq: _after, limit: _limit, ...rest }: FeatureQuery): Omit<FeatureQuery, 'ids' | 'afterSeq' | 'limit'> => rest;
+const conditionsOf = ({ ids: _ids, afterSeq: _after, limit: _limit, ...rest }: FeatureQuery): Conditions => rest;
 
 export class LayeredSource implements FeatureSource {
   readonly version: string;
@@ -43,14 +55,10 @@ export class LayeredSource implements FeatureSource {
     this.contentUpdatedAt = Math.max(...spaces.map((layer) => layer.contentUpdatedAt));
   }
 
-  /** The stored texts of these ids in every layer (tombstones included), by layer. */
-  private async lookup(ids: string[], signal?: AbortSignal, filter?: Omit<FeatureQuery, 'ids' | 'afterSeq' | 'limit'>, layers = this.layers.map((_, index) => index)): Promise<Map<number, Map<string, FeatureRow>>> {
-    const found = new Map<number, Map<string, FeatureRow>>();
-    await Promise.all(layers.map(async (index) => {
-      const rows = await rowsOf(this.storage.features.query(this.layers[index].key, { ...filter, ids, limit: ids.length }, signal));
-      found.set(index, new Map(rows.map((row) => [storedFeatureId(row.json), row])));
-    }));
-    return found;
+  /** The stored versions of these ids in the given layers (all by default; tombstones included), by layer index. */
+  private async lookup(ids: string[], signal?: AbortSignal, conditions?: Conditions, layers = this.layers.map((_, index) => index)): Promise<Map<number, Map<string, FeatureRow>>> {
+    const found = await versionsByLayer(this.storage, layers.map((index) => this.layers[index]), ids, signal, conditions);
+    return new Map(layers.map((index, at) => [index, found[at]]));
   }
 
   /** What the read shows of an id given its versions by layer: undefined when nothing (deleted or absent). */
@@ -265,8 +273,6 @@ function sampledFeature(json: string): SampledFeature {
   const feature = JSON.parse(json) as { geometry?: Geometry | null; properties?: Record<string, unknown> };
   return { geometryType: feature.geometry?.type ?? null, bbox: feature.geometry ? geometryBBox(feature.geometry) : null, properties: feature.properties ?? {} };
 }
-
-const byCountThenKey = (a: TagCount, b: TagCount) => b.count - a.count || (a.key < b.key ? -1 : 1);
 
 /** The statistics of a group: counts and sizes summed, bounds and geometry types united, tag and property counts summed by key. */
 function sumStatistics(all: SpaceStatistics[]): SpaceStatistics {

@@ -4,25 +4,14 @@ import type { FeatureWrite, Storage, StoredSpace, WritePlan, WriteStep } from '.
 import { authorizeWrite } from '../access/authorization.js';
 import type { Claims } from '../access/claims.js';
 import type { FeatureParts } from '../features/feature-text.js';
-import { storedFeatureId } from '../features/feature-text.js';
 import { planWrite, type WriteEntry, type WriteOptions, type WriteResult } from '../features/write-plan.js';
+import { versionsByLayer } from './layered-source.js';
 import type { Layering } from './space-sources.js';
 import { isTombstone, tombstone } from './tombstones.js';
 import { type ActivityLog, activityLogOf, withActivityLog } from '../activity-log/activity-log.js';
 
 /** A space's schema check for the features it stores, as FeatureService builds it. */
 export type FeatureCheck = (parts: FeatureParts, entry: WriteEntry) => HubError | undefined;
-
-/** The stored texts of these ids in each layer, by layer index. */
-async function versionsByLayer(storage: Storage, layers: readonly StoredSpace[], ids: string[]): Promise<Array<Map<string, string>>> {
-  return Promise.all(layers.map(async (layer) => {
-    const found = new Map<string, string>();
-    for await (const rows of storage.features.query(layer.key, { ids, limit: ids.length })) {
-      for (const row of rows) found.set(storedFeatureId(row.json), row.json);
-    }
-    return found;
-  }));
-}
 
 /**
  * Plans and writes entries through a layered space, in one transaction of the storage (docs/decisions.md,
@@ -47,7 +36,7 @@ export async function writeLayered(storage: Storage, caller: Claims, space: Stor
   /** What the layers below the composite's own show for an id. */
   const below = (id: string): string | undefined => {
     for (let index = top - 1; index >= 0; index--) {
-      const json = before[index].get(id);
+      const json = before[index].get(id)?.json;
       if (json !== undefined) return isTombstone(json) ? undefined : json;
     }
     return undefined;
@@ -66,7 +55,7 @@ export async function writeLayered(storage: Storage, caller: Claims, space: Stor
     const existing = new Map<string, string>();
     for (const id of ids) {
       const target = targetOf(id);
-      const own = target === primary ? fresh.get(id) : before[target].get(id);
+      const own = target === primary ? fresh.get(id) : before[target].get(id)?.json;
       if (own !== undefined && !isTombstone(own)) existing.set(id, own);
       else if (composite && own === undefined) {
         const shown = below(id);

@@ -4,7 +4,8 @@ import type { PropertyStatistic, SpaceStatistics, TagCount } from '../storage.js
 
 const NS = '@ns:com:here:xyz';
 
-const byCountThenKey = (a: TagCount, b: TagCount) => b.count - a.count || (a.key < b.key ? -1 : 1);
+/** Most frequent first, then by key: the order of tag and property statistics. */
+export const byCountThenKey = (a: TagCount, b: TagCount) => b.count - a.count || (a.key < b.key ? -1 : 1);
 
 /** A large space is estimated from at most this many features, spread over all of it. */
 export const STATISTICS_SAMPLE = 10_000;
