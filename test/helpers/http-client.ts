@@ -1,4 +1,5 @@
 // A small HTTP client for tests: sends JSON with the admin token and returns status, headers and parsed body.
+import assert from 'node:assert/strict';
 import type { HubProcess } from './hub-process.js';
 
 export interface FeatureJson {
@@ -77,4 +78,11 @@ export async function createSpace(hub: HubProcess, extra: Record<string, unknown
   const response = await call(hub, 'POST', '/hub/spaces', { body: { title: 'test space', ...extra } });
   if (response.status !== 200) throw new Error(`space creation failed: ${response.status} ${response.text}`);
   return response.body.id as string;
+}
+
+/** An ErrorResponse with this status and code whose message holds every one of `parts`. */
+export function assertError(response: TestResponse, status: number, code: string, ...parts: string[]): void {
+  assert.equal(response.status, status, response.text);
+  assert.equal(response.body.code, code, response.text);
+  for (const part of parts) assert.ok((response.body.errorMessage ?? '').includes(part), `${part} not in ${response.text}`);
 }

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { call, createSpace, type FeatureJson, type TestResponse } from '../helpers/http-client.js';
+import { assertError, call, createSpace, type FeatureJson, type TestResponse } from '../helpers/http-client.js';
 import { collection, namespaceOf, point } from '../helpers/features.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
 import { startHubOverTwoDatabases } from '../helpers/two-databases.js';
@@ -26,12 +26,6 @@ const logOf = (feature: FeatureJson): LogMembers => feature.properties[LOG_NS] a
 
 /** The listener as the Python client (xyzspaces) sends it. */
 const pythonListener = (params: Record<string, unknown>) => ({ 'activity-log': [{ params, eventTypes: ['ModifySpaceEvent.request'] }] });
-
-function assertError(response: TestResponse, status: number, code: string, ...parts: string[]): void {
-  assert.equal(response.status, status, response.text);
-  assert.equal(response.body.code, code, response.text);
-  for (const part of parts) assert.ok((response.body.errorMessage ?? '').includes(part), `${part} not in ${response.text}`);
-}
 
 for (const backend of BACKENDS) {
   describe(`activity log (${backend})`, () => {

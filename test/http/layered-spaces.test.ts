@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { VectorTile } from '@mapbox/vector-tile';
 import { PbfReader } from 'pbf';
-import { type Body, call, createSpace, type FeatureJson, type TestResponse } from '../helpers/http-client.js';
+import { assertError, type Body, call, createSpace, type FeatureJson, type TestResponse } from '../helpers/http-client.js';
 import { collection, namespaceOf, point } from '../helpers/features.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
 import { startHubOverTwoDatabases } from '../helpers/two-databases.js';
@@ -20,12 +20,6 @@ async function ok(response: Promise<TestResponse>): Promise<TestResponse> {
   const answer = await response;
   assert.ok(answer.status === 200 || answer.status === 204, `${answer.status} ${answer.text}`);
   return answer;
-}
-
-function assertError(response: TestResponse, status: number, code: string, ...parts: string[]): void {
-  assert.equal(response.status, status, response.text);
-  assert.equal(response.body.code, code, response.text);
-  for (const part of parts) assert.ok((response.body.errorMessage ?? '').includes(part), `${part} not in ${response.text}`);
 }
 
 /** Every page of an iterate walk with `limit`, and the ids in the order they came. */
