@@ -44,11 +44,11 @@ export async function iterateFeatures(context: HandlerContext): Promise<unknown>
 }
 
 export async function countFeatures(context: HandlerContext): Promise<unknown> {
-  const { count, etag } = await context.hub.features.count(callerOf(context), context.params.spaceId, featureFilter(context), clientGone(context.reply));
-  return sendJsonRead(context.request, context.reply, { type: 'CountResponse', count, estimated: false, etag }, etag);
+  const { count } = await context.hub.features.count(callerOf(context), context.params.spaceId, featureFilter(context), clientGone(context.reply));
+  return sendJsonRead(context.request, context.reply, { type: 'CountResponse', count, estimated: false });
 }
 
 export async function spaceStatistics(context: HandlerContext): Promise<unknown> {
-  const { body, etag } = await context.hub.statistics.statistics(callerOf(context), context.params.spaceId);
-  return sendJsonRead(context.request, context.reply, body, etag);
+  const body = await context.hub.statistics.statistics(callerOf(context), context.params.spaceId);
+  return sendJsonRead(context.request, context.reply, body);
 }

@@ -1,8 +1,10 @@
-// Sends read answers with their ETag, the freshness rule of API.md 1.9, and 304 for a matching If-None-Match.
-import { createHash } from 'node:crypto';
+// Sends read answers with their ETag (a hash of the body, API.md 7), the freshness rule of API.md 1.9, and 304 for a matching If-None-Match.
+import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { bodyEtag, bodyHasher } from '../../core/body-etag.js';
 import type { FeatureCollectionStream } from '../../hub/features/read-pipeline.js';
-import { featureCollectionBody, featureCollectionBuffer } from './feature-collection.js';
+import { etagMemory } from './etag-memory.js';
+import { members, openCollection } from './feature-collection.js';
 
 const GEOJSON = 'application/geo+json';
 
@@ -59,38 +61,64 @@ export async function started<T>(pages: AsyncIterable<T>): Promise<AsyncIterable
 }
 
 /**
- * Answers whose pages come to at most this many characters go out as one buffer with a Content-Length, in one
- * write; larger ones stream. A stream costs a write per piece, which made small reads (a tile, a small box) pay
- * several system calls each.
+ * Collections up to this many bytes are read whole before the status line goes out, hashed for their ETag and sent in
+ * one write with a Content-Length. Larger ones stream, tagged with their answer key: the tag must precede a body that
+ * is not held. This bounds what one read holds (twice this, while the buffer is joined); docs/decisions.md, "ETags".
  */
-const ONE_WRITE_ANSWER = 64 * 1024;
+const HASHED_ANSWER = 4 * 1024 * 1024;
+
+/** The last members of a collection and its closing brace. */
+const closing = (tail: Record<string, unknown>) => Buffer.from(`${members(tail)}}`);
 
 /**
- * A matching If-None-Match costs no query: the rows are only fetched for a 200. Pages are read before the
- * status line goes out until they end or pass ONE_WRITE_ANSWER, so a failing query still becomes an error answer.
+ * The ETag is a hash of the body as sent without its own `etag` member and the `untagged` ones (OGC's `timeStamp`,
+ * which says when, not what), all of which come last. A matching If-None-Match costs no query when this node remembers
+ * the tag of the same answer key; otherwise the answer is produced, and a match still saves sending it.
  */
-export async function sendFeatureCollection(request: FastifyRequest, reply: FastifyReply, result: FeatureCollectionStream): Promise<FastifyReply> {
-  if (notModified(request, reply, result.etag, result.cacheTTL)) return reply;
-  const iterator = result.features[Symbol.asyncIterator]();
-  const head: Array<string | Buffer> = [];
+export async function sendFeatureCollection(request: FastifyRequest, reply: FastifyReply, result: FeatureCollectionStream,
+  untagged: () => Record<string, unknown> = () => ({})): Promise<FastifyReply> {
+  const remembered = request.headers['if-none-match'] ? etagMemory.get(result.key) : undefined;
+  if (remembered !== undefined && notModified(request, reply, remembered, result.cacheTTL)) return reply;
+  const body = openCollection(result.features, result.trailer)[Symbol.asyncIterator]();
+  const hasher = bodyHasher();
+  const head: Buffer[] = [];
   let size = 0;
-  for (;;) {
-    const next = await iterator.next();
-    if (next.done) return reply.type(GEOJSON).send(await featureCollectionBuffer(result, head));
-    head.push(next.value);
-    size += next.value.length;
-    if (size > ONE_WRITE_ANSWER) break;
+  for (let next = await body.next(); !next.done; next = await body.next()) {
+    const chunk = typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
+    head.push(chunk);
+    size += chunk.length;
+    if (size > HASHED_ANSWER) return streamed(request, reply, result, head, body, untagged);
+    hasher.update(chunk);
   }
-  async function* rest(): AsyncIterable<string | Buffer> {
+  hasher.update('}');
+  const etag = hasher.etag();
+  etagMemory.set(result.key, etag);
+  if (notModified(request, reply, etag, result.cacheTTL)) return reply;
+  head.push(closing({ ...untagged(), etag }));
+  return reply.type(GEOJSON).send(Buffer.concat(head));
+}
+
+/** A collection past HASHED_ANSWER: its first chunks are in `head`, the rest still in `body`. */
+async function streamed(request: FastifyRequest, reply: FastifyReply, result: FeatureCollectionStream, head: Buffer[],
+  body: AsyncIterator<string | Buffer>, untagged: () => Record<string, unknown>): Promise<FastifyReply> {
+  const etag = `"${result.key}"`;
+  etagMemory.set(result.key, etag);
+  if (notModified(request, reply, etag, result.cacheTTL)) {
+    await body.return?.();
+    return reply;
+  }
+  async function* rest(): AsyncIterable<Buffer | string> {
     try {
-      yield* head;
-      for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+      // Each chunk is let go once written.
+      for (let chunk = head.shift(); chunk !== undefined; chunk = head.shift()) yield chunk;
+      for (let next = await body.next(); !next.done; next = await body.next()) yield next.value;
+      yield closing({ ...untagged(), etag });
     } finally {
       // A client that goes away mid-body stops the query too.
-      await iterator.return?.();
+      await body.return?.();
     }
   }
-  return reply.type(GEOJSON).send(featureCollectionBody({ ...result, features: rest() }));
+  return reply.type(GEOJSON).send(Readable.from(rest(), { objectMode: false }));
 }
 
 export function sendFeatureText(request: FastifyRequest, reply: FastifyReply, json: string, etag: string, cacheTTL?: number): FastifyReply {
@@ -105,17 +133,17 @@ export function sendVectorTile(request: FastifyRequest, reply: FastifyReply, ans
   return reply.type('application/vnd.mapbox-vector-tile').send(answer.tile);
 }
 
-export function sendJsonRead(request: FastifyRequest, reply: FastifyReply, body: object, etag: string): FastifyReply {
+/** A JSON object answer that ends with its own `etag`: the hash of the body as sent without that member (API.md 7). */
+export function sendJsonRead(request: FastifyRequest, reply: FastifyReply, body: { type: string } & Record<string, unknown>): FastifyReply {
+  const text = JSON.stringify(body);
+  const etag = bodyEtag(text);
   if (notModified(request, reply, etag)) return reply;
-  return reply.type('application/json').send(body);
+  return reply.type('application/json').send(`${text.slice(0, -1)}${members({ etag })}}`);
 }
 
-/**
- * A text answer (a stored project, a JSON document or an HTML page) whose ETag is a digest of the text itself, so it
- * changes with every write.
- */
+/** A text answer (a stored project, a JSON document or an HTML page) tagged with a hash of the text itself. */
 export function sendTextRead(request: FastifyRequest, reply: FastifyReply, text: string, type: string): FastifyReply {
-  const etag = `"${createHash('sha1').update(text).digest('hex').slice(0, 32)}"`;
+  const etag = bodyEtag(text);
   if (notModified(request, reply, etag)) return reply;
   return reply.type(type).send(text);
 }

@@ -1,4 +1,5 @@
 // The feature operations of the hub: writes through the write plan, reads through the read pipeline.
+import { bodyEtag } from '../../core/body-etag.js';
 import { type HubError, hubError } from '../../core/errors.js';
 import type { FeatureFilter, FeatureQuery, FeatureRow } from '../../core/feature-query.js';
 import type { SpaceDefinition } from '../../core/space-definition.js';
@@ -13,7 +14,7 @@ import { ProcessorCache, runTaggingRules, schemaRefusal } from '../processors/sp
 import { normalizeFeature } from './feature-input.js';
 import { type FeatureParts, storedFeatureId } from './feature-text.js';
 import { NS } from './namespace.js';
-import { contentEtag, featureEtag, type FeatureCollectionStream, type ReadOptions, renderPages } from './read-pipeline.js';
+import { answerKey, type FeatureCollectionStream, type ReadOptions, renderPages } from './read-pipeline.js';
 import { transformText } from './transform-plan.js';
 import { type FeatureSource, PlainSource } from '../layers/feature-source.js';
 import type { SpaceSources } from '../layers/space-sources.js';
@@ -205,7 +206,7 @@ export class FeatureService {
     const stored = isLayered(found.definition) ? await this.layeredFeature(caller, spaceId, featureId) : found.feature;
     const json = stored === undefined ? undefined : transformText(stored, options.transforms);
     if (stored === undefined || json === undefined) throw hubError('featureNotFound');
-    return { etag: featureEtag(stored, options.etagKey), cacheTTL: cacheTTLOf(found.definition), json };
+    return { etag: bodyEtag(json), cacheTTL: cacheTTLOf(found.definition), json };
   }
 
   /** The text a virtual or composite space shows for one id, undefined when it shows none. */
@@ -248,7 +249,7 @@ export class FeatureService {
       lastSeq = last;
     };
     return {
-      etag: contentEtag(source, options.etagKey),
+      key: answerKey(source, options.etagKey),
       cacheTTL: cacheTTLOf(source.space.definition),
       features: renderPages(source, { ...filter, afterSeq, limit }, options, onPage),
       trailer: () => ({}),
@@ -257,9 +258,9 @@ export class FeatureService {
     };
   }
 
-  async count(caller: Claims, spaceId: string, filter: FeatureFilter, signal?: AbortSignal): Promise<{ etag: string; count: number }> {
+  async count(caller: Claims, spaceId: string, filter: FeatureFilter, signal?: AbortSignal): Promise<{ count: number }> {
     const source = await this.readable(caller, spaceId);
-    return { etag: contentEtag(source, 'count ' + JSON.stringify(filter)), count: await source.count(filter, signal) };
+    return { count: await source.count(filter, signal) };
   }
 
   /** How many features a query finds, counted up to its limit: the estimate of viz sampling. */
@@ -275,13 +276,12 @@ export class FeatureService {
   async vectorTile(caller: Claims, spaceId: string, query: Omit<FeatureQuery, 'ids' | 'afterSeq'>, request: VectorTileRequest, options: ReadOptions,
     summarize?: (rows: AsyncIterable<FeatureRow[]>) => Promise<string[]>): Promise<VectorTileAnswer> {
     const source = await this.readable(caller, spaceId);
-    const etag = contentEtag(source, `${options.etagKey}\n${request.flatten ? 'mvtf' : 'mvt'}`);
     const rows = source.query(query, options.signal);
     async function* cells(): AsyncIterable<Array<{ json: string }>> {
       if (summarize) yield (await summarize(rows)).map((json) => ({ json }));
     }
     const tile = summarize ? await vectorTileOf(cells(), request) : await source.vectorTile(query, request, options.signal);
-    return { etag, cacheTTL: cacheTTLOf(source.space.definition), tile };
+    return { etag: bodyEtag(tile), cacheTTL: cacheTTLOf(source.space.definition), tile };
   }
 
   /**
@@ -296,12 +296,12 @@ export class FeatureService {
       const texts = await summarize(rows);
       if (texts.length > 0) yield texts.join(',');
     }
-    return { etag: contentEtag(source, options.etagKey), cacheTTL: cacheTTLOf(source.space.definition), features: features(), trailer: () => ({}) };
+    return { key: answerKey(source, options.etagKey), cacheTTL: cacheTTLOf(source.space.definition), features: features(), trailer: () => ({}) };
   }
 
   private collection(source: FeatureSource, query: FeatureQuery, options: ReadOptions): FeatureCollectionStream {
     return {
-      etag: contentEtag(source, options.etagKey),
+      key: answerKey(source, options.etagKey),
       cacheTTL: cacheTTLOf(source.space.definition),
       features: renderPages(source, query, options),
       trailer: () => ({}),

@@ -6,7 +6,7 @@ import { type TransformPlan, transformText } from './transform-plan.js';
 
 export interface ReadOptions {
   transforms: TransformPlan;
-  /** Identifies the request (route and parameters) for the ETag. */
+  /** The request without what never changes its answer (credentials, clientId): with the content version it names the answer. */
   etagKey: string;
   /** Aborts when the client goes away: storage then cancels the query. */
   signal?: AbortSignal;
@@ -17,29 +17,20 @@ export interface ReadOptions {
  * JSON joined by commas; `trailer` is complete once they have been consumed.
  */
 export interface FeatureCollectionStream {
-  etag: string;
+  /** Names the answer before it is produced (`answerKey`): the ETag is computed from the body as it is sent. */
+  key: string;
   cacheTTL?: number;
   features: AsyncIterable<string | Buffer>;
   trailer(): Record<string, unknown>;
 }
 
 /**
- * The ETag names the content version of the spaces read (feature-source.ts) and the request, so it is known
- * before the body is streamed and a matching If-None-Match costs no query. Same request and unchanged data
- * give the same tag.
+ * The content version of the spaces read (feature-source.ts) and the request: equal keys give equal bodies. It keys
+ * the node's memory of ETags, so a repeated If-None-Match costs no query, and tags an answer too large to be hashed
+ * before it is sent (docs/decisions.md, "ETags").
  */
-export function contentEtag(source: FeatureSource, key: string): string {
-  const hash = createHash('sha1')
-    .update(`${source.space.id}\n${source.version}\n${key}`).digest('hex');
-  return `"${hash.slice(0, 32)}"`;
-}
-
-/**
- * A single feature's ETag comes from its stored text and the request: it changes exactly when the feature
- * does, and costs no read of the space's counters.
- */
-export function featureEtag(json: string, key: string): string {
-  return `"${createHash('sha1').update(`${json}\n${key}`).digest('hex').slice(0, 32)}"`;
+export function answerKey(source: FeatureSource, request: string): string {
+  return createHash('sha256').update(`${source.space.id}\n${source.version}\n${request}`).digest('hex').slice(0, 32);
 }
 
 /**

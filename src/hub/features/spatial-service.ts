@@ -112,7 +112,9 @@ export class SpatialService {
       throw hubError('clipAcrossAntimeridian', { radius: read.radius });
     }
     const clipTo = read.clip ? searched() : undefined;
-    return this.area(caller, spaceId, read, filter, clipTo ? clipStep((geometry) => clipToGeometry(geometry, clipTo)) : undefined);
+    // The reference comes from a body or another space, not from the request line: it names the answer too.
+    const named = { ...read, options: { ...read.options, etagKey: `${read.options.etagKey}\n${JSON.stringify(reference)}` } };
+    return this.area(caller, spaceId, named, filter, clipTo ? clipStep((geometry) => clipToGeometry(geometry, clipTo)) : undefined);
   }
 
   /**

@@ -1,7 +1,6 @@
 // The StatisticsResponse of a space (API.md 5.9).
 import type { SpaceSources } from '../layers/space-sources.js';
 import type { Claims } from '../access/claims.js';
-import { contentEtag } from './read-pipeline.js';
 
 const estimated = <T>(value: T, isEstimate = false) => ({ value, estimated: isEstimate });
 
@@ -12,7 +11,8 @@ export class StatisticsService {
   /** Spaces with more features than `exactLimit` get estimates from a sample (storage.ts SpaceStatistics). */
   constructor(private readonly sources: SpaceSources, private readonly exactLimit = DEFAULT_STATISTICS_EXACT_LIMIT) {}
 
-  async statistics(caller: Claims, spaceId: string): Promise<{ etag: string; body: Record<string, unknown> }> {
+  /** The StatisticsResponse without its `etag`, which is a hash of this body as sent (src/http/reply/read-reply.ts). */
+  async statistics(caller: Claims, spaceId: string): Promise<{ type: string } & Record<string, unknown>> {
     const source = await this.sources.open(caller, spaceId);
     const { space } = source;
     const stats = await source.statistics({ exactUpTo: this.exactLimit });
@@ -25,23 +25,17 @@ export class StatisticsService {
       searchable: searchable === 'ALL' || searchableKeys.has(property.key),
       ...(property.datatype ? { datatype: property.datatype } : {}),
     }));
-    // The searchable flags come from the definition, which feature revisions do not track.
-    const etag = contentEtag(source, `statistics ${JSON.stringify(space.definition.searchableProperties ?? null)}`);
     return {
-      etag,
-      body: {
-        type: 'StatisticsResponse',
-        count: estimated(stats.count),
-        byteSize: estimated(stats.dataSize, true),
-        dataSize: estimated(stats.dataSize, true),
-        bbox: estimated(stats.bbox ?? [], stats.estimated),
-        geometryTypes: estimated(stats.geometryTypes, stats.estimated),
-        tags: estimated(stats.tags, stats.estimated),
-        properties: { ...estimated(properties, stats.estimated), searchable },
-        searchable,
-        contentUpdatedAt: estimated(source.contentUpdatedAt),
-        etag,
-      },
+      type: 'StatisticsResponse',
+      count: estimated(stats.count),
+      byteSize: estimated(stats.dataSize, true),
+      dataSize: estimated(stats.dataSize, true),
+      bbox: estimated(stats.bbox ?? [], stats.estimated),
+      geometryTypes: estimated(stats.geometryTypes, stats.estimated),
+      tags: estimated(stats.tags, stats.estimated),
+      properties: { ...estimated(properties, stats.estimated), searchable },
+      searchable,
+      contentUpdatedAt: estimated(source.contentUpdatedAt),
     };
   }
 }

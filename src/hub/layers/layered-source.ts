@@ -51,7 +51,9 @@ export class LayeredSource implements FeatureSource {
   constructor(private readonly storage: Storage, readonly space: StoredSpace, private readonly layers: readonly StoredSpace[],
     private readonly combination: Combination, private readonly masking: boolean) {
     const spaces = [space, ...layers.filter((layer) => layer.id !== space.id)];
-    this.version = spaces.map((layer) => `${layer.id}\n${String(layer.definition.createdAt)}\n${layer.revision}`).join('\n');
+    // How the layers combine is part of the content: a PATCH from group to merge over the same spaces changes the answers.
+    const layering = `${combination}${masking ? ' masking' : ''}`;
+    this.version = [layering, ...spaces.map((layer) => `${layer.id}\n${String(layer.definition.createdAt)}\n${layer.revision}`)].join('\n');
     this.contentUpdatedAt = Math.max(...spaces.map((layer) => layer.contentUpdatedAt));
   }
 
