@@ -21,6 +21,8 @@ declare module 'autocannon' {
     duration: number;
     errors: number;
     non2xx: number;
+    /** Answers by status code. */
+    statusCodeStats: Record<string, { count: number }>;
     latency: { average: number; p99: number };
     /** Bytes received, headers included. */
     throughput: { total: number; average: number };

@@ -11,6 +11,7 @@ import { cityFeature, cityParts, fillDirectly, loadCities, pointParts, polygonCo
 import { type BenchEngine, ENGINES, openStorage, spaceKey, type StorageSpec } from './engines.js';
 import { FloorReads } from './floor-reads.js';
 import { bigSpace } from './big-space.js';
+import { etagReads } from './etag-reads.js';
 import { type BenchHub, type MemoryReading, readMemory, resetPeak, startBenchHub, watchMemory } from './hub-server.js';
 import { countFeatures, HubClient, iterateHttp, iterateHttpTimed } from './http.js';
 import { fastest, perSecond, type Rate, repeated, rotation, timed } from './measure.js';
@@ -21,7 +22,7 @@ import { spaceList } from './space-list.js';
 import { spatialReads } from './spatial-reads.js';
 import { uploadMemory } from './upload-memory.js';
 
-const SECTIONS = ['spaces', 'ingest', 'get', 'iterate', 'search', 'parallel', 'million', 'spatial', 'ogc', 'virtual', 'processors', 'upload', 'upload-memory', 'bigspace'] as const;
+const SECTIONS = ['spaces', 'ingest', 'get', 'iterate', 'search', 'parallel', 'million', 'spatial', 'etag', 'ogc', 'virtual', 'processors', 'upload', 'upload-memory', 'bigspace'] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface Settings {
@@ -496,6 +497,9 @@ async function main(): Promise<void> {
         seconds: size.getSeconds, goals: settings.engine.goals.spatial,
         addRow: (row) => rows.push(row), note: (text) => notes.push(text), log,
       });
+    }
+    if (sections.has('etag')) {
+      await etagReads({ hub, client, seconds: sizes(settings.quick).getSeconds, addRow: (row) => rows.push(row), log });
     }
     if (sections.has('ogc')) {
       const size = sizes(settings.quick);

@@ -1,8 +1,9 @@
 // A minimal keep-alive HTTP client for the benchmark: fewer layers than fetch, so less client time in the figures.
-import { Agent, request as httpRequest } from 'node:http';
+import { Agent, type IncomingHttpHeaders, request as httpRequest } from 'node:http';
 
 export interface BenchResponse {
   status: number;
+  headers: IncomingHttpHeaders;
   body: Buffer;
 }
 
@@ -26,7 +27,7 @@ export class HubClient {
       }, (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks) }));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
         response.on('error', reject);
       });
       request.on('error', reject);
