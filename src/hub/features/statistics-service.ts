@@ -1,5 +1,5 @@
 // The StatisticsResponse of a space (API.md 5.9).
-import type { SpaceSources } from '../layers/space-sources.js';
+import type { SpaceResolver } from '../resolve/space-resolver.js';
 import type { Claims } from '../access/claims.js';
 import { contentEtag } from './read-pipeline.js';
 
@@ -10,10 +10,10 @@ export const DEFAULT_STATISTICS_EXACT_LIMIT = 10_000;
 
 export class StatisticsService {
   /** Spaces with more features than `exactLimit` get estimates from a sample (storage.ts SpaceStatistics). */
-  constructor(private readonly sources: SpaceSources, private readonly exactLimit = DEFAULT_STATISTICS_EXACT_LIMIT) {}
+  constructor(private readonly spaces: SpaceResolver, private readonly exactLimit = DEFAULT_STATISTICS_EXACT_LIMIT) {}
 
   async statistics(caller: Claims, spaceId: string): Promise<{ etag: string; body: Record<string, unknown> }> {
-    const source = await this.sources.open(caller, spaceId);
+    const source = (await this.spaces.open(caller, spaceId)).reader();
     const { space } = source;
     const stats = await source.statistics({ exactUpTo: this.exactLimit });
     const searchable = space.definition.searchableProperties ? 'PARTIAL' : 'ALL';
