@@ -2,7 +2,7 @@
 import { hubError } from '../../core/errors.js';
 import type { SpaceDefinition } from '../../core/space-definition.js';
 import { logSourceOf } from '../activity-log/log-spaces.js';
-import { type Claims, grantedOwners, hasRight, HUB_SERVICE } from './claims.js';
+import { attributesMatch, type Claims, grantedOwners, hasRight, HUB_SERVICE } from './claims.js';
 
 /** One action a request needs, on the resource it touches. */
 export interface Need {
@@ -145,6 +145,16 @@ export function mayRead(claims: Claims, space: SpaceRef): boolean {
 /** `GET /spaces/{s}`: a space the caller cannot see is answered as if it read its features, a 403 saying what is missing. */
 export function decideSee(claims: Claims, space: SpaceRef): void {
   if (!maySee(claims, space)) decide(claims, new AccessRecord().read(space));
+}
+
+/**
+ * Whether the token may choose the id of a space it creates: a manageSpaces map that is `{}` or names the space
+ * (a `space` attribute, e.g. `"proj-*"`); maps holding only an owner do not let a token choose ids (API.md 3.2).
+ */
+export function mayChooseId(claims: Claims, id: string, definition: SpaceDefinition): boolean {
+  const resource = spaceResource(id, definition);
+  const maps = claims.urm[HUB_SERVICE]?.manageSpaces ?? [];
+  return maps.some((map) => (Object.keys(map).length === 0 || 'space' in map) && attributesMatch(map, resource));
 }
 
 /** Listing spaces needs some right on spaces at all (API.md 8.3). */

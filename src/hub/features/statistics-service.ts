@@ -1,6 +1,7 @@
 // The StatisticsResponse of a space (API.md 5.9).
 import type { SpaceResolver } from '../resolve/space-resolver.js';
 import type { Claims } from '../access/claims.js';
+import type { SpaceDefinition } from '../../core/space-definition.js';
 import { contentEtag } from './read-pipeline.js';
 
 const estimated = <T>(value: T, isEstimate = false) => ({ value, estimated: isEstimate });
@@ -12,7 +13,8 @@ export class StatisticsService {
   /** Spaces with more features than `exactLimit` get estimates from a sample (storage.ts SpaceStatistics). */
   constructor(private readonly spaces: SpaceResolver, private readonly exactLimit = DEFAULT_STATISTICS_EXACT_LIMIT) {}
 
-  async statistics(caller: Claims, spaceId: string): Promise<{ etag: string; body: Record<string, unknown> }> {
+  /** Also returns the space's definition, which the OGC collection shows: one resolution serves both. */
+  async statistics(caller: Claims, spaceId: string): Promise<{ etag: string; body: Record<string, unknown>; definition: SpaceDefinition }> {
     const source = (await this.spaces.open(caller, spaceId)).reader();
     const { space } = source;
     const stats = await source.statistics({ exactUpTo: this.exactLimit });
@@ -29,6 +31,7 @@ export class StatisticsService {
     const etag = contentEtag(source, `statistics ${JSON.stringify(space.definition.searchableProperties ?? null)}`);
     return {
       etag,
+      definition: space.definition,
       body: {
         type: 'StatisticsResponse',
         count: estimated(stats.count),
