@@ -10,12 +10,12 @@ export const COMMANDS_USAGE = `Commands (with the storage options of serve: --st
   spatial-hub account add <username> [--admin] [--rights <json>]
   spatial-hub account list
   spatial-hub account passwd <username>
-  spatial-hub token create <username> [--urm <json>] [--exp <unix seconds>] [--description <text>]
+  spatial-hub token create <username> [--urm <json>] [--limits <json>] [--exp <unix seconds>] [--description <text>]
 Passwords are read from the environment variable HUB_ACCOUNT_PASSWORD or else from the first line of stdin,
 never from the command line (where other users of the machine could see them).`;
 
 /** The flags of the commands themselves, and whether each takes a value; every other flag is a storage option. */
-const COMMAND_FLAGS: Record<string, boolean> = { '--admin': false, '--rights': true, '--urm': true, '--exp': true, '--description': true };
+const COMMAND_FLAGS: Record<string, boolean> = { '--admin': false, '--rights': true, '--urm': true, '--limits': true, '--exp': true, '--description': true };
 
 interface Parsed {
   positional: string[];
@@ -47,12 +47,19 @@ function parse(argv: string[]): Parsed {
 
 class UsageError extends Error {}
 
+/** An example value of each JSON flag, for the message when one is not JSON. */
+const JSON_EXAMPLES: Record<string, string> = {
+  '--rights': '{"xyz-hub": {"readFeatures": [{}]}}',
+  '--urm': '{"xyz-hub": {"readFeatures": [{}]}}',
+  '--limits': '{"maxRequestsPerMinute": 600}',
+};
+
 function json(flag: string, value: string | true | undefined): unknown {
   if (typeof value !== 'string') return undefined;
   try {
     return JSON.parse(value) as unknown;
   } catch {
-    throw new UsageError(`${flag} takes JSON, e.g. ${flag} '{"xyz-hub": {"readFeatures": [{}]}}'`);
+    throw new UsageError(`${flag} takes JSON, e.g. ${flag} '${JSON_EXAMPLES[flag]}'`);
   }
 }
 
@@ -101,6 +108,8 @@ async function run(hub: Hub, command: string, parsed: Parsed, env: NodeJS.Proces
       if (!account) throw new UsageError(`No account with the username ${username}`);
       const body: Record<string, unknown> = {};
       if (parsed.flags['--urm'] !== undefined) body.urm = json('--urm', parsed.flags['--urm']);
+      // The Token API's `limits` as it is, so that both ways of creating a token check it alike (token-input.ts).
+      if (parsed.flags['--limits'] !== undefined) body.limits = json('--limits', parsed.flags['--limits']);
       const exp = parsed.flags['--exp'];
       if (typeof exp === 'string') body.exp = /^\d+$/.test(exp) ? Number(exp) : exp;
       if (typeof parsed.flags['--description'] === 'string') body.description = parsed.flags['--description'];

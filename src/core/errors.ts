@@ -91,7 +91,7 @@ export const errorCatalogue = {
   bodyTimeout: { status: 408, template: 'The request body stopped arriving: no data for {seconds} seconds.' },
   payloadTooLarge: { status: 413, template: 'The request payload is bigger than the maximum allowed.' },
   projectTooLarge: { status: 413, template: 'The project would take {size} bytes as stored; at most {limit} are allowed.' },
-  uriTooLong: { status: 414, template: 'A path segment of the request URL is longer than {limit} characters.', shape: 'error' },
+  uriTooLong: { status: 414, template: 'The request URL is too long: {problem}.', shape: 'error' },
   headersTooLarge: { status: 431, template: 'The request line and headers together are larger than the server accepts.', shape: 'error' },
   tooManyRequests: { status: 429, template: 'Too many requests for the service node.' },
   tokenRateLimited: { status: 429, template: 'Too many requests for this token: it may make {limit} requests a minute.' },

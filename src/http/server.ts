@@ -11,11 +11,12 @@ import { randomId } from '../hub/ids.js';
 import { VIEWER_ROOT } from './handlers/viewer.js';
 import { registerLoadShedding, type SheddingSettings } from './load-shedding.js';
 import { RawQuery } from './query/raw-query.js';
-import { sendError, sendFrameworkError, writeClientError } from './reply/error-reply.js';
+import { sendError, sendFrameworkError, uriOverLimit, writeClientError } from './reply/error-reply.js';
 import type { HandlerContext } from './request-context.js';
 import { checkSameOrigin, sessionIdOf } from './session-cookie.js';
 import { type Method, type Route, routes } from './routes.js';
 import { registerTimeouts, type TimeoutSettings, timeoutServerOptions } from './timeouts.js';
+import { MAX_URI_LENGTH } from './uri-limit.js';
 
 export interface ServerOptions extends SheddingSettings, TimeoutSettings {
   maxBody: number;
@@ -116,6 +117,8 @@ export async function buildServer(hub: Hub, options: ServerOptions): Promise<Fas
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('stream-id', request.id);
+    // A URI Node's parser took, longer than the hub serves: the same 414 as one the parser refused (uri-limit.ts).
+    if (request.url.length > MAX_URI_LENGTH) throw uriOverLimit();
   });
   // After CORS and the stream id, so that a 429 carries both.
   registerLoadShedding(app, options);

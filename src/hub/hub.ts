@@ -9,7 +9,7 @@ import { OgcService } from './ogc/ogc-service.js';
 import { ProjectService } from './projects/project-service.js';
 import { SpaceService } from './spaces/space-service.js';
 import { StatisticsService } from './features/statistics-service.js';
-import { SpaceSources } from './layers/space-sources.js';
+import { SpaceResolver } from './resolve/space-resolver.js';
 
 export interface HubInfo {
   name: string;
@@ -38,11 +38,11 @@ export class Hub {
   readonly ogc: OgcService;
 
   constructor(readonly storage: Storage, readonly info: HubInfo, options: HubOptions = {}) {
-    this.spaces = new SpaceService(storage, storage.engine, options.spacePageSize);
-    const sources = new SpaceSources(storage);
-    this.features = new FeatureService(storage, sources);
-    this.spatial = new SpatialService(storage, this.features);
-    this.statistics = new StatisticsService(sources, options.statisticsExactLimit);
+    const resolver = new SpaceResolver(storage);
+    this.spaces = new SpaceService(storage, resolver, storage.engine, options.spacePageSize);
+    this.features = new FeatureService(storage, resolver);
+    this.spatial = new SpatialService(resolver, this.features);
+    this.statistics = new StatisticsService(resolver, options.statisticsExactLimit);
     this.access = new AccessService(storage);
     this.projects = new ProjectService(storage);
     this.accounts = new AccountService(storage, options.sessionTtl);

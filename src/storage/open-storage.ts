@@ -28,7 +28,11 @@ export async function openStorage(location: string, options: StorageOptions = {}
   if (POSTGRES_URL.test(location)) {
     const urls = location.split(',').map((url) => url.trim());
     const wrong = urls.find((url) => !POSTGRES_URL.test(url));
-    if (wrong !== undefined) throw new Error(`Unsupported storage location "${maskUrl(wrong)}": every database in the list must be a postgres:// URL`);
+    // The whole location, masked, rather than the piece: a piece may be the part of a password after a comma.
+    if (wrong !== undefined) {
+      throw new Error(`Unsupported storage location "${maskUrl(location)}": every database in the list must be a postgres:// URL ` +
+        '(a comma in a password is written %2C)');
+    }
     return new PostgresStorage(urls, { poolSize: options.pgPoolSize ?? DEFAULT_PG_POOL_SIZE, queryTimeout });
   }
   throw new Error(`Unsupported storage location "${maskUrl(location)}": use sqlite:<file> or postgres://user@host:port/db[,postgres://…]`);

@@ -119,7 +119,14 @@ for (const backend of BACKENDS) {
 
       test('a space whose log space id is taken is refused with 409 and not created', async () => {
         const id = `taken-${backend}`;
-        await createSpace(hub, { id: `${id}-activity-log` });
+        // Clients cannot choose such an id (issue 21); a space stored before that rule can still hold it.
+        assertError(await call(hub, 'POST', '/hub/spaces', { body: { id: `${id}-activity-log`, title: 'squat' } }), 400, 'spaceValidation', '-activity-log');
+        const storage = await openStorage(hub.storage, { pgPoolSize: 1 });
+        try {
+          await storage.spaces.create(`${id}-activity-log`, { title: 'stored before', owner: 'someone', createdAt: Date.now(), updatedAt: Date.now() }, Date.now());
+        } finally {
+          await storage.close();
+        }
         assertError(await call(hub, 'POST', '/hub/spaces', { body: { id, title: 't', enableUUID: true, listeners: pythonListener({}) } }),
           409, 'activityLogSpaceTaken', `${id}-activity-log`);
         assert.equal((await call(hub, 'GET', `/hub/spaces/${id}`)).status, 404);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { call } from '../helpers/http-client.js';
+import { assertError, call } from '../helpers/http-client.js';
 import { BACKENDS, type HubProcess, ROOT, startHub } from '../helpers/hub-process.js';
 import { ADMIN_PASSWORD, login, send } from '../helpers/sessions.js';
 
@@ -116,13 +116,31 @@ for (const backend of BACKENDS) {
       assert.deepEqual(tokens.map((token) => token.tid), [record.tid]);
     });
 
-    test('token create refuses an unknown account, an exp in the past or not a number, and malformed urm with exit code 2', async () => {
+    test('token create --limits sets maxRequestsPerMinute: the token gets 429 tokenRateLimited with Retry-After past the rate', async () => {
+      await run(['account', 'add', 'frank', ...storage()], { stdin: `${PASSWORD}\n` });
+      const result = await run(['token', 'create', 'frank', '--limits', '{"maxRequestsPerMinute": 2}', ...storage()]);
+      assert.equal(result.code, 0, result.stderr);
+      const record = JSON.parse(result.stdout) as { token: string; limits: unknown };
+      assert.deepEqual(record.limits, { maxRequestsPerMinute: 2 });
+      const limited = { ...hub, token: record.token };
+      for (let i = 0; i < 2; i++) assert.equal((await call(limited, 'GET', '/hub/spaces')).status, 200, `request ${i + 1}`);
+      const refused = await call(limited, 'GET', '/hub/spaces');
+      assertError(refused, 429, 'tokenRateLimited', '2 requests a minute');
+      assert.ok(Number(refused.headers.get('retry-after')) >= 1, String(refused.headers.get('retry-after')));
+    });
+
+    test('token create refuses an unknown account, an exp in the past or not a number, and malformed urm or limits with exit code 2', async () => {
       const cases: Array<[string[], RegExp]> = [
         [['token', 'create', 'nobody'], /No account/],
         [['token', 'create', 'bob', '--exp', '1000'], /exp/],
         [['token', 'create', 'bob', '--exp', 'tomorrow'], /exp/],
         [['token', 'create', 'bob', '--urm', '{"xyz-hub": []}'], /urm/],
         [['token', 'create', 'bob', '--urm'], /Missing value/],
+        [['token', 'create', 'bob', '--limits', '{maxRequestsPerMinute: 5}'], /--limits takes JSON, e\.g\. --limits '\{"maxRequestsPerMinute"/],
+        [['token', 'create', 'bob', '--limits', '{"maxRequestsPerMinute": 0}'], /maxRequestsPerMinute must be a whole number of at least 1, or -1/],
+        [['token', 'create', 'bob', '--limits', '{"maxRequestsPerMinute": "60"}'], /maxRequestsPerMinute/],
+        [['token', 'create', 'bob', '--limits', '{"maxRequestsPerMinut": 60}'], /unknown limit/],
+        [['token', 'create', 'bob', '--limits', '60'], /limits/],
       ];
       for (const [args, message] of cases) {
         const result = await run([args[0], args[1], ...storage(), ...args.slice(2)]);

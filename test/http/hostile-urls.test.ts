@@ -6,6 +6,8 @@ import { routes } from '../../src/http/routes.js';
 import { assertRefused, isErrorShape } from '../helpers/hostile.js';
 import { call, createSpace, type TestResponse } from '../helpers/http-client.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
+import { openConnection, pause, type RawAnswer, requestHead } from '../helpers/raw-http.js';
+import { MAX_URI_LENGTH } from '../../src/http/uri-limit.js';
 
 const SECRET = 'SECRET0token0value';
 const ORIGIN = 'http://map.example';
@@ -49,6 +51,25 @@ for (const backend of BACKENDS) {
       path.replace(':spaceId', spaceId).replace(':featureId', featureId);
     const send = (method: string, path: string, headers: Record<string, string> = {}) =>
       call(hub, method, path, { anonymous: true, headers: { origin: ORIGIN, ...headers } });
+    /** A search of the space whose URI is `length` characters long, the token in its query. */
+    const uri = (length: number) => {
+      const prefix = `/hub/spaces/${space}/search?access_token=${SECRET}&p.pad=`;
+      return prefix + 'x'.repeat(length - prefix.length);
+    };
+    /** The answer to a request sent in pieces; the hub may close the connection before the last of them is written. */
+    const rawAnswer = async (pieces: string[]): Promise<RawAnswer> => {
+      const connection = await openConnection(hub);
+      try {
+        for (const piece of pieces) {
+          if (!connection.isOpen()) break;
+          await connection.send(piece).catch(() => undefined);
+          await pause(10);
+        }
+        return await connection.answer;
+      } finally {
+        connection.destroy();
+      }
+    };
 
     test('a malformed percent-encoding or an over-long segment in the path answers 400 or 414 in the type:error shape, on every route', async () => {
       for (const route of routes) {
@@ -92,15 +113,43 @@ for (const backend of BACKENDS) {
       }
     });
 
-    test('a URL or headers past the size Node accepts answer 431 in the type:error shape, on every route', async () => {
+    test('a URL past MAX_URI_LENGTH answers 414, headers past the size Node accepts 431, in the type:error shape, on every route', async () => {
       for (const route of routes) {
         const label = `${route.method} ${route.path}`;
         const longUrl = await send(route.method, `${concrete(route.path)}?access_token=${SECRET}&pad=${'x'.repeat(20000)}`);
-        assertRefused(longUrl, 431, 'headersTooLarge', label);
+        assertRefused(longUrl, 414, 'uriTooLong', label);
         assertClean(longUrl, label);
         const longHeader = await send(route.method, concrete(route.path), { authorization: `Bearer ${SECRET}`, 'x-pad': 'y'.repeat(20000) });
         assertRefused(longHeader, 431, 'headersTooLarge', label);
         assertClean(longHeader, label);
+      }
+    });
+
+    test('over a raw socket the length of the URI alone decides 414, whether it arrives at once or in pieces; headers past Node\'s 16 KiB with a URI within it are 431', async () => {
+      const token = `access_token=${SECRET}`;
+      const cors = { origin: ORIGIN };
+      const cases: Array<[string, string[], number, string]> = [
+        ['a 100,000-character path', [requestHead(hub, 'GET', `/${'a'.repeat(100_000)}?${token}`, cors)], 414, 'uriTooLong'],
+        ['a 100,000-character path in pieces', [`GET /hub/spaces/${space}/`, 'a'.repeat(10_000), 'a'.repeat(10_000),
+          `${'a'.repeat(80_000)}?${token} HTTP/1.1\r\nHost: x\r\n\r\n`], 414, 'uriTooLong'],
+        ['a URI one character over MAX_URI_LENGTH', [requestHead(hub, 'GET', uri(MAX_URI_LENGTH + 1), cors)], 414, 'uriTooLong'],
+        ['a short path with 100 KB of headers', [requestHead(hub, 'GET', `/hub/spaces?${token}`, { ...cors, 'x-pad': 'y'.repeat(100_000) })], 431, 'headersTooLarge'],
+        ['a URI within MAX_URI_LENGTH with 2 KB of headers', [requestHead(hub, 'GET', uri(15_000), { ...cors, 'x-pad': 'y'.repeat(2_000) })], 431, 'headersTooLarge'],
+      ];
+      for (const [label, pieces, status, code] of cases) {
+        const answer = await rawAnswer(pieces);
+        assert.equal(answer.status, status, `${label}: ${answer.body.slice(0, 300)}`);
+        const body = JSON.parse(answer.body) as Record<string, unknown>;
+        assert.equal(body.type, 'error', label);
+        assert.equal(body.code, code, label);
+        assert.equal(body.statusCode, status, label);
+        assert.equal(typeof body.streamId, 'string', label);
+        assert.ok(answer.headers['access-control-allow-origin'], `${label}: CORS header`);
+        assert.ok(!answer.body.includes(SECRET) && !Object.values(answer.headers).some((value) => value.includes(SECRET)), `${label} echoes the token`);
+      }
+      for (const length of [9_000, MAX_URI_LENGTH]) {
+        const served = await rawAnswer([requestHead(hub, 'GET', uri(length))]);
+        assert.equal(served.status, 200, `a URI of ${length} characters: ${served.body.slice(0, 300)}`);
       }
     });
 

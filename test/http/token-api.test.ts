@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { call } from '../helpers/http-client.js';
+import { assertError, call } from '../helpers/http-client.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
 import { ADMIN_PASSWORD, codeOf, login, send } from '../helpers/sessions.js';
 import { issueToken } from '../helpers/tokens.js';
@@ -170,6 +170,19 @@ for (const backend of BACKENDS) {
       assert.equal((await call(bearer(expired.token), 'GET', '/hub/spaces')).status, 401);
     });
 
+    test('limits.maxRequestsPerMinute set through POST throttles the token: 429 tokenRateLimited with Retry-After past the rate', async () => {
+      const user = await newUser();
+      const record = await createToken(user.cookie, { limits: { maxRequestsPerMinute: 3, maxSpaces: 5 } });
+      assert.deepEqual(record.limits, { maxRequestsPerMinute: 3, maxSpaces: 5 });
+      assert.deepEqual(((await send(hub, 'GET', `/token-api/tokens/${record.token}`)).json as TokenRecord).limits, record.limits);
+      for (let i = 0; i < 3; i++) assert.equal((await call(bearer(record.token), 'GET', '/hub/spaces')).status, 200, `request ${i + 1}`);
+      const refused = await call(bearer(record.token), 'GET', '/hub/spaces');
+      assertError(refused, 429, 'tokenRateLimited', '3 requests a minute');
+      assert.ok(Number(refused.headers.get('retry-after')) >= 1, String(refused.headers.get('retry-after')));
+      const unlimited = await createToken(user.cookie, { limits: { maxRequestsPerMinute: -1 } });
+      for (let i = 0; i < 5; i++) assert.equal((await call(bearer(unlimited.token), 'GET', '/hub/spaces')).status, 200, '-1 is unlimited');
+    });
+
     test('a non-admin account\'s token is narrowed to its own spaces plus its granted rights; the stored and returned urm is the effective one', async () => {
       const granted = { 'xyz-hub': { readFeatures: [{ owner: adminId, space: 'shared-*' }], useCapabilities: [{ id: 'hexbinClustering' }] } };
       const user = await newUser(granted);
@@ -223,6 +236,11 @@ for (const backend of BACKENDS) {
         { limits: { maxSpaces: 'ten' } },
         { limits: { maxSpaces: -2 } },
         { limits: { unknownLimit: 1 } },
+        { limits: { maxRequestsPerMinute: 0 } },
+        { limits: { maxRequestsPerMinute: -2 } },
+        { limits: { maxRequestsPerMinute: 2.5 } },
+        { limits: { maxRequestsPerMinute: '60' } },
+        { limits: { maxRequestsPerMinute: null } },
         { limits: 5 },
         { metadata: 'x' },
         { metadata: [1] },

@@ -49,6 +49,6 @@ export async function countFeatures(context: HandlerContext): Promise<unknown> {
 }
 
 export async function spaceStatistics(context: HandlerContext): Promise<unknown> {
-  const body = await context.hub.statistics.statistics(callerOf(context), context.params.spaceId);
+  const { body } = await context.hub.statistics.statistics(callerOf(context), context.params.spaceId);
   return sendJsonRead(context.request, context.reply, body);
 }

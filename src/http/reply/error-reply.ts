@@ -6,11 +6,12 @@ import { HubError, hubError } from '../../core/errors.js';
 import { MAX_ID_LENGTH } from '../../core/id-limits.js';
 import { randomId } from '../../hub/ids.js';
 import { fromStorage } from '../../hub/storage-failures.js';
+import { isUriOverflow, MAX_URI_LENGTH } from '../uri-limit.js';
 
 /** Fastify's router errors, raised before any route runs; their own messages would echo the URL. */
 const ROUTER_ERRORS: Record<string, () => HubError> = {
   FST_ERR_BAD_URL: () => hubError('malformedUrl', { problem: 'its path holds a malformed percent-encoding' }),
-  FST_ERR_MAX_PARAM_LENGTH: () => hubError('uriTooLong', { limit: MAX_ID_LENGTH }),
+  FST_ERR_MAX_PARAM_LENGTH: () => hubError('uriTooLong', { problem: `a path segment is longer than ${MAX_ID_LENGTH} characters` }),
 };
 
 /**
@@ -77,14 +78,31 @@ export function sendFrameworkError(error: unknown, request: FastifyRequest, repl
   return sendError(hub, request, reply);
 }
 
+/** The 414 of a whole URI over MAX_URI_LENGTH, whether Node's parser or the hub found it. */
+export const uriOverLimit = (): HubError => hubError('uriTooLong', { problem: `it is longer than ${MAX_URI_LENGTH} characters` });
+
+/** What Node's parser adds to the errors it reports; `rawPacket` is a Buffer, whatever Fastify's types say. */
+interface ParserError extends Error {
+  code?: string;
+  rawPacket?: unknown;
+  bytesParsed?: unknown;
+}
+
+/** An overflow of Node's limit for the request line and headers is a 414 when the URI overflowed it (uri-limit.ts). */
+function headerOverflow(error: ParserError): HubError {
+  const raw = Buffer.isBuffer(error.rawPacket) ? error.rawPacket : undefined;
+  const parsed = typeof error.bytesParsed === 'number' ? error.bytesParsed : undefined;
+  return isUriOverflow(raw, parsed) ? uriOverLimit() : hubError('headersTooLarge');
+}
+
 /**
- * Fastify's `clientErrorHandler`: Node's HTTP parser refused the request (431 for headers or a URL
- * too large, 400 for malformed HTTP, 408 when it came too slowly), so there is no request object and
+ * Fastify's `clientErrorHandler`: Node's HTTP parser refused the request (414 for a URI too long, 431 for
+ * headers too large, 400 for malformed HTTP, 408 when it came too slowly), so there is no request object and
  * the answer is written to the socket directly, in the documented shape.
  */
-export function writeClientError(this: FastifyInstance, error: Error & { code?: string }, socket: Duplex): void {
+export function writeClientError(this: FastifyInstance, error: ParserError, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const hub = error.code === 'HPE_HEADER_OVERFLOW' ? hubError('headersTooLarge')
+  const hub = error.code === 'HPE_HEADER_OVERFLOW' ? headerOverflow(error)
     : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? hubError('requestTimeout')
       : hubError('malformedRequest', { problem: 'it is not valid HTTP/1.1' });
   const streamId = randomId(10);

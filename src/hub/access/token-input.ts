@@ -9,14 +9,19 @@ interface TokenInput {
   /** Unix seconds; absent for a permanent token. */
   exp?: number;
   urm?: RightsMatrix;
-  limits?: { maxSpaces?: number; maxFeaturesPerSpace?: number };
+  limits?: { maxSpaces?: number; maxFeaturesPerSpace?: number; maxRequestsPerMinute?: number };
   description?: string;
   metadata?: Record<string, unknown>;
   awsPlanId?: string;
 }
 
 const MAX_TEXT = 1_000;
-const LIMIT_NAMES = ['maxSpaces', 'maxFeaturesPerSpace'];
+/**
+ * Each limit and its smallest value other than -1 (unlimited). A rate of 0 would be no limit at all where it is
+ * enforced (access-service.ts), so it is refused rather than left to mean the opposite of what it says.
+ */
+const LIMIT_MINIMUM: Record<string, number> = { maxSpaces: 0, maxFeaturesPerSpace: 0, maxRequestsPerMinute: 1 };
+const LIMIT_NAMES = Object.keys(LIMIT_MINIMUM);
 
 const fail = (field: string, problem: string) => hubError('invalidTokenInput', { field, problem });
 
@@ -31,7 +36,10 @@ function limits(value: unknown): TokenInput['limits'] {
   if (!isObject(value)) throw fail('limits', 'an object such as {"maxSpaces": 10} is required');
   for (const [name, limit] of Object.entries(value)) {
     if (!LIMIT_NAMES.includes(name)) throw fail('limits', `unknown limit ${JSON.stringify(name)}; known are ${LIMIT_NAMES.join(', ')}`);
-    if (!Number.isSafeInteger(limit) || (limit as number) < -1) throw fail('limits', `${name} must be a whole number, -1 for unlimited`);
+    const minimum = LIMIT_MINIMUM[name];
+    if (!Number.isSafeInteger(limit) || ((limit as number) < minimum && limit !== -1)) {
+      throw fail('limits', `${name} must be a whole number of at least ${minimum}, or -1 for unlimited`);
+    }
   }
   return value as TokenInput['limits'];
 }

@@ -25,7 +25,7 @@ export interface ActivityLogConfig {
 }
 
 /** The log space of a source space: its id followed by this suffix. */
-const LOG_SPACE_SUFFIX = '-activity-log';
+export const LOG_SPACE_SUFFIX = '-activity-log';
 
 export const logSpaceId = (sourceId: string): string => `${sourceId}${LOG_SPACE_SUFFIX}`;
 

@@ -6,8 +6,7 @@ import type { SpaceDefinition } from '../../core/space-definition.js';
 import type { VectorTileRequest } from '../../core/vector-tile-request.js';
 import { vectorTileOf } from '../../geo/vector-tile.js';
 import type { Storage, StoredSpace } from '../../storage/storage.js';
-import { authorize, authorizeRead, authorizeWrite, spaceResource } from '../access/authorization.js';
-import { activityLogOf, withActivityLog } from '../activity-log/activity-log.js';
+import { withActivityLog } from '../activity-log/activity-log.js';
 import { logListenerOf } from '../activity-log/log-listener.js';
 import type { Claims } from '../access/claims.js';
 import { ProcessorCache, runTaggingRules, schemaRefusal } from '../processors/space-processors.js';
@@ -16,10 +15,10 @@ import { type FeatureParts, storedFeatureId } from './feature-text.js';
 import { NS } from './namespace.js';
 import { answerKey, type FeatureCollectionStream, type ReadOptions, renderPages } from './read-pipeline.js';
 import { transformText } from './transform-plan.js';
-import { type FeatureSource, PlainSource } from '../layers/feature-source.js';
-import type { SpaceSources } from '../layers/space-sources.js';
+import type { FeatureSource } from '../layers/feature-source.js';
 import { writeLayered } from '../layers/layered-write.js';
-import { isLayered } from '../layers/space-layout.js';
+import type { SpaceResolver } from '../resolve/space-resolver.js';
+import type { SpaceScope } from '../resolve/space-scope.js';
 import { type EntryDefaults, type WriteBody, writeEntries } from './write-entries.js';
 import { planWrite, type SpaceContext, type WriteEntry, type WriteOptions, type WriteResult } from './write-plan.js';
 
@@ -58,8 +57,8 @@ const cacheTTLOf = (definition: SpaceDefinition): number | undefined => {
 
 export class FeatureService {
   private readonly processors = new ProcessorCache();
-  /** `sources` resolves what a read of a space sees (shared with the statistics). */
-  constructor(private readonly storage: Storage, private readonly sources: SpaceSources) {}
+  /** `spaces` resolves each space a request touches, once (shared with the statistics and spatial reads). */
+  constructor(private readonly storage: Storage, private readonly spaces: SpaceResolver) {}
 
   /**
    * The space's processors: tagging rules run here, on the features as given, before the storage transaction;
@@ -86,45 +85,40 @@ export class FeatureService {
     }, entry.position, entry.id);
   }
 
-  /** Each request looks its space up once; storage then works on the key it returned. */
-  private async space(spaceId: string): Promise<StoredSpace> {
-    const space = await this.storage.spaces.get(spaceId);
-    if (!space) throw hubError('spaceOfFeaturesNotFound');
-    return space;
+  /** What a feature read of the space sees, once the caller may read every space it shows. */
+  async reader(caller: Claims, spaceId: string): Promise<FeatureSource> {
+    return (await this.spaces.open(caller, spaceId)).reader();
   }
 
-  /** What a feature read of the space sees, once the caller may read it (every layer of a virtual or composite space). */
-  private readable(caller: Claims, spaceId: string): Promise<FeatureSource> {
-    return this.sources.open(caller, spaceId);
-  }
-
-  private async writableSpace(spaceId: string): Promise<StoredSpace> {
-    const space = await this.space(spaceId);
-    if (space.definition.readOnly === true) throw hubError('readOnlySpace', { id: spaceId });
-    return space;
+  private async writable(caller: Claims, spaceId: string): Promise<SpaceScope> {
+    const scope = await this.spaces.open(caller, spaceId);
+    if (scope.space.definition.readOnly === true) throw hubError('readOnlySpace', { id: spaceId });
+    return scope;
   }
 
   /**
-   * The rights check runs inside the storage transaction, on the plan: only then is it known what the write
-   * inserts, updates, deletes or answers unchanged, and a refusal writes nothing. The feature quota counts the
-   * space as the write starts: writes running at the same moment may together pass it by their own size.
+   * Before the plan looks at anything stored, the caller must hold some feature right on the space, and on a
+   * layered space may read every layer (the plan sees their features). The rights of what the plan does are
+   * decided inside the storage transaction, on the plan: only then is it known what the write inserts, updates,
+   * deletes or answers, and a refusal writes nothing. The feature quota counts the space as the write starts:
+   * writes running at the same moment may together pass it by their own size.
    */
-  private async apply(caller: Claims, space: StoredSpace, entries: WriteEntry[], options: WriteOptions): Promise<WriteResult> {
-    if (isLayered(space.definition)) {
-      const layering = await this.sources.layering(space);
-      if (layering.kind !== 'plain') return writeLayered(this.storage, caller, space, layering, entries, options, (layer, subset) => this.process(layer, subset));
-    }
+  private async apply(scope: SpaceScope, entries: WriteEntry[], options: WriteOptions): Promise<WriteResult> {
+    const { space, caller } = scope;
+    scope.decideWriter();
+    if (scope.layering.kind !== 'plain') return writeLayered(this.storage, scope, entries, options, (layer, subset) => this.process(layer, subset));
     const validate = this.process(space, entries);
     const quota = caller.limits?.maxFeaturesPerSpace;
     const before = quota !== undefined && quota > 0 ? await this.storage.features.count(space.key, {}) : 0;
-    const log = await activityLogOf(this.storage, space);
+    const log = await scope.logOf(space);
     return this.storage.features.write(space.key, entries.map((entry) => entry.id), (existing) => {
       // A schema refusal is answered after the rights check: who may not write learns nothing of the schema.
       let refusal: HubError | undefined;
       const check = validate && ((parts: FeatureParts, entry: WriteEntry) => { refusal ??= validate(parts, entry); });
       const context: SpaceContext = { id: space.id, enableUUID: space.definition.enableUUID === true, check };
       const planned = planWrite(context, entries, options, existing);
-      authorizeWrite(caller, space.id, space.definition, planned.actions);
+      scope.decideWrite(planned.actions);
+      if (planned.refusal) throw planned.refusal;
       if (refusal) throw refusal;
       const after = before + planned.result.inserted.length - planned.result.deleted.length;
       if (quota !== undefined && quota > 0 && after > before && after > quota) {
@@ -135,49 +129,48 @@ export class FeatureService {
   }
 
   async writeCollection(request: CollectionWrite): Promise<WriteResult> {
-    const space = await this.writableSpace(request.spaceId);
-    return this.apply(request.caller, space, writeEntries(request.body, request), request);
+    const scope = await this.writable(request.caller, request.spaceId);
+    return this.apply(scope, writeEntries(request.body, request), request);
   }
 
   /** PUT and PATCH of one feature: the path id wins over the body's (API.md 4.4). */
   async writeOne(request: SingleWrite, mode: 'put' | 'patch'): Promise<string> {
-    const space = await this.writableSpace(request.spaceId);
+    const scope = await this.writable(request.caller, request.spaceId);
     const feature = normalizeFeature(request.body, 0, request.prefixId, request.featureId);
     const entry: WriteEntry = mode === 'put'
       ? { id: feature.id, position: 0, feature, onExists: 'replace', onNotExists: 'create', onConflict: 'error' }
       : { id: feature.id, position: 0, feature, onExists: 'patch', onNotExists: 'notFound', onConflict: 'error' };
-    const result = await this.apply(request.caller, space, [entry], { ...request, transactional: true, respond: true });
+    const result = await this.apply(scope, [entry], { ...request, transactional: true, respond: true });
     return result.features[0];
   }
 
   async deleteOne(caller: Claims, spaceId: string, featureId: string): Promise<void> {
-    const space = await this.writableSpace(spaceId);
-    await this.apply(caller, space, [{ id: featureId, position: 0, onExists: 'delete', onNotExists: 'notFound', onConflict: 'error' }],
+    await this.apply(await this.writable(caller, spaceId), [{ id: featureId, position: 0, onExists: 'delete', onNotExists: 'notFound', onConflict: 'error' }],
       { transactional: true, respond: false, addTags: [], removeTags: [] });
   }
 
   async deleteByIds(caller: Claims, spaceId: string, ids: string[]): Promise<WriteResult> {
-    const space = await this.writableSpace(spaceId);
+    const scope = await this.writable(caller, spaceId);
     const entries: WriteEntry[] = [...new Set(ids)].map((id, position) =>
       ({ id, position, onExists: 'delete', onNotExists: 'retain', onConflict: 'error' }));
-    return this.apply(caller, space, entries, { transactional: true, respond: false, addTags: [], removeTags: [] });
+    return this.apply(scope, entries, { transactional: true, respond: false, addTags: [], removeTags: [] });
   }
 
   /** An empty filter deletes every feature of the space (`tags=*`). */
   async deleteMatching(caller: Claims, spaceId: string, filter: FeatureFilter): Promise<number> {
-    const space = await this.writableSpace(spaceId);
-    authorize(caller, [{ action: 'deleteFeatures', resource: spaceResource(space.id, space.definition) }]);
-    if (isLayered(space.definition)) return this.deletePaged(caller, space, await this.sources.readable(caller, space), filter);
-    // The storage's bulk delete bypasses the write plan, so a logged space's deletes would go unlogged.
-    if (logListenerOf(space.definition)) return this.deletePaged(caller, space, new PlainSource(this.storage, space), filter);
-    return this.storage.features.deleteMatching(space.key, filter);
+    const scope = await this.writable(caller, spaceId);
+    const source = scope.deletable();
+    // A layered space's features are deleted where its layers hold them; the storage's bulk delete bypasses the
+    // write plan, so a logged space's deletes would go unlogged: both go through the write path, page by page.
+    if (scope.layering.kind !== 'plain' || logListenerOf(scope.space.definition)) return this.deletePaged(scope, source, filter);
+    return this.storage.features.deleteMatching(scope.space.key, filter);
   }
 
   /**
-   * Deletes what `source` shows of a filter through the write path, a page of ids per transaction in read order:
+   * Deletes what the space shows of a filter through the write path, a page of ids per transaction in read order:
    * a virtual or composite space's features (their layers decide where), or a logged space's (each page logged).
    */
-  private async deletePaged(caller: Claims, space: StoredSpace, source: FeatureSource, filter: FeatureFilter): Promise<number> {
+  private async deletePaged(scope: SpaceScope, source: FeatureSource, filter: FeatureFilter): Promise<number> {
     let deleted = 0;
     for (let afterSeq = 0; ;) {
       const ids = new Set<string>();
@@ -189,42 +182,30 @@ export class FeatureService {
       }
       if (ids.size > 0) {
         const entries: WriteEntry[] = [...ids].map((id, position) => ({ id, position, onExists: 'delete', onNotExists: 'retain', onConflict: 'error' }));
-        deleted += (await this.apply(caller, space, entries, { transactional: true, respond: false, addTags: [], removeTags: [] })).deleted.length;
+        deleted += (await this.apply(scope, entries, { transactional: true, respond: false, addTags: [], removeTags: [] })).deleted.length;
       }
       if (read < DELETE_PAGE) return deleted;
     }
   }
 
-  /**
-   * The space and the feature come from one lookup: the most frequent read costs one database statement. A
-   * virtual or composite space then finds the feature through its layers.
-   */
+  /** The space and the feature come from one lookup (see SpaceResolver.openWithFeature). */
   async getOne(caller: Claims, spaceId: string, featureId: string, options: ReadOptions): Promise<SingleFeature> {
-    const found = await this.storage.spaces.getWithFeature(spaceId, featureId);
-    if (!found) throw hubError('spaceOfFeaturesNotFound');
-    authorizeRead(caller, spaceId, found.definition);
-    const stored = isLayered(found.definition) ? await this.layeredFeature(caller, spaceId, featureId) : found.feature;
+    const found = await this.spaces.openWithFeature(caller, spaceId, featureId);
+    const stored = await found.read();
     const json = stored === undefined ? undefined : transformText(stored, options.transforms);
     if (stored === undefined || json === undefined) throw hubError('featureNotFound');
     return { etag: bodyEtag(json), cacheTTL: cacheTTLOf(found.definition), json };
   }
 
-  /** The text a virtual or composite space shows for one id, undefined when it shows none. */
-  async layeredFeature(caller: Claims, spaceId: string, featureId: string): Promise<string | undefined> {
-    const source = await this.readable(caller, spaceId);
-    for await (const rows of source.query({ ids: [featureId], limit: 1 })) return rows[0]?.json;
-    return undefined;
-  }
-
   async getByIds(caller: Claims, spaceId: string, ids: string[], options: ReadOptions): Promise<FeatureCollectionStream> {
-    const source = await this.readable(caller, spaceId);
+    const source = await this.reader(caller, spaceId);
     const unique = [...new Set(ids)];
     return this.collection(source, { ids: unique, limit: unique.length }, options);
   }
 
   /** Search and the spatial reads: the query's filters, spatial condition and limit, in insertion order. */
   async search(caller: Claims, spaceId: string, query: Omit<FeatureQuery, 'ids' | 'afterSeq'>, options: ReadOptions): Promise<FeatureCollectionStream> {
-    const source = await this.readable(caller, spaceId);
+    const source = await this.reader(caller, spaceId);
     return this.collection(source, query, options);
   }
 
@@ -241,7 +222,7 @@ export class FeatureService {
    */
   async iteratePage(caller: Claims, spaceId: string, filter: Omit<FeatureQuery, 'ids' | 'afterSeq' | 'limit'>, afterSeq: number, limit: number,
     options: ReadOptions): Promise<IteratePage> {
-    const source = await this.readable(caller, spaceId);
+    const source = await this.reader(caller, spaceId);
     let returned = 0;
     let lastSeq = afterSeq;
     const onPage = (count: number, last: number) => {
@@ -259,23 +240,16 @@ export class FeatureService {
   }
 
   async count(caller: Claims, spaceId: string, filter: FeatureFilter, signal?: AbortSignal): Promise<{ count: number }> {
-    const source = await this.readable(caller, spaceId);
+    const source = await this.reader(caller, spaceId);
     return { count: await source.count(filter, signal) };
-  }
-
-  /** How many features a query finds, counted up to its limit: the estimate of viz sampling. */
-  async countUpTo(caller: Claims, spaceId: string, query: Omit<FeatureQuery, 'ids' | 'afterSeq'>, signal?: AbortSignal): Promise<number> {
-    const source = await this.readable(caller, spaceId);
-    return source.countUpTo(query, signal);
   }
 
   /**
    * The features of a tile query as one vector tile, encoded by the storage engine (API.md 6.2); with
    * `summarize` (clustering) the tile holds the features it makes of the rows instead.
    */
-  async vectorTile(caller: Claims, spaceId: string, query: Omit<FeatureQuery, 'ids' | 'afterSeq'>, request: VectorTileRequest, options: ReadOptions,
+  async vectorTile(source: FeatureSource, query: Omit<FeatureQuery, 'ids' | 'afterSeq'>, request: VectorTileRequest, options: ReadOptions,
     summarize?: (rows: AsyncIterable<FeatureRow[]>) => Promise<string[]>): Promise<VectorTileAnswer> {
-    const source = await this.readable(caller, spaceId);
     const rows = source.query(query, options.signal);
     async function* cells(): AsyncIterable<Array<{ json: string }>> {
       if (summarize) yield (await summarize(rows)).map((json) => ({ json }));
@@ -288,9 +262,8 @@ export class FeatureService {
    * A collection computed from every feature a query finds (clustering): `summarize` reads the rows page by
    * page and returns the answer's feature texts. It runs when the answer starts, before the status line.
    */
-  async summary(caller: Claims, spaceId: string, query: Omit<FeatureQuery, 'ids' | 'afterSeq'>, options: ReadOptions,
-    summarize: (rows: AsyncIterable<FeatureRow[]>) => Promise<string[]>): Promise<FeatureCollectionStream> {
-    const source = await this.readable(caller, spaceId);
+  summary(source: FeatureSource, query: Omit<FeatureQuery, 'ids' | 'afterSeq'>, options: ReadOptions,
+    summarize: (rows: AsyncIterable<FeatureRow[]>) => Promise<string[]>): FeatureCollectionStream {
     const rows = source.query(query, options.signal);
     async function* features(): AsyncIterable<string> {
       const texts = await summarize(rows);
@@ -299,7 +272,8 @@ export class FeatureService {
     return { key: answerKey(source, options.etagKey), cacheTTL: cacheTTLOf(source.space.definition), features: features(), trailer: () => ({}) };
   }
 
-  private collection(source: FeatureSource, query: FeatureQuery, options: ReadOptions): FeatureCollectionStream {
+  /** The features a query finds in a source, rendered as the answer's pages. */
+  collection(source: FeatureSource, query: FeatureQuery, options: ReadOptions): FeatureCollectionStream {
     return {
       key: answerKey(source, options.etagKey),
       cacheTTL: cacheTTLOf(source.space.definition),

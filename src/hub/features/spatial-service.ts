@@ -11,10 +11,10 @@ import { geodesicBuffer } from '../../geo/geodesic-buffer.js';
 import type { Geometry, Polygon } from '../../geo/geometry.js';
 import { enlargedBounds, type Tile, tileBounds } from '../../geo/tile-schemes.js';
 import { MAX_VECTOR_TILE_LEVEL } from '../../geo/vector-tile.js';
-import type { Storage } from '../../storage/storage.js';
-import { isLayered } from '../layers/space-layout.js';
-import { authorize, authorizeRead } from '../access/authorization.js';
+import { AccessRecord, decide } from '../access/authorization.js';
 import type { Claims } from '../access/claims.js';
+import type { FeatureSource } from '../layers/feature-source.js';
+import type { SpaceResolver } from '../resolve/space-resolver.js';
 import { cluster, type ClusterArea } from '../clustering/cluster.js';
 import { sampled, samplingRatio, simplifyStep, stripProperties, type Tweaks, type VizRead } from './display-tweaks.js';
 import { checkClusterableTile, type ClusteringRequest } from '../clustering/clustering-options.js';
@@ -88,7 +88,7 @@ function withSteps(options: ReadOptions, steps: ReadonlyArray<TransformStep | un
 const orderedBox = ([a, b, c, d]: BBox): BBox => [Math.min(a, c), Math.min(b, d), Math.max(a, c), Math.max(b, d)];
 
 export class SpatialService {
-  constructor(private readonly storage: Storage, private readonly features: FeatureService) {}
+  constructor(private readonly spaces: SpaceResolver, private readonly features: FeatureService) {}
 
   async bbox(caller: Claims, spaceId: string, read: BoxRead): Promise<FeatureCollectionStream> {
     const box = orderedBox(read.corners);
@@ -137,16 +137,17 @@ export class SpatialService {
     if (read.clustering) {
       checkClusterableTile(tile);
       const { query, summarize } = this.clustering(caller, read, read.clustering, { bbox: box, tile, clip: read.clip });
-      return this.features.vectorTile(caller, spaceId, query, request, read.options, summarize);
+      return this.features.vectorTile(await this.features.reader(caller, spaceId), query, request, read.options, summarize);
     }
+    const source = await this.features.reader(caller, spaceId);
     const query = { ...read.filter, spatial: { kind: 'box', box } satisfies SpatialFilter, limit: read.limit };
-    const ratio = await this.samplingRatio(caller, spaceId, query, read, read.viz);
-    return this.features.vectorTile(caller, spaceId, sampled(query, ratio), request, read.options);
+    const ratio = await this.samplingRatio(source, query, read, read.viz);
+    return this.features.vectorTile(source, sampled(query, ratio), request, read.options);
   }
 
-  private clustered(caller: Claims, spaceId: string, read: AreaRead, request: ClusteringRequest, area: ClusterArea): Promise<FeatureCollectionStream> {
+  private async clustered(caller: Claims, spaceId: string, read: AreaRead, request: ClusteringRequest, area: ClusterArea): Promise<FeatureCollectionStream> {
     const { query, summarize } = this.clustering(caller, read, request, area);
-    return this.features.summary(caller, spaceId, query, read.options, summarize);
+    return this.features.summary(await this.features.reader(caller, spaceId), query, read.options, summarize);
   }
 
   /**
@@ -154,7 +155,7 @@ export class SpatialService {
    * counts take at most one property filter (API.md 6.4). Clustering is a capability the token must hold (API.md 8.3).
    */
   private clustering(caller: Claims, read: AreaRead, request: ClusteringRequest, area: ClusterArea) {
-    authorize(caller, [{ action: 'useCapabilities', resource: { id: `${request.kind}Clustering` } }]);
+    decide(caller, new AccessRecord().capability(`${request.kind}Clustering`));
     if (request.kind === 'quadbin' && (read.filter.properties ?? []).length > 1) {
       throw hubError('invalidClustering', { name: 'quadbin', problem: 'Quadbin clustering takes at most one property filter.' });
     }
@@ -169,19 +170,20 @@ export class SpatialService {
    */
   private async area(caller: Claims, spaceId: string, read: AreaRead, spatial: SpatialFilter, clip: TransformStep | undefined,
     box?: BBox, viz?: VizRead): Promise<FeatureCollectionStream> {
+    const source = await this.features.reader(caller, spaceId);
     const query: FeatureQuery = { ...read.filter, spatial, limit: read.limit };
-    const ratio = await this.samplingRatio(caller, spaceId, query, read, viz);
+    const ratio = await this.samplingRatio(source, query, read, viz);
     const steps = [
       clip,
       box && read.tweaks?.kind === 'simplification' ? simplifyStep(box, read.tweaks.strength) : undefined,
       viz && !viz.keepProperties ? stripProperties : undefined,
     ];
-    const result = await this.features.search(caller, spaceId, sampled(query, ratio), withSteps(read.options, steps));
+    const result = this.features.collection(source, sampled(query, ratio), withSteps(read.options, steps));
     return ratio > 1 ? { ...result, trailer: () => ({ ...result.trailer(), partial: true }) } : result;
   }
 
-  private samplingRatio(caller: Claims, spaceId: string, query: FeatureQuery, read: AreaRead, viz: VizRead | undefined): Promise<number> {
-    return samplingRatio(viz, read.tweaks, (limit) => this.features.countUpTo(caller, spaceId, { ...query, limit }, read.options.signal));
+  private samplingRatio(source: FeatureSource, query: FeatureQuery, read: AreaRead, viz: VizRead | undefined): Promise<number> {
+    return samplingRatio(viz, read.tweaks, (limit) => source.countUpTo({ ...query, limit }, read.options.signal));
   }
 
   /**
@@ -203,7 +205,7 @@ export class SpatialService {
     return { filter: { kind: 'geometry', geometry: area, bounds: geometryBBox(area) ?? NOWHERE }, searched: () => area };
   }
 
-  /** A referenced feature is read too: the caller needs readFeatures on its space (API.md 8.3). */
+  /** A referenced feature is read too: the caller needs readFeatures on its space and every layer it shows (API.md 8.3). */
   private async referenceGeometry(caller: Claims, source: SpatialSource): Promise<Geometry> {
     switch (source.kind) {
       case 'point':
@@ -213,10 +215,8 @@ export class SpatialService {
       case 'h3':
         return h3Polygon(source.index);
       case 'feature': {
-        const found = await this.storage.spaces.getWithFeature(source.spaceId, source.featureId);
-        if (!found) throw hubError('refSpaceNotFound', { id: source.spaceId });
-        authorizeRead(caller, source.spaceId, found.definition);
-        const feature = isLayered(found.definition) ? await this.features.layeredFeature(caller, source.spaceId, source.featureId) : found.feature;
+        const found = await this.spaces.openWithFeature(caller, source.spaceId, source.featureId, () => { throw hubError('refSpaceNotFound', { id: source.spaceId }); });
+        const feature = await found.read();
         if (feature === undefined) throw hubError('refFeatureNotFound', { id: source.featureId });
         const { geometry } = JSON.parse(feature) as { geometry?: Geometry | null };
         if (!geometry) throw hubError('refFeatureWithoutGeometry', { id: source.featureId });

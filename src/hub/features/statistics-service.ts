@@ -1,6 +1,7 @@
 // The StatisticsResponse of a space (API.md 5.9).
-import type { SpaceSources } from '../layers/space-sources.js';
+import type { SpaceResolver } from '../resolve/space-resolver.js';
 import type { Claims } from '../access/claims.js';
+import type { SpaceDefinition } from '../../core/space-definition.js';
 
 const estimated = <T>(value: T, isEstimate = false) => ({ value, estimated: isEstimate });
 
@@ -9,11 +10,14 @@ export const DEFAULT_STATISTICS_EXACT_LIMIT = 10_000;
 
 export class StatisticsService {
   /** Spaces with more features than `exactLimit` get estimates from a sample (storage.ts SpaceStatistics). */
-  constructor(private readonly sources: SpaceSources, private readonly exactLimit = DEFAULT_STATISTICS_EXACT_LIMIT) {}
+  constructor(private readonly spaces: SpaceResolver, private readonly exactLimit = DEFAULT_STATISTICS_EXACT_LIMIT) {}
 
-  /** The StatisticsResponse without its `etag`, which is a hash of this body as sent (src/http/reply/read-reply.ts). */
-  async statistics(caller: Claims, spaceId: string): Promise<{ type: string } & Record<string, unknown>> {
-    const source = await this.sources.open(caller, spaceId);
+  /**
+   * The StatisticsResponse without its `etag`, which is a hash of this body as sent (src/http/reply/read-reply.ts), and
+   * the space's definition, which the OGC collection shows: one resolution serves both.
+   */
+  async statistics(caller: Claims, spaceId: string): Promise<{ body: { type: string } & Record<string, unknown>; definition: SpaceDefinition }> {
+    const source = (await this.spaces.open(caller, spaceId)).reader();
     const { space } = source;
     const stats = await source.statistics({ exactUpTo: this.exactLimit });
     const searchable = space.definition.searchableProperties ? 'PARTIAL' : 'ALL';
@@ -26,16 +30,19 @@ export class StatisticsService {
       ...(property.datatype ? { datatype: property.datatype } : {}),
     }));
     return {
-      type: 'StatisticsResponse',
-      count: estimated(stats.count),
-      byteSize: estimated(stats.dataSize, true),
-      dataSize: estimated(stats.dataSize, true),
-      bbox: estimated(stats.bbox ?? [], stats.estimated),
-      geometryTypes: estimated(stats.geometryTypes, stats.estimated),
-      tags: estimated(stats.tags, stats.estimated),
-      properties: { ...estimated(properties, stats.estimated), searchable },
-      searchable,
-      contentUpdatedAt: estimated(source.contentUpdatedAt),
+      definition: space.definition,
+      body: {
+        type: 'StatisticsResponse',
+        count: estimated(stats.count),
+        byteSize: estimated(stats.dataSize, true),
+        dataSize: estimated(stats.dataSize, true),
+        bbox: estimated(stats.bbox ?? [], stats.estimated),
+        geometryTypes: estimated(stats.geometryTypes, stats.estimated),
+        tags: estimated(stats.tags, stats.estimated),
+        properties: { ...estimated(properties, stats.estimated), searchable },
+        searchable,
+        contentUpdatedAt: estimated(source.contentUpdatedAt),
+      },
     };
   }
 }

@@ -4,7 +4,7 @@ import type { Geometry } from '../../geo/geometry.js';
 import { pad3D } from '../../geo/coordinates.js';
 import type { FeatureWrite, WritePlan } from '../../storage/storage.js';
 import type { WriteActions } from '../access/authorization.js';
-import { type ErrorCode, type ErrorParams, hubError } from '../../core/errors.js';
+import { type ErrorCode, type ErrorParams, type HubError, hubError } from '../../core/errors.js';
 import { applyPatch, deepEqual } from '../merge-patch.js';
 import type { FeatureInput } from './feature-input.js';
 import { featureTexts, type FeatureParts, parseStoredFeature } from './feature-text.js';
@@ -51,6 +51,12 @@ export interface PlannedWrite {
   plan: WritePlan;
   result: WriteResult;
   actions: WriteActions;
+  /**
+   * Why a transactional write fails as a whole (a 404 of the single-feature routes, a 409, a failed feature),
+   * if it does: thrown only after the rights of what was planned up to it are decided, so that a caller who
+   * may not do that learns nothing from it. Planning stops at it.
+   */
+  refusal?: HubError;
 }
 
 export interface WriteResult {
@@ -79,7 +85,7 @@ class Planner {
   private readonly result: WriteResult = { features: [], inserted: [], updated: [], deleted: [], failed: [] };
   private readonly updatedTexts: string[] = [];
   private readonly unmodifiedTexts: string[] = [];
-  private readonly actions: WriteActions = { inserts: false, updates: false, deletes: false, retained: false };
+  private readonly actions: WriteActions = { inserts: false, updates: false, deletes: false, answersStored: false };
 
   constructor(
     private readonly space: SpaceContext,
@@ -87,9 +93,14 @@ class Planner {
     private readonly now: number,
   ) {}
 
+  private refusal?: HubError;
+
   private fail(entry: WriteEntry, code: ErrorCode, params: ErrorParams): void {
     const error = hubError(code, params);
-    if (this.options.transactional) throw error;
+    if (this.options.transactional) {
+      this.refusal = error;
+      return;
+    }
     this.result.failed.push({ id: entry.id, position: entry.position, message: error.message });
   }
 
@@ -150,6 +161,8 @@ class Planner {
     const tags = resultTags(feature.tags, stored.namespace.tags, this.options, entry.ruleTags);
     // The geometry stays as written for the answer; stored positions are 3D, so compare it padded.
     const unchanged = deepEqual({ ...result, geometry: patchedGeometry && pad3D(patchedGeometry) }, before);
+    // The answer is the stored feature with the patch merged in: the caller reads it.
+    if (this.options.respond) this.actions.answersStored = true;
     if (unchanged && deepEqual(tags, stored.namespace.tags)) {
       // Still an update as far as rights go: whether it changes anything must not depend on who asks.
       this.actions.updates = true;
@@ -167,13 +180,15 @@ class Planner {
 
   /** A stored feature answered as it is: the caller reads it (`e=retain` needs readFeatures). */
   private retain(storedJson: string): void {
-    this.actions.retained = true;
+    this.actions.answersStored = true;
     this.unmodifiedTexts.push(storedJson);
   }
 
   private onMissing(entry: WriteEntry): void {
     switch (entry.onNotExists) {
-      case 'notFound': throw hubError('featureNotFound');
+      case 'notFound':
+        this.refusal = hubError('featureNotFound');
+        return;
       case 'error': return this.fail(entry, 'featureMissing', { id: entry.id });
       case 'retain': return;
       case 'create':
@@ -189,7 +204,11 @@ class Planner {
     if (conflict) {
       // Without history the merge base is the head, so a stale uuid on merge is a merge conflict that `cr` resolves.
       const resolution = action === 'merge' ? entry.onConflict : 'error';
-      if (resolution === 'error') return this.fail(entry, 'uuidMismatch', { id: entry.id, uuid: stored.namespace.uuid as string });
+      if (resolution === 'error') {
+        // The refusal names the stored uuid: the caller reads it.
+        this.actions.answersStored = true;
+        return this.fail(entry, 'uuidMismatch', { id: entry.id, uuid: stored.namespace.uuid as string });
+      }
       action = resolution === 'retain' ? 'retain' : 'replace';
     }
     const feature = entry.feature;
@@ -214,12 +233,13 @@ class Planner {
 
   run(entries: readonly WriteEntry[], existing: ReadonlyMap<string, string>): PlannedWrite {
     for (const entry of entries) {
+      if (this.refusal) break;
       const storedJson = existing.get(entry.id);
       if (storedJson === undefined) this.onMissing(entry);
       else this.onExisting(entry, storedJson);
     }
     this.result.features.push(...this.updatedTexts, ...this.unmodifiedTexts);
-    return { plan: { upserts: this.upserts, deletes: this.deletes, timestamp: this.now }, result: this.result, actions: this.actions };
+    return { plan: { upserts: this.upserts, deletes: this.deletes, timestamp: this.now }, result: this.result, actions: this.actions, refusal: this.refusal };
   }
 }
 

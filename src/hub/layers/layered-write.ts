@@ -1,17 +1,28 @@
 // Writes through a virtual or composite space: which layer each feature goes to, and one storage transaction for them all.
 import { type HubError, hubError } from '../../core/errors.js';
+import type { FeatureRow } from '../../core/feature-query.js';
 import type { FeatureWrite, Storage, StoredSpace, WritePlan, WriteStep } from '../../storage/storage.js';
-import { authorizeWrite } from '../access/authorization.js';
-import type { Claims } from '../access/claims.js';
+import type { SpaceRef, WriteActions } from '../access/authorization.js';
 import type { FeatureParts } from '../features/feature-text.js';
 import { planWrite, type WriteEntry, type WriteOptions, type WriteResult } from '../features/write-plan.js';
-import { versionsByLayer } from './layered-source.js';
-import type { Layering } from './space-sources.js';
+import type { Layering } from './space-layout.js';
 import { isTombstone, tombstone } from './tombstones.js';
-import { type ActivityLog, activityLogOf, withActivityLog } from '../activity-log/activity-log.js';
+import { type ActivityLog, withActivityLog } from '../activity-log/activity-log.js';
 
 /** A space's schema check for the features it stores, as FeatureService builds it. */
 export type FeatureCheck = (parts: FeatureParts, entry: WriteEntry) => HubError | undefined;
+
+/** A layered space as a request writes through it (hub/resolve/space-scope.ts): the only way to read its layers and to be granted the write. */
+export interface LayeredTarget {
+  readonly space: StoredSpace;
+  readonly layering: Layering;
+  readonly layers: readonly StoredSpace[];
+  /** The stored versions of ids in each layer, once the caller may read every layer. */
+  versions(ids: string[]): Promise<Array<Map<string, FeatureRow>>>;
+  /** The plan's actions on the space and on each layer it changes; 403 when not granted. */
+  decideWrite(actions: WriteActions, changed: readonly SpaceRef[]): void;
+  logOf(space: StoredSpace): Promise<ActivityLog | undefined>;
+}
 
 /**
  * Plans and writes entries through a layered space, in one transaction of the storage (docs/decisions.md,
@@ -23,14 +34,14 @@ export type FeatureCheck = (parts: FeatureParts, entry: WriteEntry) => HubError 
  *   it from every upstream holding it. Upstreams in different databases cannot be written in one write.
  * `checkOf` gives the schema check of the layer a feature goes to.
  */
-export async function writeLayered(storage: Storage, caller: Claims, space: StoredSpace, layering: Exclude<Layering, { kind: 'plain' }>,
-  entries: WriteEntry[], options: WriteOptions, checkOf: (layer: StoredSpace, entries: WriteEntry[]) => FeatureCheck | undefined): Promise<WriteResult> {
-  const { layers } = layering;
+export async function writeLayered(storage: Storage, target: LayeredTarget, entries: WriteEntry[], options: WriteOptions,
+  checkOf: (layer: StoredSpace, entries: WriteEntry[]) => FeatureCheck | undefined): Promise<WriteResult> {
+  const { space, layers } = target;
   const ids = [...new Set(entries.map((entry) => entry.id))];
-  const before = await versionsByLayer(storage, layers, ids);
+  const before = await target.versions(ids);
   const top = layers.length - 1;
   const holders = (id: string) => layers.map((_, index) => index).filter((index) => before[index].has(id));
-  const composite = layering.kind === 'composite';
+  const composite = target.layering.kind === 'composite';
   /** Where a feature is written: the composite's own layer, or the upstream whose version the virtual space shows. */
   const targetOf = (id: string): number => (composite ? top : holders(id).at(-1) ?? top);
   /** What the layers below the composite's own show for an id. */
@@ -49,7 +60,7 @@ export async function writeLayered(storage: Storage, caller: Claims, space: Stor
   const primary = targetOf(ids[0] ?? '');
   // The activity logs of the layers the write may change (a layer with a broken log refuses it, as a plain space does).
   const logs = new Map<number, ActivityLog | undefined>();
-  for (const index of new Set(ids.flatMap((id) => [targetOf(id), ...holders(id)]))) logs.set(index, await activityLogOf(storage, layers[index]));
+  for (const index of new Set(ids.flatMap((id) => [targetOf(id), ...holders(id)]))) logs.set(index, await target.logOf(layers[index]));
 
   return storage.features.write(layers[primary].key, ids, (fresh) => {
     const existing = new Map<string, string>();
@@ -67,13 +78,12 @@ export async function writeLayered(storage: Storage, caller: Claims, space: Stor
     const planned = planWrite({ id: layers[top].id, enableUUID: space.definition.enableUUID === true, check, spaceOf: (id) => layers[targetOf(id)].id },
       entries, options, existing);
     const changed = new Set([...planned.plan.upserts.map((feature) => targetOf(feature.id)), ...planned.plan.deletes.flatMap((id) => (composite ? [top] : holders(id)))]);
-    authorizeWrite(caller, space.id, space.definition, planned.actions);
+    target.decideWrite(planned.actions, [...changed].map((index) => layers[index]));
     for (const index of changed) {
       const layer = layers[index];
-      if (layer.id === space.id) continue;
-      authorizeWrite(caller, layer.id, layer.definition, planned.actions);
-      if (layer.definition.readOnly === true) throw hubError('readOnlySpace', { id: layer.id });
+      if (layer.id !== space.id && layer.definition.readOnly === true) throw hubError('readOnlySpace', { id: layer.id });
     }
+    if (planned.refusal) throw planned.refusal;
     if (refusal) throw refusal;
     const plans = layers.map((): WritePlan => ({ upserts: [], deletes: [], timestamp: planned.plan.timestamp }));
     for (const feature of planned.plan.upserts) plans[targetOf(feature.id)].upserts.push(feature);

@@ -3,6 +3,7 @@ import { hubError } from '../../core/errors.js';
 import { MAX_ID_LENGTH } from '../../core/id-limits.js';
 import { isObject } from '../../core/json.js';
 import type { SpaceDefinition } from '../../core/space-definition.js';
+import type { StoredSpace } from '../../storage/storage.js';
 
 /** How a virtual space combines its upstreams (API.md 3.7). */
 export type VirtualOperation = 'group' | 'merge' | 'override' | 'custom';
@@ -61,3 +62,9 @@ export function virtualSpec(params: unknown): VirtualSpec {
 export function isLayered(definition: SpaceDefinition): boolean {
   return virtualSpecOf(definition) !== undefined || baseOf(definition) !== undefined;
 }
+
+/** The spaces below a space and the space itself, in reading order, plus how they combine. */
+export type Layering =
+  | { kind: 'plain' }
+  | { kind: 'virtual'; combination: 'group' | 'merge' | 'override'; layers: StoredSpace[] }
+  | { kind: 'composite'; layers: StoredSpace[] };

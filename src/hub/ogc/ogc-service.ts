@@ -59,8 +59,7 @@ export class OgcService {
 
   /** The collection of one space: its definition as the caller sees it, its extent and queryables from the space statistics. */
   async collection(caller: Claims, spaceId: string): Promise<Collection> {
-    const body = await this.statistics.statistics(caller, spaceId);
-    const view = await this.spaces.get(caller, spaceId);
+    const { body, definition: view } = await this.statistics.statistics(caller, spaceId);
     const bbox = (body.bbox as { value: number[] }).value;
     const properties = (body.properties as { value: Array<{ key: string; datatype?: string }> }).value;
     return {

@@ -1,7 +1,7 @@
 // What creating or changing a space needs of the token (API.md 3.2, 8.2, 8.3): one Need per action and resource.
 import type { SpaceDefinition } from '../../core/space-definition.js';
-import { type Need, spaceResource } from '../access/authorization.js';
-import { attributesMatch, type Claims, HUB_SERVICE } from '../access/claims.js';
+import { mayChooseId, type Need, spaceResource } from '../access/authorization.js';
+import type { Claims } from '../access/claims.js';
 import { deepEqual } from '../merge-patch.js';
 import { CONNECTOR_MEMBERS } from './space-fields.js';
 
@@ -69,15 +69,9 @@ function changeNeeds(id: string, subject: Record<string, unknown>, before: Recor
   return needs;
 }
 
-/**
- * A space chosen by id needs adminSpaces, or a manageSpaces map that is `{}` or names the space (a `space`
- * attribute, e.g. `"proj-*"`); maps holding only an owner do not let a token choose ids (API.md 3.2).
- */
+/** A space chosen by id needs adminSpaces unless the token may choose ids (authorization.ts mayChooseId). */
 function chosenIdNeeds(claims: Claims, id: string, definition: SpaceDefinition): Need[] {
-  const resource = spaceResource(id, definition);
-  const maps = claims.urm[HUB_SERVICE]?.manageSpaces ?? [];
-  const allowed = maps.some((map) => (Object.keys(map).length === 0 || 'space' in map) && attributesMatch(map, resource));
-  return allowed ? [] : [{ action: 'adminSpaces', resource }];
+  return mayChooseId(claims, id, definition) ? [] : [{ action: 'adminSpaces', resource: spaceResource(id, definition) }];
 }
 
 /**

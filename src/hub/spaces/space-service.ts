@@ -3,10 +3,10 @@ import { FORBIDDEN_ID_CHARACTERS, idRule, MAX_ID_LENGTH } from '../../core/id-li
 import { isObject } from '../../core/json.js';
 import type { SpaceDefinition } from '../../core/space-definition.js';
 import type { Storage, StoredSpace } from '../../storage/storage.js';
-import { authorize, spaceResource } from '../access/authorization.js';
-import { setsLogListener, withLogSpace } from '../activity-log/log-listener.js';
+import { AccessRecord, decide, decideListing, decideSee, definitionAccess, grantedActions, mayRead, maySee, visibleOwners } from '../access/authorization.js';
+import { LOG_SPACE_SUFFIX, setsLogListener, withLogSpace } from '../activity-log/log-listener.js';
 import { LogSpaces, refuseLogSpaceChange } from '../activity-log/log-spaces.js';
-import { type Claims, grantedOwners, hasRight, HUB_SERVICE } from '../access/claims.js';
+import type { Claims } from '../access/claims.js';
 import { hubError } from '../../core/errors.js';
 import type { SpaceListFilter, TimeCondition } from '../../core/space-query.js';
 import { newSpaceId } from '../ids.js';
@@ -14,7 +14,7 @@ import { applyPatch, deepEqual } from '../merge-patch.js';
 import { CONNECTOR_MEMBERS, CREATION_ONLY, emptyTitle, normalizeSpaceInput } from './space-fields.js';
 import { creationNeeds, updateNeeds } from './space-rights.js';
 import { spaceView } from './space-view.js';
-import { SpaceSources } from '../layers/space-sources.js';
+import type { SpaceResolver } from '../resolve/space-resolver.js';
 
 export type OwnerFilter = 'me' | 'others' | '*' | { owner: string };
 
@@ -28,12 +28,6 @@ export interface SpaceListQuery {
   /** Only the spaces whose features the caller may read (OGC collections): shared ones or with readFeatures. */
   readableOnly?: boolean;
 }
-
-/** The actions that give access to a space (API.md 3.6), in the order `includeRights` lists them. */
-const ACCESS_ACTIONS = ['readFeatures', 'createFeatures', 'updateFeatures', 'deleteFeatures', 'manageSpaces', 'adminSpaces'];
-
-/** The resource side of the space actions (API.md 8.2). */
-const resourceOf = (space: StoredSpace): Record<string, unknown> => spaceResource(space.id, space.definition);
 
 /**
  * Connectors sent in the list form replace the stored map, as any array does (API.md 3.4); a map merges
@@ -52,32 +46,28 @@ export const DEFAULT_SPACE_PAGE_SIZE = 1000;
 
 export class SpaceService {
   private readonly logSpaces: LogSpaces;
-  private readonly layers: SpaceSources;
 
-  /** `listPageSize`: spaces read per storage query when listing, which bounds the memory of a list. */
-  constructor(private readonly storage: Storage, private readonly defaultStorageId: string, private readonly listPageSize = DEFAULT_SPACE_PAGE_SIZE) {
-    this.layers = new SpaceSources(storage);
+  /** `layers` checks layered definitions; `listPageSize`: spaces read per storage query when listing, which bounds the memory of a list. */
+  constructor(private readonly storage: Storage, private readonly layers: SpaceResolver, private readonly defaultStorageId: string,
+    private readonly listPageSize = DEFAULT_SPACE_PAGE_SIZE) {
     this.logSpaces = new LogSpaces(storage, defaultStorageId);
   }
 
-  private canAccess(claims: Claims, space: StoredSpace): boolean {
-    const resource = resourceOf(space);
-    return space.definition.shared === true || ACCESS_ACTIONS.some((action) => hasRight(claims, action, resource));
-  }
-
   view(claims: Claims, space: StoredSpace, listing?: SpaceListQuery): Record<string, unknown> {
-    const resource = resourceOf(space);
-    const internal = hasRight(claims, 'adminSpaces', resource);
-    const connectors = (listing === undefined || listing.includeConnectors === true) && (internal || hasRight(claims, 'accessConnectors', resource));
-    const view = spaceView(space, { internal, connectors });
-    if (listing?.includeRights) view.rights = ACCESS_ACTIONS.filter((action) => hasRight(claims, action, resource));
+    const access = definitionAccess(claims, space);
+    const connectors = (listing === undefined || listing.includeConnectors === true) && access.connectors;
+    const view = spaceView(space, { internal: access.internal, connectors });
+    if (listing?.includeRights) view.rights = grantedActions(claims, space);
     return view;
   }
 
-  /** Any right on spaces at all: what listing spaces needs (API.md 8.3). */
-  private requireHubRights(claims: Claims): void {
-    const actions = Object.values(claims.urm[HUB_SERVICE] ?? {});
-    if (!actions.some((maps) => Array.isArray(maps) && maps.length > 0)) throw hubError('noHubRights');
+  /**
+   * A virtual or composite space reads the spaces below it, and shows their features to whoever reads it: storing
+   * one needs readFeatures on each (activity logs judged as the spaces they log), decided with the definition's own needs.
+   */
+  private async layerReads(id: string, definition: SpaceDefinition, record: AccessRecord): Promise<AccessRecord> {
+    for (const layer of await this.layers.check(id, definition)) record.read(layer);
+    return record;
   }
 
   /**
@@ -120,9 +110,10 @@ export class SpaceService {
       updatedAt: now,
     };
     if (definition.enableHistory === true) definition.enableUUID = true;
+    if (chosenId && id.endsWith(LOG_SPACE_SUFFIX)) throw hubError('spaceValidation', { problem: `Space ids ending in ${LOG_SPACE_SUFFIX} are kept for the activity logs of spaces.` });
     withLogSpace(id, definition);
-    authorize(claims, creationNeeds(claims, id, chosenId, definition, { id: this.defaultStorageId }));
-    await this.layers.check(id, definition);
+    const needs = new AccessRecord().add(creationNeeds(claims, id, chosenId, definition, { id: this.defaultStorageId }));
+    decide(claims, await this.layerReads(id, definition, needs));
     await this.checkSpaceQuota(claims);
     if (setsLogListener(definition.listeners)) await this.logSpaces.checkFree(id);
     const created = await this.storage.spaces.create(id, definition, now);
@@ -133,7 +124,7 @@ export class SpaceService {
   async get(claims: Claims, id: string): Promise<Record<string, unknown>> {
     const space = await this.storage.spaces.get(id);
     if (!space) throw hubError('spaceNotFound');
-    if (!this.canAccess(claims, space)) authorize(claims, [{ action: 'readFeatures', resource: resourceOf(space) }]);
+    decideSee(claims, space);
     return this.view(claims, space);
   }
 
@@ -142,16 +133,16 @@ export class SpaceService {
    * is simple (see grantedOwners), access are filtered by the storage; other rights are checked per space.
    */
   async *list(claims: Claims, query: SpaceListQuery): AsyncIterable<Record<string, unknown>[]> {
-    this.requireHubRights(claims);
-    const granted = grantedOwners(claims, ACCESS_ACTIONS);
+    decideListing(claims);
+    const granted = visibleOwners(claims);
     const filter: SpaceListFilter = { contentUpdatedAt: query.contentUpdatedAt };
     if (query.owner === 'me') filter.owner = { is: claims.aid };
     else if (query.owner === 'others') filter.owner = { isNot: claims.aid };
     else if (typeof query.owner === 'object') filter.owner = { is: query.owner.owner };
     if (Array.isArray(granted)) filter.sharedOrOwnedBy = granted;
     for await (const page of this.storage.spaces.list(filter, this.listPageSize)) {
-      const accessible = granted === undefined ? page.filter((space) => this.canAccess(claims, space)) : page;
-      const visible = query.readableOnly ? accessible.filter((space) => space.definition.shared === true || hasRight(claims, 'readFeatures', resourceOf(space))) : accessible;
+      const accessible = granted === undefined ? page.filter((space) => maySee(claims, space)) : page;
+      const visible = query.readableOnly ? accessible.filter((space) => mayRead(claims, space)) : accessible;
       if (visible.length > 0) yield visible.map((space) => this.view(claims, space, query));
     }
   }
@@ -160,11 +151,12 @@ export class SpaceService {
   async patch(claims: Claims, id: string, input: Record<string, unknown>): Promise<Record<string, unknown>> {
     if (input.id !== undefined && input.id !== id) throw hubError('spaceIdMismatch');
     const fields = normalizeSpaceInput(input);
+    let layerReads: AccessRecord | undefined;
     if (fields.storage !== undefined) {
       // Checked against the spaces below as they are now: a space changed later breaks reads with a clear 409, nothing worse.
       const current = await this.storage.spaces.get(id);
       if (!current) throw hubError('spaceNotFound');
-      await this.layers.check(id, applyPatch(withoutReplacedConnectors(current.definition, input), fields).result as SpaceDefinition);
+      layerReads = await this.layerReads(id, applyPatch(withoutReplacedConnectors(current.definition, input), fields).result as SpaceDefinition, new AccessRecord());
     }
     if (setsLogListener(fields.listeners)) await this.logSpaces.checkFree(id);
     let before: SpaceDefinition | undefined;
@@ -184,7 +176,7 @@ export class SpaceService {
       const result = applyPatch(withoutReplacedConnectors(current.definition, input), fields).result as SpaceDefinition;
       withLogSpace(id, result);
       // Checked on the stored definition inside the update, so the rights judged are those of what changes.
-      authorize(claims, updateNeeds(id, current.definition, result));
+      decide(claims, new AccessRecord().add(updateNeeds(id, current.definition, result)).add(layerReads?.needs ?? []));
       refuseLogSpaceChange(id, current.definition);
       if (deepEqual(result, current.definition)) return current.definition;
       return { ...result, updatedAt: Date.now() };
@@ -197,7 +189,7 @@ export class SpaceService {
   async delete(claims: Claims, id: string): Promise<Record<string, unknown>> {
     const space = await this.storage.spaces.get(id);
     if (!space) throw hubError('spaceNotFound');
-    authorize(claims, [{ action: 'manageSpaces', resource: resourceOf(space) }]);
+    decide(claims, new AccessRecord().onSpace('manageSpaces', space));
     await this.logSpaces.checkDeletable(space);
     const deleted = await this.storage.spaces.delete(id);
     if (!deleted) throw hubError('spaceNotFound');

@@ -220,7 +220,7 @@ export class Database {
    * deadline: an index build, or waiting for another node's migration, may take longer than any request should.
    */
   async session<T>(work: (client: Session) => Promise<T>): Promise<T> {
-    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, application_name: APPLICATION_NAME, types });
+    const client = this.client();
     client.on('error', () => {});
     await client.connect().catch((error: unknown) => {
       throw new Error(`Cannot connect to ${this.name}: ${(error as Error).message}`);
@@ -229,6 +229,20 @@ export class Database {
       return await work(client);
     } finally {
       await client.end().catch(() => {});
+    }
+  }
+
+  /**
+   * A client of its own for start-up work. pg refuses a URL it cannot parse with a bare "Invalid URL" (it leaves the
+   * URL out, as it may hold a password): the message names it masked and says how to write such a password.
+   */
+  private client(): pg.Client {
+    try {
+      return new pg.Client({ connectionString: this.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, application_name: APPLICATION_NAME, types });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ERR_INVALID_URL') throw error;
+      throw new Error(`Cannot read ${this.name} as a connection URL: a password holding / ? # or , must be written ` +
+        'percent-encoded (%2F %3F %23 %2C)');
     }
   }
 

@@ -8,6 +8,7 @@ import { SqliteSessionStore } from './session-store.js';
 import { SqliteFeatureStore } from './feature-store.js';
 import { jsonContains } from './json-contains.js';
 import { migrate } from './migrations.js';
+import { makeOwnerOnly } from './owner-only-files.js';
 import { SqliteProjectStore } from './project-store.js';
 import { SqliteSpaceStore } from './space-store.js';
 
@@ -38,6 +39,7 @@ export class SqliteStorage implements Storage {
   /** Opens (or creates) the file and brings its schema up to date. */
   static async open(file: string, options: SqliteOptions): Promise<SqliteStorage> {
     mkdirSync(dirname(file), { recursive: true });
+    makeOwnerOnly(file);
     const db = new Database(file);
     db.pragma('journal_mode = WAL');
     // FULL makes every commit durable (fsync of the WAL) before a write is acknowledged:

@@ -1,28 +1,21 @@
-// Resolves a space to what its reads see: its own features, or the layers of a virtual or composite space, once the caller may read them all.
+// Resolves a space once per request: the space, the layers of a virtual or composite space, and (for one-feature reads) the feature, into a SpaceScope.
 import { hubError } from '../../core/errors.js';
-import { logListenerOf } from '../activity-log/log-listener.js';
 import type { SpaceDefinition } from '../../core/space-definition.js';
 import type { Storage, StoredSpace } from '../../storage/storage.js';
-import { authorizeRead } from '../access/authorization.js';
 import type { Claims } from '../access/claims.js';
-import { type FeatureSource, PlainSource } from './feature-source.js';
-import { LayeredSource } from './layered-source.js';
-import { baseOf, isLayered, MAX_EXTENDS_DEPTH, virtualSpecOf } from './space-layout.js';
-
-/** The spaces below a space and the space itself, in reading order, plus how they combine. */
-export type Layering =
-  | { kind: 'plain' }
-  | { kind: 'virtual'; combination: 'group' | 'merge' | 'override'; layers: StoredSpace[] }
-  | { kind: 'composite'; layers: StoredSpace[] };
+import { logListenerOf } from '../activity-log/log-listener.js';
+import { baseOf, isLayered, type Layering, MAX_EXTENDS_DEPTH, virtualSpecOf } from '../layers/space-layout.js';
+import { type OneFeature, PrefetchedFeature } from './one-feature.js';
+import { SpaceScope } from './space-scope.js';
 
 /** Layered spaces whose layers are remembered; past it the memory starts over (it is only a hint). */
 const REMEMBERED_LAYERINGS = 1000;
 
-export class SpaceSources {
+export class SpaceResolver {
   /**
-   * The ids of the spaces below each layered space, as last resolved: the next read looks them up together with
-   * the space itself, which on PostgreSQL is one statement instead of two in a row. A stale entry costs one more
-   * lookup, never a wrong answer: what the space's definition names is what is read.
+   * The ids of the spaces below each layered space, as last resolved: the next request looks them up together
+   * with the space itself, which on PostgreSQL is one statement instead of two in a row. A stale entry costs one
+   * more lookup, never a wrong answer: what the space's definition names is what is read.
    */
   private readonly below = new Map<string, string[]>();
 
@@ -38,7 +31,7 @@ export class SpaceSources {
   }
 
   /** How the space's reads and writes are laid out; a layering broken by later changes to its spaces is a clear 409. */
-  async layering(space: StoredSpace, known?: ReadonlyMap<string, StoredSpace | undefined>): Promise<Layering> {
+  private async layering(space: StoredSpace, known?: ReadonlyMap<string, StoredSpace | undefined>): Promise<Layering> {
     const virtual = virtualSpecOf(space.definition);
     if (virtual) {
       if (virtual.operation === 'custom') throw hubError('customVirtualSpace', { id: space.id });
@@ -56,13 +49,50 @@ export class SpaceSources {
     return below.length === 0 ? { kind: 'plain' } : { kind: 'composite', layers: [...below, space] };
   }
 
+  /** The space with its layers, remembering them for the next request. */
+  private async scope(caller: Claims, space: StoredSpace, known: ReadonlyMap<string, StoredSpace | undefined>): Promise<SpaceScope> {
+    const layering = await this.layering(space, known);
+    if (layering.kind === 'plain') this.below.delete(space.id);
+    else {
+      if (this.below.size >= REMEMBERED_LAYERINGS) this.below.clear();
+      this.below.set(space.id, layering.layers.filter((layer) => layer.id !== space.id).map((layer) => layer.id));
+    }
+    return new SpaceScope(this.storage, caller, space, layering);
+  }
+
+  /** The spaces remembered below `id`, looked up with it. */
+  private async hinted(id: string): Promise<Map<string, StoredSpace | undefined>> {
+    const ids = this.below.get(id) ?? [];
+    const found = await Promise.all(ids.map((layerId) => this.storage.spaces.get(layerId)));
+    return new Map(ids.map((layerId, index) => [layerId, found[index]]));
+  }
+
+  /** The space `id` as this request sees it; 404 (`notFound`) when it does not exist. Nothing is decided or read yet. */
+  async open(caller: Claims, id: string, notFound: () => never = () => { throw hubError('spaceOfFeaturesNotFound'); }): Promise<SpaceScope> {
+    const [space, known] = await Promise.all([this.storage.spaces.get(id), this.hinted(id)]);
+    if (!space) return notFound();
+    return this.scope(caller, space, known);
+  }
+
   /**
-   * Checks a definition about to be stored under `id`: the upstreams of a virtual space exist and are plain
-   * spaces, the base of a composite space exists and is no virtual space, and no space extends more than
-   * MAX_EXTENDS_DEPTH levels or itself. Breaking a layering later (deleting or changing a space below) is
-   * allowed; reads through it then answer 409.
+   * As `open` for a read of one feature: the space and the feature come from one lookup, so the most frequent
+   * read of a plain space costs one database statement. The feature is handed out only once the read is granted.
    */
-  async check(id: string, definition: SpaceDefinition): Promise<void> {
+  async openWithFeature(caller: Claims, id: string, featureId: string, notFound: () => never = () => { throw hubError('spaceOfFeaturesNotFound'); }): Promise<OneFeature> {
+    const found = await this.storage.spaces.getWithFeature(id, featureId);
+    if (!found) return notFound();
+    if (!isLayered(found.definition)) return new PrefetchedFeature(caller, { id, definition: found.definition }, found.feature);
+    const scope = await this.open(caller, id, notFound);
+    return { definition: scope.space.definition, read: () => scope.readOne(featureId) };
+  }
+
+  /**
+   * Checks a definition about to be stored under `id`, and returns every space it would read (which the caller
+   * must be able to read): the upstreams of a virtual space exist and are plain spaces, the base of a composite
+   * space exists and is no virtual space, and no space extends more than MAX_EXTENDS_DEPTH levels or itself.
+   * Breaking a layering later (deleting or changing a space below) is allowed; reads through it then answer 409.
+   */
+  async check(id: string, definition: SpaceDefinition): Promise<StoredSpace[]> {
     const virtual = virtualSpecOf(definition);
     const base = baseOf(definition);
     const refuse = (problem: string): never => { throw hubError('spaceValidation', { problem }); };
@@ -71,13 +101,14 @@ export class SpaceSources {
     if (virtual && base !== undefined) refuse('A virtual space cannot extend another space.');
     // Its writes change the upstreams, whose own activity logs record them: a log of its own would stay empty.
     if (virtual && logListenerOf(definition)) refuse('A virtual space cannot have an activity log; give its upstream spaces one.');
+    const read: StoredSpace[] = [];
     for (const upstream of virtual?.upstreams ?? []) {
       if (upstream === id) refuse(`The virtual space ${named(id)} cannot read from itself.`);
       const layer = await this.storage.spaces.get(upstream);
-      if (!layer) refuse(`The upstream space ${named(upstream)} of the virtual space does not exist.`);
-      else if (isLayered(layer.definition)) refuse(`The upstream space ${named(upstream)} is a virtual or composite space; a virtual space reads plain spaces only.`);
+      if (!layer) return refuse(`The upstream space ${named(upstream)} of the virtual space does not exist.`);
+      if (isLayered(layer.definition)) refuse(`The upstream space ${named(upstream)} is a virtual or composite space; a virtual space reads plain spaces only.`);
+      read.push(layer);
     }
-    if (base === undefined) return;
     const chain = [id];
     for (let next: string | undefined = base; next !== undefined;) {
       if (chain.includes(next)) refuse(`The space ${named(id)} would extend itself through ${named(next)}.`);
@@ -85,35 +116,10 @@ export class SpaceSources {
       const layer = await this.storage.spaces.get(next);
       if (!layer) return refuse(`The space ${named(next)} to extend does not exist.`);
       if (virtualSpecOf(layer.definition)) refuse(`The space ${named(next)} is a virtual space, which cannot be extended.`);
+      read.push(layer);
       chain.push(next);
       next = baseOf(layer.definition);
     }
-  }
-
-  /**
-   * What a feature read of the space `id` sees, once the caller may read it: reading a layered space reads every
-   * space below it, so the caller needs readFeatures on each (or each shared). 404 when the space is unknown.
-   */
-  async open(caller: Claims, id: string): Promise<FeatureSource> {
-    const hinted = this.below.get(id) ?? [];
-    const [space, ...layers] = await Promise.all([id, ...hinted].map((spaceId) => this.storage.spaces.get(spaceId)));
-    if (!space) throw hubError('spaceOfFeaturesNotFound');
-    return this.readable(caller, space, new Map(hinted.map((layerId, index) => [layerId, layers[index]])));
-  }
-
-  /** As `open`, for a space already looked up; `known` holds spaces looked up with it. */
-  async readable(caller: Claims, space: StoredSpace, known?: ReadonlyMap<string, StoredSpace | undefined>): Promise<FeatureSource> {
-    authorizeRead(caller, space.id, space.definition);
-    const layering = await this.layering(space, known);
-    if (layering.kind === 'plain') {
-      this.below.delete(space.id);
-      return new PlainSource(this.storage, space);
-    }
-    if (this.below.size >= REMEMBERED_LAYERINGS) this.below.clear();
-    this.below.set(space.id, layering.layers.filter((layer) => layer.id !== space.id).map((layer) => layer.id));
-    for (const layer of layering.layers) authorizeRead(caller, layer.id, layer.definition);
-    return layering.kind === 'virtual'
-      ? new LayeredSource(this.storage, space, layering.layers, layering.combination, false)
-      : new LayeredSource(this.storage, space, layering.layers, 'override', true);
+    return read;
   }
 }

@@ -1,0 +1,100 @@
+// One space as one request touches it: resolved once with its layers and their logs, and the only way to read their features, each read decided first.
+import type { FeatureRow } from '../../core/feature-query.js';
+import type { Storage, StoredSpace } from '../../storage/storage.js';
+import { AccessRecord, decide, type SpaceRef, type WriteActions } from '../access/authorization.js';
+import type { Claims } from '../access/claims.js';
+import { type ActivityLog, activityLogOf } from '../activity-log/activity-log.js';
+import { type FeatureSource, PlainSource } from '../layers/feature-source.js';
+import { LayeredSource, versionsByLayer } from '../layers/layered-source.js';
+import type { LayeredTarget } from '../layers/layered-write.js';
+import type { Layering } from '../layers/space-layout.js';
+
+/**
+ * A request's view of one space. Every feature it reads goes through `reader` or `layersBelow`, which record
+ * readFeatures on each space read and have authorization.ts decide before anything is read: a path that
+ * forgets to ask cannot read. Writes record their plan's actions through `decideWrite`.
+ */
+export class SpaceScope implements LayeredTarget {
+  private source?: FeatureSource;
+  private readonly logs = new Map<string, Promise<ActivityLog | undefined>>();
+
+  constructor(private readonly storage: Storage, readonly caller: Claims, readonly space: StoredSpace, readonly layering: Layering) {}
+
+  /** Every space whose features a read of this one sees: the space and each layer. */
+  private get read(): StoredSpace[] {
+    return this.layering.kind === 'plain' ? [this.space] : [this.space, ...this.layering.layers.filter((layer) => layer.id !== this.space.id)];
+  }
+
+  /** What a feature read of the space sees, once the caller may read every space it shows. */
+  reader(): FeatureSource {
+    if (this.source) return this.source;
+    const record = new AccessRecord();
+    for (const space of this.read) record.read(space);
+    decide(this.caller, record);
+    this.source = this.sourceOf();
+    return this.source;
+  }
+
+  /** Only ever called right after a decision. */
+  private sourceOf(): FeatureSource {
+    const { layering } = this;
+    return layering.kind === 'plain'
+      ? new PlainSource(this.storage, this.space)
+      : new LayeredSource(this.storage, this.space, layering.layers, layering.kind === 'virtual' ? layering.combination : 'override', layering.kind === 'composite');
+  }
+
+  /** The text the space shows for one id, undefined when it shows none; read only once granted. */
+  async readOne(featureId: string): Promise<string | undefined> {
+    for await (const rows of this.reader().query({ ids: [featureId], limit: 1 })) return rows[0]?.json;
+    return undefined;
+  }
+
+  get layers(): readonly StoredSpace[] {
+    return this.layering.kind === 'plain' ? [this.space] : this.layering.layers;
+  }
+
+  /**
+   * The stored versions of ids in every layer, for a write through a layered space: the plan sees them and may
+   * answer them, and whether an id exists changes the answer, so every layer must be readable before any is read.
+   */
+  async versions(ids: string[]): Promise<Array<Map<string, FeatureRow>>> {
+    const record = new AccessRecord();
+    for (const layer of this.layers) if (layer.id !== this.space.id) record.read(layer);
+    decide(this.caller, record);
+    return versionsByLayer(this.storage, this.layers, ids);
+  }
+
+  /** A write is about to start: before its plan looks at anything stored (see AccessRecord.writer). */
+  decideWriter(): void {
+    decide(this.caller, new AccessRecord().writer(this.space));
+  }
+
+  /** In the write's transaction, once its plan is known: the plan's actions on the space and on each layer it changes. */
+  decideWrite(actions: WriteActions, changed: readonly SpaceRef[] = []): void {
+    const record = new AccessRecord().write(this.space, actions);
+    for (const layer of changed) if (layer.id !== this.space.id) record.write(layer, actions);
+    decide(this.caller, record);
+  }
+
+  /**
+   * A delete by filter (`DELETE /features?tags=`), before its features are looked at: deleteFeatures on the space
+   * and, through a layered space, readFeatures on every layer below (they decide where the deletes go). Returns
+   * the source the deleted ids are found in: finding them answers nothing but how many were deleted.
+   */
+  deletable(): FeatureSource {
+    const record = new AccessRecord().onSpace('deleteFeatures', this.space);
+    for (const layer of this.layers) if (layer.id !== this.space.id) record.read(layer);
+    decide(this.caller, record);
+    return this.sourceOf();
+  }
+
+  /** The activity log of the space or one of its layers, looked up once per request. */
+  logOf(space: StoredSpace): Promise<ActivityLog | undefined> {
+    let log = this.logs.get(space.id);
+    if (!log) {
+      log = activityLogOf(this.storage, space);
+      this.logs.set(space.id, log);
+    }
+    return log;
+  }
+}

@@ -1,0 +1,247 @@
+// The authorization matrix over layered spaces (issue 21): no route, write option or error carries a byte of a space its caller may not read.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { call, type TestResponse } from '../helpers/http-client.js';
+import { collection, point } from '../helpers/features.js';
+import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
+import { issueToken, ownerRights } from '../helpers/tokens.js';
+
+const virtual = (operation: string, upstreams: string[]) => ({ storage: { id: 'virtualspace', params: { virtualspace: { [operation]: upstreams } } } });
+const json = { 'content-type': 'application/json' };
+
+/** A request Bob sends through a layered space `s`; `id` is a feature id the foreign space holds, `missing` one it does not. */
+interface Probe {
+  name: string;
+  method: string;
+  path(s: string, id: string, missing: string): string;
+  body?(id: string, missing: string): unknown;
+}
+
+const feature = (id: string, properties: Record<string, unknown> = { bob: 1 }) => point(id, properties, [1, 1]);
+
+/** Every route and write option that reads or returns features, against a foreign id and a missing one. */
+const PROBES: Probe[] = [
+  { name: 'read ?id=', method: 'GET', path: (s, id, missing) => `/hub/spaces/${s}/features?id=${id},${missing}` },
+  { name: 'read by id', method: 'GET', path: (s, id) => `/hub/spaces/${s}/features/${id}` },
+  { name: 'read missing id', method: 'GET', path: (s, _id, missing) => `/hub/spaces/${s}/features/${missing}` },
+  { name: 'search', method: 'GET', path: (s) => `/hub/spaces/${s}/search` },
+  { name: 'iterate', method: 'GET', path: (s) => `/hub/spaces/${s}/iterate` },
+  { name: 'count', method: 'GET', path: (s) => `/hub/spaces/${s}/count` },
+  { name: 'statistics', method: 'GET', path: (s) => `/hub/spaces/${s}/statistics` },
+  { name: 'bbox', method: 'GET', path: (s) => `/hub/spaces/${s}/bbox?west=-180&south=-90&east=180&north=90` },
+  { name: 'tile', method: 'GET', path: (s) => `/hub/spaces/${s}/tile/web/0_0_0` },
+  { name: 'mvt', method: 'GET', path: (s) => `/hub/spaces/${s}/tile/web/0_0_0.mvt` },
+  { name: 'spatial', method: 'GET', path: (s) => `/hub/spaces/${s}/spatial?lat=1&lon=1&radius=1000` },
+  { name: 'spatial POST', method: 'POST', path: (s) => `/hub/spaces/${s}/spatial`, body: () => ({ type: 'Point', coordinates: [1, 1] }) },
+  { name: 'ogc items', method: 'GET', path: (s) => `/ogc/collections/${s}/items` },
+  { name: 'ogc item', method: 'GET', path: (s, id) => `/ogc/collections/${s}/items/${id}` },
+  { name: 'ogc collection', method: 'GET', path: (s) => `/ogc/collections/${s}` },
+  { name: 'e=retain', method: 'POST', path: (s) => `/hub/spaces/${s}/features?e=retain`, body: (id) => collection({ type: 'Feature', id }) },
+  { name: 'e=retain collection', method: 'POST', path: (s) => `/hub/spaces/${s}/features?e=retain`, body: (id) => collection(feature(id)) },
+  { name: 'e=patch', method: 'POST', path: (s) => `/hub/spaces/${s}/features?e=patch`, body: (id) => collection(feature(id)) },
+  { name: 'e=merge', method: 'POST', path: (s) => `/hub/spaces/${s}/features?e=merge`, body: (id) => collection(feature(id)) },
+  { name: 'e=replace', method: 'POST', path: (s) => `/hub/spaces/${s}/features?e=replace`, body: (id) => collection(feature(id)) },
+  { name: 'e=error', method: 'POST', path: (s) => `/hub/spaces/${s}/features?e=error&transactional=false`, body: (id) => collection(feature(id)) },
+  { name: 'ne=retain', method: 'POST', path: (s) => `/hub/spaces/${s}/features?ne=retain`, body: (id, missing) => collection(feature(id), feature(missing)) },
+  { name: 'ne=error', method: 'POST', path: (s) => `/hub/spaces/${s}/features?ne=error&transactional=false`, body: (id, missing) => collection(feature(id), feature(missing)) },
+  { name: 'stale uuid', method: 'POST', path: (s) => `/hub/spaces/${s}/features?e=patch`, body: (id) => collection({ ...feature(id), properties: { '@ns:com:here:xyz': { uuid: 'stale' } } }) },
+  { name: 'PUT collection', method: 'PUT', path: (s) => `/hub/spaces/${s}/features`, body: (id) => collection(feature(id)) },
+  { name: 'PUT one', method: 'PUT', path: (s, id) => `/hub/spaces/${s}/features/${id}`, body: (id) => feature(id) },
+  { name: 'PATCH one', method: 'PATCH', path: (s, id) => `/hub/spaces/${s}/features/${id}`, body: () => ({ type: 'Feature', properties: { bob: 2 } }) },
+  { name: 'PATCH missing', method: 'PATCH', path: (s, _id, missing) => `/hub/spaces/${s}/features/${missing}`, body: () => ({ type: 'Feature', properties: { bob: 2 } }) },
+  {
+    name: 'modification list', method: 'POST', path: (s) => `/hub/spaces/${s}/features`,
+    body: (id, missing) => ({
+      type: 'FeatureModificationList',
+      modifications: [
+        { onFeatureExists: 'retain', onFeatureNotExists: 'retain', featureData: collection(feature(id), feature(missing)) },
+        { onFeatureExists: 'delete', featureIds: [`${missing}-2`] },
+      ],
+    }),
+  },
+  { name: 'ogc PUT item', method: 'PUT', path: (s, id) => `/ogc/collections/${s}/items/${id}`, body: (id) => feature(id) },
+  { name: 'ogc PATCH item', method: 'PATCH', path: (s, id) => `/ogc/collections/${s}/items/${id}`, body: () => ({ type: 'Feature', properties: { bob: 3 } }) },
+  { name: 'ogc DELETE item', method: 'DELETE', path: (s, id) => `/ogc/collections/${s}/items/${id}` },
+  { name: 'DELETE one', method: 'DELETE', path: (s, id) => `/hub/spaces/${s}/features/${id}` },
+  { name: 'DELETE missing', method: 'DELETE', path: (s, _id, missing) => `/hub/spaces/${s}/features/${missing}` },
+  { name: 'DELETE by ids', method: 'DELETE', path: (s, id, missing) => `/hub/spaces/${s}/features?id=${id}&id=${missing}` },
+  { name: 'DELETE by tags', method: 'DELETE', path: (s) => `/hub/spaces/${s}/features?tags=*` },
+];
+
+for (const backend of BACKENDS) {
+  describe(`layered spaces over a foreign space (${backend})`, () => {
+    let hub: HubProcess;
+    const alice = `alice-${randomBytes(4).toString('hex')}`;
+    const bob = `bob-${randomBytes(4).toString('hex')}`;
+    /** What no answer to Bob may hold: a property value and a coordinate only Alice's features carry. */
+    const SECRET = `secret-${randomBytes(8).toString('hex')}`;
+    const SECRET_COORDINATE = '12.3456789';
+    let bobToken = '';
+    let aliceSpace = '';
+    let aliceLog = '';
+    let bobSpace = '';
+    /** Alice's log ids, which a composite over her log shows as feature ids. */
+    let logIds: string[] = [];
+    /** The layered spaces Bob owns over Alice's, made while it was allowed (the admin made them for Bob). */
+    const layered = new Map<string, { space: string; id: string }>();
+
+    const asBob = (method: string, path: string, body?: unknown): Promise<TestResponse> =>
+      call(hub, method, path, { body, headers: { authorization: `Bearer ${bobToken}`, ...(body === undefined ? {} : json) } });
+
+    /** Alice's space and her log, as stored, read with the admin token. */
+    async function aliceState(): Promise<string> {
+      const parts: string[] = [];
+      for (const space of [aliceSpace, aliceLog]) {
+        const response = await call(hub, 'GET', `/hub/spaces/${space}/iterate?limit=1000`);
+        assert.equal(response.status, 200, response.text);
+        parts.push(JSON.stringify(response.body.features));
+      }
+      return parts.join('\n');
+    }
+
+    function assertClean(response: TestResponse, context: string): void {
+      assert.ok(!response.text.includes(SECRET), `${context} → ${response.status}: the answer holds Alice's secret: ${response.text.slice(0, 400)}`);
+      assert.ok(!response.text.includes(SECRET_COORDINATE), `${context} → ${response.status}: the answer holds Alice's geometry: ${response.text.slice(0, 400)}`);
+      assert.ok(!response.text.includes(aliceSpace) || response.status === 403 || response.status === 409,
+        `${context} → ${response.status}: the answer names Alice's space: ${response.text.slice(0, 400)}`);
+    }
+
+    before(async () => {
+      hub = await startHub({ backend });
+      const aliceToken = (await issueToken(hub, { aid: alice, urm: ownerRights(alice) })).token;
+      const bobRights = ownerRights(bob);
+      bobRights['xyz-hub'].accessConnectors = [{ id: 'virtualspace' }, { id: 'activity-log' }];
+      bobToken = (await issueToken(hub, { aid: bob, urm: bobRights })).token;
+      const created = await call(hub, 'POST', '/hub/spaces', {
+        body: { title: 'private', owner: alice, enableUUID: true, listeners: { 'activity-log': [{ params: {} }] } },
+      });
+      assert.equal(created.status, 200, created.text);
+      aliceSpace = created.body.id as string;
+      aliceLog = `${aliceSpace}-activity-log`;
+      const secretFeature = (id: string) => ({ ...point(id, { secret: SECRET }, [Number(SECRET_COORDINATE), 1]), tags: ['alice'] });
+      const written = await call(hub, 'PUT', `/hub/spaces/${aliceSpace}/features`, {
+        body: collection(secretFeature('a1'), secretFeature('a2')), headers: { authorization: `Bearer ${aliceToken}` },
+      });
+      assert.equal(written.status, 200, written.text);
+      logIds = ((await call(hub, 'GET', `/hub/spaces/${aliceLog}/iterate`)).body.features ?? []).map((logged) => String(logged.id));
+      assert.equal(logIds.length, 2);
+      bobSpace = (await asBob('POST', '/hub/spaces', { title: 'bob' })).body.id as string;
+      assert.ok(bobSpace);
+      assert.equal((await asBob('PUT', `/hub/spaces/${bobSpace}/features`, collection(feature('c1')))).status, 200);
+      const made: Array<[string, Record<string, unknown>, string]> = [
+        ['composite over the space', { extends: { spaceId: aliceSpace } }, 'a1'],
+        ['composite over the log', { extends: { spaceId: aliceLog } }, logIds[0]],
+        ['group', virtual('group', [aliceSpace, bobSpace]), 'a1'],
+        ['merge', virtual('merge', [aliceSpace, bobSpace]), 'a1'],
+        ['override', virtual('override', [bobSpace, aliceSpace]), 'a1'],
+      ];
+      for (const [name, definition, id] of made) {
+        const response = await call(hub, 'POST', '/hub/spaces', { body: { title: name, owner: bob, ...definition } });
+        assert.equal(response.status, 200, response.text);
+        layered.set(name, { space: response.body.id as string, id });
+      }
+    });
+    after(async () => { await hub?.stop(); });
+
+    test('creating a layered space over a space the caller may not read is refused, and nothing is stored', async () => {
+      const attempts: Array<[string, Record<string, unknown>]> = [
+        ['composite over the space', { extends: { spaceId: aliceSpace } }],
+        ['composite over the log', { extends: { spaceId: aliceLog } }],
+        ['group', virtual('group', [bobSpace, aliceSpace])],
+        ['merge', virtual('merge', [aliceSpace, bobSpace])],
+        ['override', virtual('override', [aliceSpace])],
+      ];
+      for (const [name, definition] of attempts) {
+        const id = `bob-${randomBytes(6).toString('hex')}`;
+        const response = await asBob('POST', '/hub/spaces', { id, title: name, ...definition });
+        assert.equal(response.status, 403, `${name}: ${response.text}`);
+        assertClean(response, name);
+        assert.equal((await call(hub, 'GET', `/hub/spaces/${id}`)).status, 404, `${name}: a refused space was stored`);
+      }
+    });
+
+    test('patching a virtual space to read a foreign space is refused, and nothing changes', async () => {
+      const own = (await asBob('POST', '/hub/spaces', { title: 'own group', ...virtual('group', [bobSpace]) })).body.id as string;
+      assert.ok(own);
+      const before = (await call(hub, 'GET', `/hub/spaces/${own}`)).body.storage;
+      const response = await asBob('PATCH', `/hub/spaces/${own}`, virtual('group', [bobSpace, aliceSpace]));
+      assert.equal(response.status, 403, response.text);
+      assert.deepEqual((await call(hub, 'GET', `/hub/spaces/${own}`)).body.storage, before);
+    });
+
+    test('a space id reserved for an activity log cannot be taken', async () => {
+      const future = `bob-later-${randomBytes(4).toString('hex')}`;
+      const squat = await asBob('POST', '/hub/spaces', { id: `${future}-activity-log`, title: 'squat' });
+      assert.equal(squat.status, 400, squat.text);
+      assert.equal(squat.body.code, 'spaceValidation', squat.text);
+      const bare = await asBob('POST', '/hub/spaces', { id: `${aliceSpace}-activity-log`, title: 'squat' });
+      assert.ok(bare.status === 400 || bare.status === 409, bare.text);
+    });
+
+    for (const name of ['composite over the space', 'composite over the log', 'group', 'merge', 'override']) {
+      test(`every route through a ${name} answers 403 without a byte of Alice's features`, async () => {
+        const { space, id } = layered.get(name) ?? assert.fail('made in before()');
+        const before = await aliceState();
+        for (const probe of PROBES) {
+          const context = `${name}: ${probe.name}`;
+          const response = await asBob(probe.method, probe.path(space, id, 'nope'), probe.body?.(id, 'nope'));
+          assertClean(response, context);
+          assert.equal(response.status, 403, `${context} → ${response.status} ${response.text.slice(0, 300)}`);
+        }
+        // A reference to a foreign feature through the layered space, from a search of Bob's own space.
+        const referenced = await asBob('GET', `/hub/spaces/${bobSpace}/spatial?refSpaceId=${space}&refFeatureId=${id}&radius=10`);
+        assertClean(referenced, `${name}: refSpaceId`);
+        assert.equal(referenced.status, 403, referenced.text);
+        const missing = await asBob('GET', `/hub/spaces/${bobSpace}/spatial?refSpaceId=${space}&refFeatureId=nope&radius=10`);
+        assert.equal(missing.status, 403, `${name}: refSpaceId of a missing id: ${missing.text}`);
+        assert.equal(await aliceState(), before, `${name}: Alice's space changed`);
+      });
+    }
+
+    test('a plain foreign space tells Bob nothing of which ids it holds', async () => {
+      for (const probe of PROBES) {
+        const existing = await asBob(probe.method, probe.path(aliceSpace, 'a1', 'nope'), probe.body?.('a1', 'nope'));
+        const missing = await asBob(probe.method, probe.path(aliceSpace, 'nope', 'nope-2'), probe.body?.('nope', 'nope-2'));
+        assertClean(existing, `plain: ${probe.name}`);
+        assert.equal(existing.status, 403, `plain: ${probe.name} → ${existing.status} ${existing.text.slice(0, 300)}`);
+        assert.equal(missing.status, 403, `plain: ${probe.name} of a missing id → ${missing.status} ${missing.text.slice(0, 300)}`);
+      }
+    });
+
+    test('an answer carrying a stored feature needs readFeatures, also on the caller\'s own space', async () => {
+      const writeOnly = { 'xyz-hub': Object.fromEntries(['createFeatures', 'updateFeatures', 'deleteFeatures'].map((action) => [action, [{ owner: alice }]])) };
+      const token = (await issueToken(hub, { aid: alice, urm: writeOnly })).token;
+      const send = (method: string, path: string, body: unknown, accept?: string) =>
+        call(hub, method, path, { body, headers: { authorization: `Bearer ${token}`, ...json, ...(accept ? { accept } : {}) } });
+      const features = `/hub/spaces/${aliceSpace}/features`;
+      const before = await aliceState();
+      for (const [name, response] of [
+        ['e=retain', await send('POST', `${features}?e=retain`, collection({ type: 'Feature', id: 'a1' }))],
+        ['e=patch', await send('POST', `${features}?e=patch`, collection(point('a1', { more: 1 })))],
+        ['PATCH one', await send('PATCH', `${features}/a1`, { type: 'Feature', properties: { more: 1 } })],
+        ['stale uuid', await send('PUT', `${features}/a1`, { ...point('a1'), properties: { '@ns:com:here:xyz': { uuid: 'stale' } } })],
+      ] as const) {
+        assertClean(response, `write-only: ${name}`);
+        assert.equal(response.status, 403, `write-only: ${name} → ${response.status} ${response.text.slice(0, 300)}`);
+        assert.equal(response.body.code, 'insufficientRights', response.text);
+        assert.ok(response.text.includes('readFeatures'), response.text);
+      }
+      assert.equal(await aliceState(), before, 'a refused write changed Alice\'s space');
+      // Without an answer the write needs only what it does; a replace answers what was sent.
+      assert.equal((await send('POST', `${features}?e=patch`, collection(point('a2', { more: 2 })), 'application/x-empty')).status, 204);
+      const replaced = await send('PUT', `${features}/a1`, point('a1', { secret: SECRET, replaced: true }, [Number(SECRET_COORDINATE), 1]));
+      assert.equal(replaced.status, 200, replaced.text);
+    });
+
+    test('the same routes through Bob\'s own layers work (the walls are not everywhere)', async () => {
+      const own = (await asBob('POST', '/hub/spaces', { title: 'own composite', extends: { spaceId: bobSpace } })).body.id as string;
+      const retained = await asBob('POST', `/hub/spaces/${own}/features?e=retain`, collection({ type: 'Feature', id: 'c1' }));
+      assert.equal(retained.status, 200, retained.text);
+      assert.deepEqual(retained.body.features?.map((kept) => kept.id), ['c1']);
+      const patched = await asBob('PATCH', `/hub/spaces/${own}/features/c1`, { type: 'Feature', properties: { more: 1 } });
+      assert.equal(patched.status, 200, patched.text);
+      assert.equal((await asBob('PATCH', `/hub/spaces/${own}/features/nope`, { type: 'Feature', properties: {} })).status, 404);
+    });
+  });
+}
