@@ -10,6 +10,10 @@ declare module 'autocannon' {
     url: string;
     connections?: number;
     duration?: number;
+    /** Requests to make; then duration is ignored. */
+    amount?: number;
+    /** Milliseconds between samples; the run ends at the first sample after its last answer. */
+    sampleInt?: number;
     headers?: Record<string, string>;
     requests?: Array<RawRequest & { setupRequest?: (request: RawRequest) => RawRequest }>;
   }

@@ -7,7 +7,7 @@ import { featureTexts } from '../src/hub/features/feature-text.js';
 import type { PropertyCondition } from '../src/core/feature-query.js';
 import type { FeatureWrite, SpaceKey, Storage } from '../src/storage/storage.js';
 import { startFlags } from '../test/helpers/hub-process.js';
-import { cityFeature, cityParts, fillDirectly, loadCities, pointParts, polygonCollection, polygonParts } from './data.js';
+import { cityFeature, cityParts, fillDirectly, fillPlain, loadCities, pointParts, polygonCollection, polygonParts } from './data.js';
 import { type BenchEngine, ENGINES, openStorage, spaceKey, type StorageSpec } from './engines.js';
 import { FloorReads } from './floor-reads.js';
 import { bigSpace } from './big-space.js';
@@ -15,6 +15,10 @@ import { etagReads } from './etag-reads.js';
 import { type BenchHub, type MemoryReading, readMemory, resetPeak, startBenchHub, watchMemory } from './hub-server.js';
 import { countFeatures, HubClient, iterateHttp, iterateHttpTimed } from './http.js';
 import { fastest, perSecond, type Rate, repeated, rotation, timed } from './measure.js';
+import { plainTable } from './plain-tables.js';
+import { readCpuSeconds, withCpu } from './process-cpu.js';
+import { ReadTables, throughputRatio } from './read-tables.js';
+import { side, takeTurns } from './turns.js';
 import { virtualReads } from './virtual-reads.js';
 import { ogcItems } from './ogc-items.js';
 import { processorsIngest } from './processors-ingest.js';
@@ -104,14 +108,20 @@ interface MemoryRow {
   after: MemoryReading;
 }
 
-/** The floors' storage: written on this thread, read (timed) in the floor worker. */
+/** The floors' storage and plain tables: written on this thread, read (timed) in the floor worker. */
 interface Floor {
   store: Storage;
   spec: StorageSpec;
+  plainSpec: StorageSpec;
   reads: FloorReads;
 }
 
+/** The plain floor's tables (plain-tables.ts) of the cities and of the million section's points. */
+const PLAIN_CITIES = 'plain_cities';
+const PLAIN_MILLION = 'plain_million';
+
 const rows: Row[] = [];
+const readTables = new ReadTables();
 const memoryRows: MemoryRow[] = [];
 const notes: string[] = [];
 
@@ -119,18 +129,16 @@ const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 const number = (value: number) => Math.round(value).toLocaleString('en-US');
 const mib = (kib: number) => `${(kib / 1024).toFixed(0)} MiB`;
 
-/**
- * Measures the HTTP side and its floor in turns and keeps each side's best turn, so that background
- * work on the two shared cores (autovacuum, a checkpoint) slows both sides alike rather than one.
- */
+/** Measures the HTTP side and its floor in turns (turns.ts) and keeps each side's best turn. */
 async function alternate(turns: number, http: (turn: number) => Promise<Rate>, floor: () => Promise<Rate>): Promise<{ http: Rate; floor: Rate }> {
-  const httpRuns: Rate[] = [];
-  const floorRuns: Rate[] = [];
-  for (let turn = 0; turn < turns; turn++) {
-    httpRuns.push(await http(turn));
-    floorRuns.push(await floor());
-  }
-  return { http: fastest(httpRuns), floor: fastest(floorRuns) };
+  const sides = { http: side(http), floor: side(floor) };
+  await takeTurns(turns, [sides.http, sides.floor]);
+  return { http: sides.http.best(), floor: sides.floor.best() };
+}
+
+/** Runs `work` against the hub inside a CPU window of the hub process and, on PostgreSQL, the database server. */
+function onHub<T extends Rate & { requests: number }>(hub: BenchHub, settings: Settings, work: () => Promise<T>) {
+  return withCpu(() => readCpuSeconds(hub.pid), settings.engine.serverPid?.(), work);
 }
 
 async function createSpace(client: HubClient, title: string): Promise<string> {
@@ -207,6 +215,8 @@ async function ingest(client: HubClient, floor: Floor, settings: Settings): Prom
     }));
     floorSpaces.push(space);
   }
+  log(`ingest: loading the plain floor's table ${PLAIN_CITIES}`);
+  await fillPlain(await plainTable(floor.plainSpec, PLAIN_CITIES), cities.length, 10_000, (i, timestamp) => cityParts(cities[i], httpSpaces[0], timestamp));
   await settings.engine.afterBulkLoad?.();
   const http = fastest(httpRuns);
   const floorRate = fastest(floorRuns);
@@ -222,29 +232,37 @@ async function getById(hub: BenchHub, floor: Floor, space: CitySpace, settings: 
   const connections = 10;
   log(`GET by id: autocannon, ${connections} connections, ${size.getSeconds} s`);
   const nextId = rotation(space.ids);
-  const result = await autocannon({
-    url: hub.origin,
-    connections,
-    duration: size.getSeconds,
-    headers: { authorization: `Bearer ${hub.token}` },
-    requests: [{
-      method: 'GET',
-      setupRequest: (request) => ({ ...request, path: `/hub/spaces/${space.httpSpace}/features/${nextId()}` }),
-    }],
+  const http = await onHub(hub, settings, async () => {
+    const result = await autocannon({
+      url: hub.origin,
+      connections,
+      duration: size.getSeconds,
+      headers: { authorization: `Bearer ${hub.token}` },
+      requests: [{
+        method: 'GET',
+        setupRequest: (request) => ({ ...request, path: `/hub/spaces/${space.httpSpace}/features/${nextId()}` }),
+      }],
+    });
+    if (result.errors > 0 || result.non2xx > 0) throw new Error(`GET by id: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
+    return { items: result.requests.total, requests: result.requests.total, seconds: result.duration, latency: result.latency };
   });
-  if (result.errors > 0 || result.non2xx > 0) throw new Error(`GET by id: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
-  const http = { items: result.requests.total, seconds: result.duration };
 
   // The same load on the health route, which touches no storage, shows what the HTTP stack alone allows.
   const health = await autocannon({ url: `${hub.origin}/hub`, connections, duration: size.getSeconds });
   const floorRate = await floor.reads.run('getById', {
     spec: floor.spec, spaceId: space.floorSpace, ids: space.ids, seconds: size.getSeconds, concurrency: connections,
   });
-  const floorName = settings.engine.name === 'postgres' ? 'one SELECT by primary key' : 'storage lookup';
-  rows.push({
-    figure: `GET feature by id (${connections} connections)`, unit: 'requests/s', http, floor: floorRate, goal: settings.engine.goals.getById,
-    note: `floor: ${floorName}; latency avg ${result.latency.average} ms, p99 ${result.latency.p99} ms`,
+  const plain = await floor.reads.run('plainGetById', {
+    spec: floor.plainSpec, table: PLAIN_CITIES, ids: space.ids, seconds: size.getSeconds, concurrency: connections,
   });
+  const floorName = settings.engine.name === 'postgres' ? 'one SELECT by primary key' : 'storage lookup';
+  const row = {
+    section: 'get', figure: `GET feature by id (${connections} connections)`, unit: 'requests/s', hub: http, plain, own: floorRate,
+    note: `own-SQL floor: ${floorName}; latency avg ${http.latency.average} ms, p99 ${http.latency.p99} ms`,
+  };
+  readTables.add(row);
+  const { getById: goal } = settings.engine.goals;
+  if (goal !== undefined) readTables.goal({ label: `GET by id vs ${floorName} (own-SQL floor; issue 11)`, value: throughputRatio(row, 'own'), bound: goal, at: 'least' });
   rows.push({
     figure: 'GET feature by id vs GET /hub', unit: 'requests/s', http, floor: { items: health.requests.total, seconds: health.duration },
     goal: settings.engine.goals.getByIdVsHealth, note: 'floor: GET /hub, which reads no storage',
@@ -291,7 +309,7 @@ async function parallelWrites(client: HubClient, settings: Settings): Promise<vo
   });
 }
 
-async function iterate(client: HubClient, floor: Floor, space: CitySpace, settings: Settings): Promise<void> {
+async function iterate(hub: BenchHub, client: HubClient, floor: Floor, space: CitySpace, settings: Settings): Promise<void> {
   const size = sizes(settings.quick);
   log(`iterate: whole city space, limit ${size.iteratePage}`);
   const check = (count: number) => {
@@ -299,39 +317,61 @@ async function iterate(client: HubClient, floor: Floor, space: CitySpace, settin
     return count;
   };
   check(await iterateHttp(client, space.httpSpace, size.iteratePage));
-  const { http, floor: floorRate } = await alternate(size.turns,
-    () => repeated(size.turnSeconds, 1, async () => {
-      await iterateHttpTimed(client, space.httpSpace, size.iteratePage);
-      return space.ids.length;
-    }),
-    () => floor.reads.run('iterate', {
+  const sides = {
+    hub: side(() => onHub(hub, settings, async () => {
+      let requests = 0;
+      const rate = await repeated(size.turnSeconds, 1, async () => {
+        requests += await iterateHttpTimed(client, space.httpSpace, size.iteratePage);
+        return space.ids.length;
+      });
+      return { ...rate, requests };
+    })),
+    own: side(() => floor.reads.run('iterate', {
       spec: floor.spec, spaceId: space.floorSpace, limit: size.iteratePage, seconds: size.turnSeconds, expected: space.ids.length,
-    }));
-  rows.push({ figure: `Iterate (limit ${size.iteratePage}, follow handle)`, unit: 'features/s', http, floor: floorRate, goal: settings.engine.goals.read });
+    })),
+    plain: side(() => floor.reads.run('plainIterate', {
+      spec: floor.plainSpec, table: PLAIN_CITIES, limit: size.iteratePage, seconds: size.turnSeconds, expected: space.ids.length,
+    })),
+  };
+  await takeTurns(size.turns, [sides.hub, sides.own, sides.plain]);
+  const row = {
+    section: 'iterate', figure: `Iterate (limit ${size.iteratePage}, follow handle)`, unit: 'features/s',
+    hub: sides.hub.best(), plain: sides.plain.best(), own: sides.own.best(),
+    note: 'a request is a page; plain floor: keyset on the primary key',
+  };
+  readTables.add(row);
+  readTables.goal({ label: 'Iterate vs own-SQL floor (issues 2, 3)', value: throughputRatio(row, 'own'), bound: settings.engine.goals.read, at: 'least' });
 }
 
-async function search(client: HubClient, floor: Floor, space: CitySpace, settings: Settings): Promise<void> {
+async function search(hub: BenchHub, client: HubClient, floor: Floor, space: CitySpace, settings: Settings): Promise<void> {
   const size = sizes(settings.quick);
   log('property search: population > 100000');
   const condition: PropertyCondition = { path: ['properties', 'population'], op: 'gt', values: [100000] };
   let httpCount = 0;
-  let floorCount = 0;
-  const { http, floor: floorRate } = await alternate(size.turns,
-    () => repeated(size.turnSeconds, 2, async () => {
-      const body = await client.expect(200, 'GET', `/hub/spaces/${space.httpSpace}/search?p.population=gt=100000&limit=100000`);
-      httpCount = countFeatures(body);
-      return httpCount;
-    }),
-    async () => {
-      const rate = await floor.reads.run('search', { spec: floor.spec, spaceId: space.floorSpace, condition, limit: 100000, seconds: size.turnSeconds });
-      floorCount = rate.count;
-      return rate;
-    });
-  if (httpCount !== floorCount) throw new Error(`search found ${httpCount} features over HTTP and ${floorCount} in storage`);
-  rows.push({
-    figure: 'Property search (p.population>100000)', unit: 'features/s', http, floor: floorRate, goal: settings.engine.goals.read,
-    note: `${httpCount} features per search, full scan of ${space.ids.length}`,
-  });
+  const sides = {
+    hub: side(() => onHub(hub, settings, async () => {
+      let requests = 0;
+      const rate = await repeated(size.turnSeconds, 2, async () => {
+        const body = await client.expect(200, 'GET', `/hub/spaces/${space.httpSpace}/search?p.population=gt=100000&limit=100000`);
+        requests++;
+        httpCount = countFeatures(body);
+        return httpCount;
+      });
+      return { ...rate, requests };
+    })),
+    own: side(() => floor.reads.run('search', { spec: floor.spec, spaceId: space.floorSpace, condition, limit: 100000, seconds: size.turnSeconds })),
+    plain: side(() => floor.reads.run('plainSearch', {
+      spec: floor.plainSpec, table: PLAIN_CITIES, property: 'population', above: 100000, limit: 100000, seconds: size.turnSeconds,
+    })),
+  };
+  await takeTurns(size.turns, [sides.hub, sides.own, sides.plain]);
+  const row = { section: 'search', figure: 'Property search (p.population>100000)', unit: 'features/s', hub: sides.hub.best(), plain: sides.plain.best(), own: sides.own.best(),
+    note: `${httpCount} features per search, full scan of ${space.ids.length}` };
+  for (const [name, count] of [['storage', row.own], ['the plain floor', row.plain]] as const) {
+    if (count.count !== httpCount) throw new Error(`search found ${httpCount} features over HTTP and ${count.count} in ${name}`);
+  }
+  readTables.add(row);
+  readTables.goal({ label: 'Property search vs own-SQL floor (issues 2, 3)', value: throughputRatio(row, 'own'), bound: settings.engine.goals.read, at: 'least' });
 }
 
 async function settle(): Promise<void> {
@@ -375,36 +415,51 @@ async function upload(hub: BenchHub, client: HubClient, floor: Floor, settings: 
   rows.push({ figure: `Large PUT (${megabytes} MB, 1 request)`, unit: 'features/s', http, floor: floorRate, note: 'streamed body parse' });
 }
 
-async function million(hub: BenchHub, client: HubClient, reads: FloorReads, settings: Settings): Promise<void> {
+async function million(hub: BenchHub, client: HubClient, floor: Floor, settings: Settings): Promise<void> {
   const size = sizes(settings.quick);
   const space = await createSpace(client, 'bench points');
   log(`filling ${size.millionPoints} points through a second storage connection`);
   const hubSpec = settings.engine.hubSpec(hub.dataDir);
-  const side = await openStorage(hubSpec);
+  const storage = await openStorage(hubSpec);
   try {
-    const key = await spaceKey(side, space);
-    const fill = await fillDirectly(side, key, size.millionPoints, size.fillBatch, (i, timestamp) => pointParts(i, space, timestamp));
+    const key = await spaceKey(storage, space);
+    const fill = await fillDirectly(storage, key, size.millionPoints, size.fillBatch, (i, timestamp) => pointParts(i, space, timestamp));
     notes.push(`Filled ${size.millionPoints} points directly in ${fill.seconds.toFixed(1)} s (rows built and written).`);
-    await settings.engine.afterBulkLoad?.();
-    log(`iterating ${size.millionPoints} points over HTTP, limit ${size.millionPage}`);
-    const counted = await iterateHttp(client, space, size.millionPage);
-    if (counted !== size.millionPoints) throw new Error(`iterate returned ${counted} of ${size.millionPoints} points`);
-    const figure = `Iterate ${size.millionPoints} points (limit ${size.millionPage})`;
-    // The RSS after every page of the first timed turn shows whether memory stays flat over the whole iteration.
-    const pageRss: number[] = [];
-    const httpTurn = async () => {
-      await iterateHttpTimed(client, space, size.millionPage, () => { pageRss.push(readMemory(hub.pid).rssKiB); });
-      return size.millionPoints;
-    };
-    const { http, floor: floorRate } = await alternate(2,
-      (turn) => (turn === 0 ? withMemory(hub, figure, () => timed(httpTurn)) : timed(httpTurn)),
-      () => reads.run('iterate', { spec: hubSpec, spaceId: space, limit: size.millionPage, seconds: 0, expected: size.millionPoints }));
-    const pages = pageRss.length / 2;
-    notes.push(`Hub RSS after each iterate page: ${pageRss.slice(0, pages).map((kib) => (kib / 1024).toFixed(0)).join(', ')} MiB.`);
-    rows.push({ figure, unit: 'features/s', http, floor: floorRate, goal: settings.engine.goals.read, note: `${pages} pages` });
   } finally {
-    await side.close();
+    await storage.close();
   }
+  log(`loading the plain floor's table ${PLAIN_MILLION}`);
+  await fillPlain(await plainTable(floor.plainSpec, PLAIN_MILLION), size.millionPoints, size.fillBatch, (i, timestamp) => pointParts(i, space, timestamp));
+  await settings.engine.afterBulkLoad?.();
+  log(`iterating ${size.millionPoints} points over HTTP, limit ${size.millionPage}`);
+  const counted = await iterateHttp(client, space, size.millionPage);
+  if (counted !== size.millionPoints) throw new Error(`iterate returned ${counted} of ${size.millionPoints} points`);
+  const figure = `Iterate ${size.millionPoints} points (limit ${size.millionPage})`;
+  // The RSS after every page of the first timed turn shows whether memory stays flat over the whole iteration.
+  const pageRss: number[] = [];
+  const walk = (turn: number) => onHub(hub, settings, async () => {
+    let pages = 0;
+    const rate = await timed(async () => {
+      pages = await iterateHttpTimed(client, space, size.millionPage, turn === 0 ? () => { pageRss.push(readMemory(hub.pid).rssKiB); } : undefined);
+      return size.millionPoints;
+    });
+    return { ...rate, requests: pages };
+  });
+  const sides = {
+    hub: side((turn) => (turn === 0 ? withMemory(hub, figure, () => walk(turn)) : walk(turn))),
+    own: side(() => floor.reads.run('iterate', { spec: hubSpec, spaceId: space, limit: size.millionPage, seconds: 0, expected: size.millionPoints })),
+    plain: side(() => floor.reads.run('plainIterate', {
+      spec: floor.plainSpec, table: PLAIN_MILLION, limit: size.millionPage, seconds: 0, expected: size.millionPoints,
+    })),
+  };
+  await takeTurns(2, [sides.hub, sides.own, sides.plain]);
+  notes.push(`Hub RSS after each iterate page: ${pageRss.map((kib) => (kib / 1024).toFixed(0)).join(', ')} MiB.`);
+  const row = {
+    section: 'million', figure, unit: 'features/s', hub: sides.hub.best(), plain: sides.plain.best(), own: sides.own.best(),
+    note: `${pageRss.length} pages; one walk per turn`,
+  };
+  readTables.add(row);
+  readTables.goal({ label: `${figure} vs own-SQL floor (issues 2, 3)`, value: throughputRatio(row, 'own'), bound: settings.engine.goals.read, at: 'least' });
 }
 
 async function bigSpaceSection(hub: BenchHub, settings: Settings): Promise<void> {
@@ -441,8 +496,12 @@ function printTables(settings: Settings): void {
     process.stdout.write('|' + widths.map((width) => '-'.repeat(width + 2)).join('|') + '|\n');
     for (const line of lines.slice(1)) process.stdout.write(format(line) + '\n');
   };
-  process.stdout.write(`\nSpatial Data Hub benchmark: storage ${settings.engine.name}${settings.quick ? ', quick run' : ''}, Node ${process.version}\n\n`);
-  print(table);
+  process.stdout.write(`\nSpatial Data Hub benchmark: storage ${settings.engine.name}${settings.quick ? ', quick run' : ''}, Node ${process.version}\n`);
+  if (rows.length > 0) {
+    process.stdout.write('\n');
+    print(table);
+  }
+  readTables.print(print, (heading) => process.stdout.write(`\n${heading}\n\n`));
   if (memoryRows.length > 0) {
     process.stdout.write('\n');
     print(memory);
@@ -470,7 +529,10 @@ async function main(): Promise<void> {
   const hub = await startBenchHub({ dataDir: hubDir, env: settings.engine.hubEnv(hubDir), nodeArgs });
   const client = new HubClient(hub.origin, hub.token);
   const floorSpec = settings.engine.floorSpec(floorDir);
-  const floor: Floor = { store: await openStorage(floorSpec), spec: floorSpec, reads: new FloorReads() };
+  const floor: Floor = {
+    store: await openStorage(floorSpec), spec: floorSpec, plainSpec: settings.engine.plainSpec(floorDir),
+    reads: new FloorReads({ serverPid: settings.engine.serverPid?.() }),
+  };
   try {
     const sections = settings.sections;
     // First, while the hub's heap is still small: the section reports its RSS while listing.
@@ -484,18 +546,17 @@ async function main(): Promise<void> {
     if (sections.has('ingest')) {
       const cities = await ingest(client, floor, settings);
       if (sections.has('get')) await getById(hub, floor, cities, settings);
-      if (sections.has('iterate')) await iterate(client, floor, cities, settings);
-      if (sections.has('search')) await search(client, floor, cities, settings);
+      if (sections.has('iterate')) await iterate(hub, client, floor, cities, settings);
+      if (sections.has('search')) await search(hub, client, floor, cities, settings);
     }
     if (sections.has('parallel')) await parallelWrites(client, settings);
     // The iteration goes before the upload: V8 keeps the heap the upload grew, which would hide the iteration's own peak.
-    if (sections.has('million')) await million(hub, client, floor.reads, settings);
+    if (sections.has('million')) await million(hub, client, floor, settings);
     if (sections.has('spatial')) {
       const size = sizes(settings.quick);
       await spatialReads({
-        hub, client, reads: floor.reads, engine: settings.engine, points: size.millionPoints, fillBatch: size.fillBatch,
-        seconds: size.getSeconds, goals: settings.engine.goals.spatial,
-        addRow: (row) => rows.push(row), note: (text) => notes.push(text), log,
+        hub, client, reads: floor.reads, engine: settings.engine, plainSpec: floor.plainSpec, points: size.millionPoints, fillBatch: size.fillBatch,
+        seconds: size.getSeconds, tables: readTables, note: (text) => notes.push(text), log,
       });
     }
     if (sections.has('etag')) {

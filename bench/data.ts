@@ -4,6 +4,7 @@ import type { Polygon, Position } from '../src/geo/geometry.js';
 import { type FeatureParts, featureTexts } from '../src/hub/features/feature-text.js';
 import type { FeatureWrite, SpaceKey, Storage } from '../src/storage/storage.js';
 import { type Rate, timed } from './measure.js';
+import type { PlainTable } from './plain-tables.js';
 import { NS } from '../src/hub/features/namespace.js';
 import { normalizeTagList } from '../src/hub/tags.js';
 
@@ -122,6 +123,17 @@ export async function fillDirectly(storage: Storage, space: SpaceKey, count: num
     }
     return count;
   });
+}
+
+/** Loads the same generated features into a plain floor's table, `batch` per statement, and finishes it. */
+export async function fillPlain(table: PlainTable, count: number, batch: number, parts: (index: number, timestamp: number) => FeatureParts): Promise<void> {
+  const timestamp = Date.now();
+  for (let start = 0; start < count; start += batch) {
+    const features: FeatureWrite[] = [];
+    for (let i = start; i < Math.min(start + batch, count); i++) features.push(featureTexts(parts(i, timestamp)).stored);
+    await table.add(features);
+  }
+  await table.finish();
 }
 
 /** The region the spatial benchmark fills: about the size of Germany. */

@@ -1,7 +1,8 @@
 // Benchmark section `etag`: reads of an unchanged 10,000-feature space repeated with If-None-Match (304), against the same reads answered in full (200).
 import autocannon from 'autocannon';
 import { SPATIAL_REGION } from './data.js';
-import { type BenchHub, readCpuSeconds } from './hub-server.js';
+import type { BenchHub } from './hub-server.js';
+import { readCpuSeconds } from './process-cpu.js';
 import type { HubClient } from './http.js';
 import { perSecond, type Rate } from './measure.js';
 

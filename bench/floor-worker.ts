@@ -1,10 +1,21 @@
-// Worker thread entry: times the read floors that FloorReads asks for, on storages it opens once per spec.
-import { parentPort } from 'node:worker_threads';
+// Worker thread entry: times the read floors that FloorReads asks for, the storage floors on storages it opens once per spec.
+import { parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
 import type { Storage } from '../src/storage/storage.js';
 import { openStorage, spaceKey, type StorageSpec } from './engines.js';
-import type { FloorAnswer, FloorRequest, FloorRequests } from './floor-reads.js';
+import type { FloorAnswer, FloorCalls, FloorRate, FloorRequest, FloorWorkerData } from './floor-reads.js';
 import { drain, drainText, repeated, rotation } from './measure.js';
+import type { CpuMeter, PlainFloor } from './plain-floor.js';
+import { plainPostgres } from './plain-postgres.js';
+import { plainSqlite } from './plain-sqlite.js';
+import { cpuWindow, ownCpuSeconds } from './process-cpu.js';
+
+const { serverPid } = workerData as FloorWorkerData;
+
+/** The plain floors' CPU: this process's (the main thread waits meanwhile) and, on PostgreSQL, the server's. */
+const meter: CpuMeter = () => cpuWindow(ownCpuSeconds, serverPid);
+
+const plain = (spec: StorageSpec): PlainFloor => (spec.engine === 'postgres' ? plainPostgres : plainSqlite);
 
 const storages = new Map<string, Promise<Storage>>();
 
@@ -71,14 +82,11 @@ async function selectByKey(url: string, spaceId: string, ids: string[], seconds:
   }
 }
 
-/** The envelope `{"type":"FeatureCollection","features":[` … `]}` the hub puts around the page texts. */
-const ENVELOPE_BYTES = 40;
-
 /**
  * The spatial reads in turn, `concurrency` at a time, on storage: a box's features as the page texts the hub
  * sends (PostgreSQL joins them in SQL), or the tile the engine encodes (`ST_AsMVT`, or geojson-vt in process).
  */
-async function spatialReads({ spec, spaceId, reads, seconds, concurrency, measure }: FloorRequests['spatial']) {
+async function spatialReads({ spec, spaceId, reads, seconds, concurrency }: FloorCalls['spatial']['args']): Promise<FloorRate> {
   const store = await storage(spec);
   const key = await spaceKey(store, spaceId);
   let next = 0;
@@ -88,17 +96,16 @@ async function spatialReads({ spec, spaceId, reads, seconds, concurrency, measur
     while (performance.now() - started < seconds * 1000) {
       const read = reads[next++ % reads.length];
       const query = { spatial: { kind: 'box' as const, box: read.box }, limit: read.limit };
-      const bytes = read.tile
-        ? (await store.features.vectorTile(key, query, read.tile)).length
-        : (await drainText(store.features.queryText(key, query))).bytes + ENVELOPE_BYTES;
-      items += measure === 'bytes' ? bytes : 1;
+      if (read.tile) await store.features.vectorTile(key, query, read.tile);
+      else await drainText(store.features.queryText(key, query));
+      items++;
     }
   };
   await Promise.all(Array.from({ length: concurrency }, lane));
   return { items, seconds: (performance.now() - started) / 1000, count: items };
 }
 
-const floors: { [K in keyof FloorRequests]: (args: FloorRequests[K]) => Promise<{ items: number; seconds: number; count: number }> } = {
+const floors: { [K in keyof FloorCalls]: (args: FloorCalls[K]['args']) => Promise<FloorCalls[K]['result']> } = {
   spatial: spatialReads,
   async getById({ spec, spaceId, ids, seconds, concurrency }) {
     return spec.engine === 'postgres' ? selectByKey(spec.url, spaceId, ids, seconds, concurrency) : storageGetById(spec, spaceId, ids, seconds);
@@ -132,13 +139,17 @@ const floors: { [K in keyof FloorRequests]: (args: FloorRequests[K]) => Promise<
     });
     return { ...rate, count: expected };
   },
+  plainGetById: (args) => plain(args.spec).getById(args, meter),
+  plainIterate: (args) => plain(args.spec).iterate(args, meter),
+  plainSearch: (args) => plain(args.spec).search(args, meter),
+  plainSpatial: (args) => plain(args.spec).spatial(args, meter),
 };
 
 async function answer(request: FloorRequest): Promise<FloorAnswer> {
   try {
     // Each kind gets its own arguments; TypeScript cannot follow the pairing through the union.
-    const floor = floors[request.kind] as (args: FloorRequest['args']) => ReturnType<(typeof floors)['iterate']>;
-    return { id: request.id, rate: await floor(request.args) };
+    const floor = floors[request.kind] as (args: FloorRequest['args']) => Promise<unknown>;
+    return { id: request.id, result: await floor(request.args) };
   } catch (error) {
     return { id: request.id, error: error instanceof Error ? error.stack ?? error.message : String(error) };
   }

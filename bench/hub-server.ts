@@ -73,14 +73,6 @@ export function resetPeak(pid: number): boolean {
   }
 }
 
-/** CPU seconds (user and system, all threads) the process has used so far; /proc counts them in USER_HZ, 100 on Linux. */
-export function readCpuSeconds(pid: number): number {
-  // The command name (field 2) may hold spaces; the fields after its closing parenthesis start with field 3.
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
 export interface MemoryWatch {
   /** Stops sampling; returns the highest sampled RSS and the kernel's high-water mark. */
   stop(): MemoryReading;

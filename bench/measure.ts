@@ -6,9 +6,21 @@ export interface Rate {
   seconds: number;
 }
 
+/** CPU seconds spent during a timed window by the process that served it and, on PostgreSQL, by the database server. */
+export interface CpuSpent {
+  process: number;
+  database?: number;
+}
+
+/** A rate with the requests it took and the CPU they cost, so that a figure can be read as CPU per request. */
+export interface Measured extends Rate {
+  requests: number;
+  cpu: CpuSpent;
+}
+
 const now = () => performance.now() / 1000;
 export const perSecond = (rate: Rate) => rate.items / rate.seconds;
-export const fastest = (runs: Rate[]) => runs.reduce((best, run) => (perSecond(run) > perSecond(best) ? run : best));
+export const fastest = <T extends Rate>(runs: T[]): T => runs.reduce((best, run) => (perSecond(run) > perSecond(best) ? run : best));
 
 export async function timed(work: () => Promise<number>): Promise<Rate> {
   const start = now();

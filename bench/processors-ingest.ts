@@ -1,6 +1,6 @@
 // Benchmark section `processors`: one 10,000-feature PUT into a space with a schema and tagging rules, against the same PUT into a plain space.
 import { cityFeature, loadCities } from './data.js';
-import { readCpuSeconds } from './hub-server.js';
+import { readCpuSeconds } from './process-cpu.js';
 import type { HubClient } from './http.js';
 import { perSecond, type Rate, timed } from './measure.js';
 

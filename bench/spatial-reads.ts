@@ -1,33 +1,44 @@
-// Benchmark section `spatial`: bbox, tile and vector-tile reads of a 1,000,000-point space over HTTP (16 connections, rotating requests), each next to the same reads on storage.
+// Benchmark section `spatial`: bbox, tile and vector-tile reads of a 1,000,000-point space over HTTP (16 connections, rotating requests), each next to a plain floor and the same reads on storage.
 import autocannon from 'autocannon';
 import type { VectorTileRequest } from '../src/core/vector-tile-request.js';
 import type { BBox } from '../src/geo/bbox.js';
 import { enlargedBounds, quadkeyOf, type Tile, tileBounds } from '../src/geo/tile-schemes.js';
-import { fillDirectly, SPATIAL_REGION, spatialPointParts } from './data.js';
-import { type BenchEngine, openStorage, spaceKey } from './engines.js';
+import { fillDirectly, fillPlain, SPATIAL_REGION, spatialPointParts } from './data.js';
+import { type BenchEngine, type Goals, openStorage, spaceKey, type StorageSpec } from './engines.js';
 import type { FloorReads, SpatialFloorRead } from './floor-reads.js';
 import type { BenchHub } from './hub-server.js';
-import type { HubClient } from './http.js';
-import type { Rate } from './measure.js';
+import { countFeatures, type HubClient } from './http.js';
+import { type Measured, perSecond } from './measure.js';
+import type { PlainSpatialRead } from './plain-floor.js';
+import { plainTable } from './plain-tables.js';
+import { readCpuSeconds, withCpu } from './process-cpu.js';
+import { databaseCpuPerRequest, type ReadRow, type ReadTables, throughputRatio } from './read-tables.js';
+import { side, takeTurns } from './turns.js';
 
 const CONNECTIONS = 16;
 /** Reads rotated through in each figure: enough that no two connections ask the same thing at once. */
 const ROTATION = 200;
 const DEFAULT_LIMIT = 30_000;
+/** The plain floor's table of the points (plain-tables.ts). */
+const PLAIN_POINTS = 'plain_points';
 
 export interface SpatialBench {
   hub: BenchHub;
   client: HubClient;
   reads: FloorReads;
   engine: BenchEngine;
+  /** Where the plain floor's table goes. */
+  plainSpec: StorageSpec;
   points: number;
   fillBatch: number;
   seconds: number;
-  goals: { smallBox: number; largeBox: number; vectorTile: number };
-  addRow(row: { figure: string; unit: string; http: Rate; floor: Rate; goal?: number; note?: string }): void;
+  tables: ReadTables;
   note(text: string): void;
   log(text: string): void;
 }
+
+/** Which of the engine's goals a figure is checked against: issue 12 against the own-SQL floor, issue 22 against the plain one. */
+type GoalName = keyof Goals['spatial'];
 
 interface Figure {
   figure: string;
@@ -35,9 +46,9 @@ interface Figure {
   paths: string[];
   /** The same reads on storage. */
   floor: SpatialFloorRead[];
-  measure: 'reads' | 'bytes';
-  unit: string;
-  goal?: number;
+  /** The same reads on the plain table. */
+  plain: PlainSpatialRead[];
+  goal?: GoalName;
 }
 
 /** Evenly spread positions in the region (R2 sequence, shifted off the fill's own points). */
@@ -83,29 +94,53 @@ function sideFor(count: number, points: number): number {
 }
 
 async function fill(bench: SpatialBench, space: string): Promise<void> {
-  const side = await openStorage(bench.engine.hubSpec(bench.hub.dataDir));
+  const storage = await openStorage(bench.engine.hubSpec(bench.hub.dataDir));
   try {
-    const key = await spaceKey(side, space);
-    const filled = await fillDirectly(side, key, bench.points, bench.fillBatch, (i, timestamp) => spatialPointParts(i, space, timestamp));
+    const key = await spaceKey(storage, space);
+    const filled = await fillDirectly(storage, key, bench.points, bench.fillBatch, (i, timestamp) => spatialPointParts(i, space, timestamp));
     bench.note(`Spatial: filled ${bench.points} points over ${SPATIAL_REGION.join(',')} directly in ${filled.seconds.toFixed(1)} s.`);
   } finally {
-    await side.close();
+    await storage.close();
   }
+  bench.log(`spatial: loading the plain floor's table ${PLAIN_POINTS}`);
+  await fillPlain(await plainTable(bench.plainSpec, PLAIN_POINTS), bench.points, bench.fillBatch, (i, timestamp) => spatialPointParts(i, space, timestamp));
   await bench.engine.afterBulkLoad?.();
 }
 
-async function overHttp(bench: SpatialBench, figure: Figure): Promise<{ rate: Rate; p99: number }> {
+/**
+ * A run of the figure's requests over HTTP, with the hub's (and its database's) CPU: `amount` requests, or for
+ * `seconds` when none is given. A run for a time drops the answers still coming when it ends, whose work the CPU
+ * window holds; with requests of seconds each (large boxes) that is a good part of the run. `bytes` counts the
+ * answers, headers included.
+ */
+async function overHttp(bench: SpatialBench, figure: Figure, how: { amount: number } | { seconds: number }): Promise<Measured & { p99: number; bytes: number }> {
   let next = 0;
-  const result = await autocannon({
-    url: bench.hub.origin,
-    connections: CONNECTIONS,
-    duration: bench.seconds,
-    headers: { authorization: `Bearer ${bench.hub.token}` },
-    requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: figure.paths[next++ % figure.paths.length] }) }],
+  return withCpu(() => readCpuSeconds(bench.hub.pid), bench.engine.serverPid?.(), async () => {
+    const result = await autocannon({
+      url: bench.hub.origin,
+      connections: CONNECTIONS,
+      ...('amount' in how ? { amount: how.amount } : { duration: how.seconds }),
+      // A run of an amount ends at the first sample after its last answer: frequent samples keep its time exact.
+      sampleInt: 20,
+      headers: { authorization: `Bearer ${bench.hub.token}` },
+      requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: figure.paths[next++ % figure.paths.length] }) }],
+    });
+    if (result.errors > 0 || result.non2xx > 0) throw new Error(`${figure.figure}: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
+    const requests = result.requests.total;
+    return { items: requests, requests, seconds: result.duration, p99: result.latency.p99, bytes: result.throughput.total };
   });
-  if (result.errors > 0 || result.non2xx > 0) throw new Error(`${figure.figure}: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
-  const items = figure.measure === 'bytes' ? result.throughput.total : result.requests.total;
-  return { rate: { items, seconds: result.duration }, p99: result.latency.p99 };
+}
+
+/**
+ * The plain floor must find what the hub finds: the first read of a box figure is counted on both sides. SQLite's
+ * R*Tree keeps 32-bit bounds rounded outward and the plain floor tests nothing more, so there a point within about
+ * a millionth of a degree of the box's edge may be found by the floor alone.
+ */
+async function checkCounts(bench: SpatialBench, figure: Figure): Promise<void> {
+  const hubCount = countFeatures(await bench.client.expect(200, 'GET', figure.paths[0]));
+  const plain = await bench.reads.run('plainSpatial', { spec: bench.plainSpec, table: PLAIN_POINTS, reads: [figure.plain[0]], seconds: 0, concurrency: 1 });
+  const slack = bench.plainSpec.engine === 'sqlite' ? 2 : 0;
+  if (Math.abs(plain.count - hubCount) > slack) throw new Error(`${figure.figure}: the hub found ${hubCount} features, the plain floor ${plain.count}`);
 }
 
 export async function spatialReads(bench: SpatialBench): Promise<void> {
@@ -119,42 +154,67 @@ export async function spatialReads(bench: SpatialBench): Promise<void> {
   const z14 = tiles(14);
   const z13 = tiles(13).map((tile): Tile => ({ ...tile, scheme: 'quadkey' }));
   const boxPath = ([west, south, east, north]: BBox) => `${base}/bbox?west=${west}&south=${south}&east=${east}&north=${north}`;
+  const boxReads = (all: BBox[]) => all.map((box) => ({ box, limit: DEFAULT_LIMIT }));
   const figures: Figure[] = [
+    { figure: 'Small bbox (about 100 features)', goal: 'smallBox', paths: small.map(boxPath), floor: boxReads(small), plain: boxReads(small) },
+    { figure: 'Large bbox (about 10,000 features)', goal: 'largeBox', paths: large.map(boxPath), floor: boxReads(large), plain: boxReads(large) },
     {
-      figure: 'Small bbox (about 100 features)', unit: 'requests/s', measure: 'reads', goal: bench.goals.smallBox,
-      paths: small.map(boxPath), floor: small.map((box) => ({ box, limit: DEFAULT_LIMIT })),
+      figure: 'Web tiles z14 as GeoJSON', paths: z14.map((tile) => `${base}/tile/web/14_${tile.x}_${tile.y}`),
+      floor: boxReads(z14.map((tile) => tileBounds(tile))), plain: boxReads(z14.map((tile) => tileBounds(tile))),
     },
     {
-      figure: 'Large bbox (about 10,000 features)', unit: 'bytes/s', measure: 'bytes', goal: bench.goals.largeBox,
-      paths: large.map(boxPath), floor: large.map((box) => ({ box, limit: DEFAULT_LIMIT })),
-    },
-    {
-      figure: 'Web tiles z14 as GeoJSON', unit: 'tiles/s', measure: 'reads',
-      paths: z14.map((tile) => `${base}/tile/web/14_${tile.x}_${tile.y}`), floor: z14.map((tile) => ({ box: tileBounds(tile), limit: DEFAULT_LIMIT })),
-    },
-    {
-      figure: 'Web tiles z14 as MVT', unit: 'tiles/s', measure: 'reads', goal: bench.goals.vectorTile,
-      paths: z14.map((tile) => `${base}/tile/web/14_${tile.x}_${tile.y}.mvt`),
+      figure: 'Web tiles z14 as MVT', goal: 'vectorTile', paths: z14.map((tile) => `${base}/tile/web/14_${tile.x}_${tile.y}.mvt`),
       floor: z14.map((tile) => ({ box: tileBounds(tile), limit: DEFAULT_LIMIT, tile: vectorRequest(space, tile) })),
+      plain: z14.map((tile) => ({ box: tileBounds(tile), limit: DEFAULT_LIMIT, tile: { z: 14, x: tile.x, y: tile.y, layer: space } })),
     },
     {
-      figure: 'Quadkey tiles z13, margin=20&clip=false', unit: 'tiles/s', measure: 'reads',
+      figure: 'Quadkey tiles z13, margin=20&clip=false',
       paths: z13.map((tile) => `${base}/tile/quadkey/${quadkeyOf(13, tile.x, tile.y)}?margin=20&clip=false`),
-      floor: z13.map((tile) => ({ box: enlargedBounds(tile, 20), limit: DEFAULT_LIMIT })),
+      floor: boxReads(z13.map((tile) => enlargedBounds(tile, 20))), plain: boxReads(z13.map((tile) => enlargedBounds(tile, 20))),
     },
   ];
   const spec = bench.engine.hubSpec(bench.hub.dataDir);
   for (const figure of figures) {
     bench.log(`spatial: ${figure.figure}`);
-    // A first pass warms both sides' caches; then each side's better turn counts.
-    await overHttp(bench, { ...figure });
-    const turns = [await overHttp(bench, figure), await overHttp(bench, figure)];
-    const best = turns.reduce((a, b) => (a.rate.items / a.rate.seconds >= b.rate.items / b.rate.seconds ? a : b));
-    const floorTurns = [];
-    for (let turn = 0; turn < 2; turn++) {
-      floorTurns.push(await bench.reads.run('spatial', { spec, spaceId: space, reads: figure.floor, seconds: bench.seconds, concurrency: CONNECTIONS, measure: figure.measure }));
-    }
-    const floor = floorTurns.reduce((a, b) => (a.items / a.seconds >= b.items / b.seconds ? a : b));
-    bench.addRow({ figure: figure.figure, unit: figure.unit, http: best.rate, floor, goal: figure.goal, note: `p99 ${best.p99} ms; ${CONNECTIONS} connections` });
+    if (!figure.plain[0].tile) await checkCounts(bench, figure);
+    const plainRun = (seconds: number) => bench.reads.run('plainSpatial', {
+      spec: bench.plainSpec, table: PLAIN_POINTS, reads: figure.plain, seconds, concurrency: CONNECTIONS,
+    });
+    // A first pass warms the caches of the hub's table and of the plain one, and tells how many requests the hub
+    // answers in a turn's time (at least two per connection); then the sides take turns and each side's best turn counts.
+    const warm = await overHttp(bench, figure, { seconds: bench.seconds });
+    await plainRun(bench.seconds / 2);
+    const amount = Math.max(2 * CONNECTIONS, Math.round(perSecond(warm) * bench.seconds));
+    const sides = {
+      hub: side(() => overHttp(bench, figure, { amount })),
+      own: side(() => bench.reads.run('spatial', { spec, spaceId: space, reads: figure.floor, seconds: bench.seconds, concurrency: CONNECTIONS })),
+      plain: side(() => plainRun(bench.seconds)),
+    };
+    await takeTurns(2, [sides.hub, sides.own, sides.plain]);
+    const hub = sides.hub.best();
+    const plain = sides.plain.best();
+    const row: ReadRow = {
+      section: 'spatial', figure: figure.figure, unit: 'requests/s', hub, plain, own: sides.own.best(),
+      note: `${CONNECTIONS} connections; hub p99 ${hub.p99} ms; answers ${kilobytes(hub.bytes / hub.requests)} (hub, with headers), ${kilobytes(plain.bytes / plain.requests)} (plain)`,
+    };
+    bench.tables.add(row);
+    if (figure.goal) addGoals(bench, row, figure.goal);
+  }
+}
+
+const kilobytes = (bytes: number) => `${(bytes / 1000).toFixed(1)} kB`;
+
+const GOAL_NAMES: Record<GoalName, string> = { smallBox: 'Small bbox', largeBox: 'Large bbox', vectorTile: 'MVT tile' };
+
+/** Issue 12's goal against the own-SQL floor; issue 22's against the plain floor, and for large boxes the database's CPU too. */
+function addGoals(bench: SpatialBench, row: ReadRow, goal: GoalName): void {
+  const { spatial, plain } = bench.engine.goals;
+  bench.tables.goal({ label: `${GOAL_NAMES[goal]} vs own-SQL floor (issue 12)`, value: throughputRatio(row, 'own'), bound: spatial[goal], at: 'least' });
+  if (!plain) return;
+  bench.tables.goal({ label: `${GOAL_NAMES[goal]} vs plain floor (issue 22)`, value: throughputRatio(row, 'plain'), bound: plain[goal], at: 'least' });
+  const hubCpu = databaseCpuPerRequest(row.hub);
+  const plainCpu = databaseCpuPerRequest(row.plain);
+  if (goal === 'largeBox' && hubCpu !== undefined && plainCpu !== undefined) {
+    bench.tables.goal({ label: 'Large bbox: database CPU per request vs plain floor (issue 22)', value: hubCpu / plainCpu, bound: plain.largeBoxDatabaseCpu, at: 'most' });
   }
 }

@@ -1,0 +1,84 @@
+// CPU time from /proc of the processes a timed window involves: the hub, the PostgreSQL server, the benchmark itself.
+import { readdirSync, readFileSync } from 'node:fs';
+import type { CpuSpent, Rate } from './measure.js';
+
+/** /proc counts CPU time in USER_HZ ticks, 100 per second on Linux. */
+const TICKS_PER_SECOND = 100;
+
+/** Indexes into the fields after the command name: field 4 (ppid), 14-15 (utime, stime), 16-17 (cutime, cstime). */
+const PPID = 1;
+const UTIME = 11;
+const STIME = 12;
+const CHILDREN_UTIME = 13;
+const CHILDREN_STIME = 14;
+
+/** The fields of /proc/<pid>/stat from field 3 on, or undefined when the process has ended. */
+function statFields(pid: number): string[] | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // The command name (field 2) may hold spaces; the fields after its closing parenthesis start with field 3.
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+const ticks = (fields: string[], ...indexes: number[]) => indexes.reduce((sum, index) => sum + Number(fields[index]), 0);
+
+/** CPU seconds (user and system, all threads) the process has used so far. */
+export function readCpuSeconds(pid: number): number {
+  const fields = statFields(pid);
+  if (!fields) throw new Error(`no process ${pid}`);
+  return ticks(fields, UTIME, STIME) / TICKS_PER_SECOND;
+}
+
+/**
+ * CPU seconds a PostgreSQL server has used so far: the postmaster, each process it started that still runs
+ * (backends, autovacuum, checkpointer, WAL writer), and those that ended, which the kernel adds to the postmaster's
+ * children's time when it reaps them. Backends come and go with connections, so a sum over the live ones alone
+ * would lose the work of one that ended within the window.
+ */
+export function serverCpuSeconds(postmasterPid: number): number {
+  const postmaster = statFields(postmasterPid);
+  if (!postmaster) throw new Error(`no PostgreSQL postmaster ${postmasterPid}`);
+  let total = ticks(postmaster, UTIME, STIME, CHILDREN_UTIME, CHILDREN_STIME);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const fields = statFields(Number(entry));
+    if (fields && Number(fields[PPID]) === postmasterPid) total += ticks(fields, UTIME, STIME);
+  }
+  return total / TICKS_PER_SECOND;
+}
+
+/** CPU seconds of this process (every thread, so the floor worker's too). */
+export function ownCpuSeconds(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
+}
+
+/**
+ * Starts a CPU window: `served` reads the CPU seconds of the process doing the work (the hub, or the benchmark
+ * process for a floor), and with a postmaster the database server's are read too. The returned function ends it.
+ */
+export function cpuWindow(served: () => number, postmasterPid?: number): () => CpuSpent {
+  const database = () => (postmasterPid === undefined ? undefined : serverCpuSeconds(postmasterPid));
+  const processStart = served();
+  const databaseStart = database();
+  return () => {
+    const processEnd = served();
+    const databaseEnd = database();
+    return {
+      process: processEnd - processStart,
+      ...(databaseStart === undefined || databaseEnd === undefined ? {} : { database: databaseEnd - databaseStart }),
+    };
+  };
+}
+
+/** Runs `work` inside a CPU window (see cpuWindow) and adds what it cost to its rate. */
+export async function withCpu<T extends Rate & { requests: number }>(served: () => number, postmasterPid: number | undefined,
+  work: () => Promise<T>): Promise<T & { cpu: CpuSpent }> {
+  const stop = cpuWindow(served, postmasterPid);
+  const rate = await work();
+  return { ...rate, cpu: stop() };
+}
