@@ -32,6 +32,20 @@ describe('keysetPages', () => {
     assert.deepEqual(fetches, [0, 10, 20]);
   });
 
+  test('a first page size and a later one: every feature once, in order, across both boundaries', async () => {
+    const fetches: Array<[number, number]> = [];
+    const seen: number[] = [];
+    const fetch = async (after: number, size: number) => {
+      fetches.push([after, size]);
+      return Array.from({ length: Math.max(0, Math.min(size, 57 - after)) }, (_, i) => after + i + 1);
+    };
+    for await (const page of keysetPages(50, 0, { first: 5, next: 20 }, fetch, (page) => ({ count: page.length, lastSeq: page[page.length - 1] ?? 0 }), { deadlineMs: 0 })) {
+      seen.push(...page);
+    }
+    assert.deepEqual(seen, Array.from({ length: 50 }, (_, i) => i + 1));
+    assert.deepEqual(fetches, [[0, 5], [5, 20], [25, 20], [45, 5]]);
+  });
+
   test('requests no further page once the signal aborted (an asynchronous database had the second requested)', async () => {
     for (const asynchronous of [false, true]) {
       const controller = new AbortController();

@@ -8,9 +8,15 @@ export interface PageMeasure {
   lastSeq: number;
 }
 
+/** Rows per page: the first page's, and every later page's (larger where each page repeats a costly search). */
+export interface PageSizes {
+  first: number;
+  next: number;
+}
+
 /**
- * Reads up to `limit` features after `afterSeq`, a page of at most `pageSize` at a time: `fetch` reads one
- * page after a sequence number. An asynchronous `fetch` gets the next page requested before the current one
+ * Reads up to `limit` features after `afterSeq`, a page of at most `pageSize` at a time (`first` then `next`
+ * when two sizes are given): `fetch` reads one page after a sequence number. An asynchronous `fetch` gets the next page requested before the current one
  * is handed out, so the database works on it while the caller streams; a caller that stops early stops the
  * reading too.
  * The time the pages take in the database adds up against `bounds.deadlineMs`, checked as each page
@@ -20,7 +26,7 @@ export interface PageMeasure {
 export async function* keysetPages<T>(
   limit: number,
   afterSeq: number,
-  pageSize: number,
+  pageSize: number | PageSizes,
   fetch: (after: number, size: number) => T | Promise<T>,
   measure: (page: T) => PageMeasure,
   bounds: ReadBounds,
@@ -36,8 +42,9 @@ export async function* keysetPages<T>(
     }
     return result.finally(() => { spent += performance.now() - start; });
   };
+  const sizes: PageSizes = typeof pageSize === 'number' ? { first: pageSize, next: pageSize } : pageSize;
   let remaining = limit;
-  let size = Math.min(pageSize, remaining);
+  let size = Math.min(sizes.first, remaining);
   let pending: T | Promise<T> | undefined = timed(afterSeq, size);
   // A database answering asynchronously works on the next page while this one streams. A synchronous one
   // (SQLite) would only block the event loop before the current page goes out, so its next page waits.
@@ -50,7 +57,7 @@ export async function* keysetPages<T>(
       remaining -= count;
       pending = undefined;
       const more = count === size && remaining > 0;
-      if (more) size = Math.min(pageSize, remaining);
+      if (more) size = Math.min(sizes.next, remaining);
       if (more && prefetch) pending = timed(lastSeq, size);
       if (count > 0) yield page;
       if (more && !prefetch) pending = timed(lastSeq, size);
