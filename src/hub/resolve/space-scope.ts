@@ -10,9 +10,9 @@ import type { LayeredTarget } from '../layers/layered-write.js';
 import type { Layering } from '../layers/space-layout.js';
 
 /**
- * A request's view of one space. Every feature it reads goes through `reader` or `layersBelow`, which record
- * readFeatures on each space read and have authorization.ts decide before anything is read: a path that
- * forgets to ask cannot read. Writes record their plan's actions through `decideWrite`.
+ * A request's view of one space. Every feature it reads goes through `reader`, `versions` or `deletable`, which
+ * record what the request does to each space and have authorization.ts decide before anything is read: a path
+ * that forgets to ask cannot read. Writes record their plan's actions through `decideWriter` and `decideWrite`.
  */
 export class SpaceScope implements LayeredTarget {
   private source?: FeatureSource;
@@ -21,7 +21,7 @@ export class SpaceScope implements LayeredTarget {
   constructor(private readonly storage: Storage, readonly caller: Claims, readonly space: StoredSpace, readonly layering: Layering) {}
 
   /** Every space whose features a read of this one sees: the space and each layer. */
-  private get read(): StoredSpace[] {
+  private get shown(): StoredSpace[] {
     return this.layering.kind === 'plain' ? [this.space] : [this.space, ...this.layering.layers.filter((layer) => layer.id !== this.space.id)];
   }
 
@@ -29,7 +29,7 @@ export class SpaceScope implements LayeredTarget {
   reader(): FeatureSource {
     if (this.source) return this.source;
     const record = new AccessRecord();
-    for (const space of this.read) record.read(space);
+    for (const space of this.shown) record.read(space);
     decide(this.caller, record);
     this.source = this.sourceOf();
     return this.source;
