@@ -164,7 +164,7 @@ const LAKEFRONT = new Set(['BP', 'GP', 'JP']);
 const chromiumMissing = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing (apt-get install chromium)`;
 if (chromiumMissing && process.env.CI) throw new Error(`The web viewer must be tested in CI, but ${chromiumMissing}`);
 
-describe('web viewer in headless Chromium', { skip: chromiumMissing }, () => {
+describe('web viewer in headless Chromium', { skip: chromiumMissing, timeout: 180_000 }, () => {
   let hub: HubProcess;
   let browser: Browser;
   let page: Page;
@@ -199,10 +199,19 @@ describe('web viewer in headless Chromium', { skip: chromiumMissing }, () => {
   });
 
   /** Waits until the map has drawn everything it is loading (MapLibre's `idle`, after a repaint). */
+  /**
+   * Waits until the map has drawn what its sources hold: its `idle` event, or (should a frame never come, as a
+   * headless page may skip one) its own word that the style and every tile are loaded, asked every 50 ms.
+   */
   const settled = () => page.evaluate(() => new Promise<void>((resolve) => {
-    const { map } = (window as unknown as { hubViewer: { map: { once(event: string, listener: () => void): void; triggerRepaint(): void } } }).hubViewer;
+    const { map } = (window as unknown as { hubViewer: { map: { once(event: string, listener: () => void): void; triggerRepaint(): void; loaded(): boolean; areTilesLoaded(): boolean } } }).hubViewer;
+    const check = () => {
+      if (map.loaded() && map.areTilesLoaded()) resolve();
+      else setTimeout(check, 50);
+    };
     map.once('idle', () => resolve());
     map.triggerRepaint();
+    setTimeout(check, 50);
   }));
   /** The page pixel of each [lon, lat], through the map's own projection. */
   const project = async (coordinates: Array<[number, number]>) => {
