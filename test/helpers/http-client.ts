@@ -80,6 +80,14 @@ export async function createSpace(hub: HubProcess, extra: Record<string, unknown
   return response.body.id as string;
 }
 
+/** A fresh space holding `features`, written with one PUT; returns its id. */
+export async function createSpaceWith(hub: HubProcess, features: object[], extra: Record<string, unknown> = {}): Promise<string> {
+  const id = await createSpace(hub, extra);
+  const put = await call(hub, 'PUT', `/hub/spaces/${id}/features`, { body: { type: 'FeatureCollection', features } });
+  assert.equal(put.status, 200, put.text);
+  return id;
+}
+
 /** An ErrorResponse with this status and code whose message holds every one of `parts`. */
 export function assertError(response: TestResponse, status: number, code: string, ...parts: string[]): void {
   assert.equal(response.status, status, response.text);

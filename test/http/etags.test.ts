@@ -1,7 +1,7 @@
 // Black-box tests of ETags as hashes of the answer (API.md 7): the same body gives the same tag whatever request produced it, another body another tag.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { call, createSpace, type TestResponse } from '../helpers/http-client.js';
+import { call, createSpace, createSpaceWith, type TestResponse } from '../helpers/http-client.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
 
 const point = (id: string, lon: number, lat: number, properties: Record<string, unknown> = {}) =>
@@ -29,12 +29,7 @@ for (const backend of BACKENDS) {
     let space: string;
     const get = (path: string, headers: Record<string, string> = {}) => call(hub, 'GET', `/hub/spaces/${space}${path}`, { headers });
 
-    async function spaceWith(features: object[], extra: Record<string, unknown> = {}): Promise<string> {
-      const id = await createSpace(hub, extra);
-      const put = await call(hub, 'PUT', `/hub/spaces/${id}/features`, { body: { type: 'FeatureCollection', features } });
-      assert.equal(put.status, 200, put.text);
-      return id;
-    }
+    const spaceWith = (features: object[], extra: Record<string, unknown> = {}) => createSpaceWith(hub, features, extra);
 
     before(async () => {
       hub = await startHub({ backend });

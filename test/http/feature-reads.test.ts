@@ -5,7 +5,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
-import { type Body, call, createSpace, type FeatureJson, type TestResponse } from '../helpers/http-client.js';
+import { type Body, call, createSpace, createSpaceWith, type FeatureJson, type TestResponse } from '../helpers/http-client.js';
 import { BACKENDS, type HubProcess, ROOT, startHub } from '../helpers/hub-process.js';
 
 const NS = '@ns:com:here:xyz';
@@ -61,13 +61,7 @@ for (const backend of BACKENDS) {
 
     const get = (path: string, headers: Record<string, string> = {}) => call(hub, 'GET', path, { headers });
 
-    /** A fresh space holding `features`, written with one PUT. */
-    async function spaceWith(features: object[], extra: Record<string, unknown> = {}): Promise<string> {
-      const id = await createSpace(hub, extra);
-      const put = await call(hub, 'PUT', `/hub/spaces/${id}/features`, { body: { type: 'FeatureCollection', features } });
-      assert.equal(put.status, 200, put.text);
-      return id;
-    }
+    const spaceWith = (features: object[], extra: Record<string, unknown> = {}) => createSpaceWith(hub, features, extra);
 
     const plain = (id: string, properties: Record<string, unknown> = {}) =>
       ({ type: 'Feature', id, geometry: { type: 'Point', coordinates: [1, 2] }, properties });

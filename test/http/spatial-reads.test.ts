@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { latLngToCell } from 'h3-js';
-import { type Body, call, createSpace, type FeatureJson, type TestResponse } from '../helpers/http-client.js';
+import { type Body, call, createSpace, createSpaceWith, type FeatureJson, type TestResponse } from '../helpers/http-client.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
 
 type Coordinates = unknown;
@@ -49,12 +49,7 @@ for (const backend of BACKENDS) {
     let space: string;
     const get = (path: string, headers: Record<string, string> = {}) => call(hub, 'GET', `/hub/spaces/${space}${path}`, { headers });
 
-    async function spaceWith(features: object[], extra: Record<string, unknown> = {}): Promise<string> {
-      const id = await createSpace(hub, extra);
-      const put = await call(hub, 'PUT', `/hub/spaces/${id}/features`, { body: { type: 'FeatureCollection', features } });
-      assert.equal(put.status, 200, put.text);
-      return id;
-    }
+    const spaceWith = (features: object[], extra: Record<string, unknown> = {}) => createSpaceWith(hub, features, extra);
 
     before(async () => {
       hub = await startHub({ backend });
