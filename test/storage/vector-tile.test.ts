@@ -155,6 +155,16 @@ for (const backend of BACKENDS) {
       assertNear([0, Math.max(...ys)], [0, EXTENT], 'the square is cut at the south edge');
     });
 
+    test('a tile of an area holds its first features in insertion order, whether the limit leaves few of them out or most', async () => {
+      // Four features lie in the tile's own bounds: inside, line, here-point, here-square (near lies in the buffer only).
+      const inArea = async (limit: number) => [...features(decode(await opened.storage.features.vectorTile(space,
+        { spatial: { kind: 'box', box: WEB }, limit }, request({ buffer: 0 })))).keys()];
+      assert.deepEqual(await inArea(1), ['inside']);
+      assert.deepEqual(await inArea(2), ['inside', 'line']);
+      assert.deepEqual(await inArea(3), ['inside', 'line', 'here-point']);
+      assert.deepEqual(await inArea(10), ['inside', 'line', 'here-point', 'here-square']);
+    });
+
     test('a tile without features is an empty body', async () => {
       const bytes = await opened.storage.features.vectorTile(space, ALL, request({ bounds: webBounds(Z, X + 5, Y) }));
       assert.equal(bytes.length, 0);

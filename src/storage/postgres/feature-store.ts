@@ -9,6 +9,7 @@ import type { Client, Database, Prepared } from './database.js';
 import { compileFilter, isEmptyFilter, SqlParams } from './filter-sql.js';
 import type { Locations } from './locations.js';
 import { cannotExist, jsonbStandIn } from './nul-stand-in.js';
+import { DENSE, PROBE, PROBED, prepared, probes } from './probed-area.js';
 import { compileSpatial } from './spatial-sql.js';
 import { vectorTileSql } from './vector-tile-sql.js';
 import { readStatistics } from './statistics.js';
@@ -23,6 +24,11 @@ const PAGE_SIZE = 1000;
  * is a few MiB, which the answer holds anyway (its ETag hashes the whole body).
  */
 const SPATIAL_PAGES = { first: PAGE_SIZE, next: 10_000 };
+/**
+ * Probed area reads (probed-area.ts) have one plan whatever the page size, so they start at the large size: a
+ * 10,000-feature box is then one probe of up to 20,001 features instead of a dense first page of 1,000.
+ */
+const PROBED_PAGES = { first: 10_000, next: 10_000 };
 /** Bounds of one bulk statement: large writes become a few big statements, never one per feature. */
 const CHUNK_ROWS = 10_000;
 const CHUNK_CHARS = 16 * 1024 * 1024;
@@ -247,6 +253,9 @@ export class PostgresFeatureStore implements FeatureStore {
     yield* this.read(space, query, signal, {
       name: 'feature_text_by_id',
       outer: (inner) => `SELECT string_agg(p.feature, ','), count(*)::int, max(p.seq) FROM (${inner}) p`,
+      probed: (where) => `WITH probe AS MATERIALIZED (
+                            SELECT f.seq, f.feature FROM features f WHERE f.sid = $1 AND f.seq > $2 AND ${where} LIMIT ${PROBE('$3')})
+                          SELECT string_agg(p.feature, ','), count(*)::int, max(p.seq), ${DENSE('$3')} FROM (${PROBED('$3')}) p`,
       shape,
       measure: (page) => page,
     });
@@ -255,11 +264,13 @@ export class PostgresFeatureStore implements FeatureStore {
   /**
    * The by-id lookup, or keyset pages over insertion order with the next page fetched while the current
    * one streams. The inner SELECT yields `seq, feature` in result order; `outer` may
-   * wrap it, and `shape` turns the rows of one statement into a page.
+   * wrap it, and `shape` turns the rows of one statement into a page. `probed`, given the WHERE conditions,
+   * is the same page as a probed area read (probed-area.ts), whose last column says the area was dense.
    */
   private async *read<T>(space: SpaceKey, query: FeatureQuery, signal: AbortSignal | undefined, how: {
     name: string;
     outer: (inner: string) => string;
+    probed?: (where: string) => string;
     shape: (rows: unknown[][]) => T;
     measure: (page: T) => { count: number; lastSeq: number };
   }): AsyncIterable<T> {
@@ -280,15 +291,22 @@ export class PostgresFeatureStore implements FeatureStore {
     }
     params.add(0);
     params.add(0);
-    const sql = how.outer(`SELECT f.seq, f.feature FROM features f
-                  WHERE f.sid = $1 AND f.seq > $2 AND ${compileQuery(query, params)} ORDER BY f.seq LIMIT $3`);
+    const where = compileQuery(query, params);
+    const sql = how.outer(`SELECT f.seq, f.feature FROM features f WHERE f.sid = $1 AND f.seq > $2 AND ${where} ORDER BY f.seq LIMIT $3`);
+    let probe = how.probed && probes(query) ? prepared(how.probed(where)) : undefined;
+    const pageSize = probe ? PROBED_PAGES : query.spatial ? SPATIAL_PAGES : PAGE_SIZE;
     const fetchPage = async (after: number, size: number): Promise<T> => {
       const values = [...params.values];
       values[1] = after;
       values[2] = size;
+      if (probe) {
+        const rows = await db.queryArrays(probe, values, signal);
+        if (rows[0]?.[3] !== true) return how.shape(rows);
+        // Dense: this read goes on with statements planned for their values.
+        probe = undefined;
+      }
       return how.shape(await db.queryArrays(sql, values, signal));
     };
-    const pageSize = query.spatial ? SPATIAL_PAGES : PAGE_SIZE;
     yield* keysetPages(query.limit, query.afterSeq ?? 0, pageSize, fetchPage, how.measure, { deadlineMs: this.deadlineMs, signal });
   }
 
@@ -315,14 +333,22 @@ export class PostgresFeatureStore implements FeatureStore {
     return row.n;
   }
 
-  /** One statement: the database selects, clips and encodes; a tile holds at most `query.limit` features. */
+  /**
+   * One statement: the database selects, clips and encodes; a tile holds at most `query.limit` features. An unfiltered
+   * tile is a probed area read (probed-area.ts), which a dense tile follows with the statement planned for its values.
+   */
   async vectorTile(space: SpaceKey, query: FeatureQuery, tile: VectorTileRequest, signal?: AbortSignal): Promise<Buffer> {
     const db = this.locations.byId(space.location);
-    const params = new SqlParams();
-    const clauses = [`f.sid = ${params.add(space.sid)}`, `f.seq > ${params.add(query.afterSeq ?? 0)}`, compileQuery(query, params)];
-    if (query.ids) clauses.push(`f.id = ANY(${params.add(query.ids.filter((id) => !cannotExist(id)))}::text[])`);
-    const sql = vectorTileSql(tile, clauses.join(' AND '), params.add(query.limit), params);
-    const [row] = await db.queryArrays<[Buffer | null]>(sql, params.values, signal);
+    const encode = async (probed: boolean): Promise<[Buffer | null, boolean?] | undefined> => {
+      const params = new SqlParams();
+      const clauses = [`f.sid = ${params.add(space.sid)}`, `f.seq > ${params.add(query.afterSeq ?? 0)}`, compileQuery(query, params)];
+      if (query.ids) clauses.push(`f.id = ANY(${params.add(query.ids.filter((id) => !cannotExist(id)))}::text[])`);
+      const sql = vectorTileSql(tile, clauses.join(' AND '), params.add(query.limit), params, probed);
+      const [row] = await db.queryArrays<[Buffer | null, boolean?]>(probed ? prepared(sql) : sql, params.values, signal);
+      return row;
+    };
+    const probed = probes(query) ? await encode(true) : undefined;
+    const row = probed && probed[1] !== true ? probed : await encode(false);
     return row?.[0] ?? Buffer.alloc(0);
   }
 

@@ -2,6 +2,7 @@
 import type { VectorTileRequest } from '../../core/vector-tile-request.js';
 import { tileFrame } from '../../geo/vector-tile.js';
 import type { SqlParams } from './filter-sql.js';
+import { DENSE, PROBE, PROBED } from './probed-area.js';
 
 /**
  * The feature's properties as json, read from the stored text, so nested values keep their text as sent
@@ -32,9 +33,10 @@ const FLAT = `coalesce((WITH RECURSIVE walk(key, value) AS (
 /**
  * One statement around the filtered, ordered, limited feature SELECT (`where`, with `limit` as a parameter).
  * Geometries are first cut to the buffered tile in degrees, which also keeps Mercator clear of the poles,
- * then projected and fitted to the tile by ST_AsMVTGeom (clipped, snapped to the grid).
+ * then projected and fitted to the tile by ST_AsMVTGeom (clipped, snapped to the grid). `probed` makes it a probed
+ * area read (probed-area.ts): a second column then says whether the area was dense, and the tile empty for it.
  */
-export function vectorTileSql(request: VectorTileRequest, where: string, limit: string, params: SqlParams): string {
+export function vectorTileSql(request: VectorTileRequest, where: string, limit: string, params: SqlParams, probed: boolean): string {
   const { tile, clip } = tileFrame(request);
   const clipBox = `ST_MakeEnvelope(${clip.map((value) => `${params.add(value)}::float8`).join(', ')}, 4326)`;
   const tileBox = `ST_MakeBox2D(ST_Point(${params.add(tile[0])}::float8, ${params.add(tile[1])}::float8),
@@ -44,9 +46,13 @@ export function vectorTileSql(request: VectorTileRequest, where: string, limit: 
   const extent = params.add(request.extent);
   const buffer = params.add(request.buffer);
   const attributes = request.flatten ? FLAT : PLAIN;
-  return `SELECT ST_AsMVT(t, ${params.add(request.layer)}::text, ${extent}::int, 'geom') FROM (
+  const features = probed ? PROBED(limit) : `SELECT f.seq, f.id, f.geom, f.feature FROM features f WHERE ${where} ORDER BY f.seq LIMIT ${limit}`;
+  const encoded = `SELECT ST_AsMVT(t, ${params.add(request.layer)}::text, ${extent}::int, 'geom')${probed ? `, ${DENSE(limit)}` : ''} FROM (
             SELECT ST_AsMVTGeom(${projected}, ${tileBox}, ${extent}::int, ${buffer}::int, true) AS geom, ${attributes} AS attributes
-              FROM (SELECT f.* FROM features f WHERE ${where} ORDER BY f.seq LIMIT ${limit}) f,
+              FROM (${features}) f,
                    LATERAL (SELECT ${PROPERTIES} AS props) p
           ) t WHERE t.geom IS NOT NULL`;
+  if (!probed) return encoded;
+  return `WITH probe AS MATERIALIZED (SELECT f.seq, f.id, f.geom, f.feature FROM features f WHERE ${where} LIMIT ${PROBE(limit)})
+          ${encoded}`;
 }
