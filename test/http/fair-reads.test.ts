@@ -1,0 +1,56 @@
+// Fairness under load: a large read does not hold the hub while it runs, so requests arriving meanwhile are answered first.
+import assert from 'node:assert/strict';
+import { get } from 'node:http';
+import { after, before, describe, test } from 'node:test';
+import { call, createSpace } from '../helpers/http-client.js';
+import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
+
+/** Enough features for a read of many storage pages whose answer stays below the 4 MiB that are held, hashed and sent at once. */
+const FEATURES = 12_000;
+
+const point = (i: number) => ({
+  type: 'Feature', id: `p${i}`, geometry: { type: 'Point', coordinates: [(i % 360) - 179.5, ((i / 360) % 170) - 84.5] },
+  properties: { name: `point number ${i}`, n: i },
+});
+
+for (const backend of BACKENDS) {
+  describe(`fair reads (${backend})`, () => {
+    let hub: HubProcess;
+    let space: string;
+
+    before(async () => {
+      hub = await startHub({ backend, env: { HUB_WORKERS: '1' } });
+      space = await createSpace(hub);
+      for (let start = 0; start < FEATURES; start += 6_000) {
+        const features = Array.from({ length: 6_000 }, (_, i) => point(start + i));
+        const put = await call(hub, 'PUT', `/hub/spaces/${space}/features`, {
+          body: { type: 'FeatureCollection', features }, headers: { accept: 'application/x-empty' },
+        });
+        assert.equal(put.status, 204, put.text);
+      }
+    });
+    after(async () => { await hub.stop(); });
+
+    /** Resolves when the answer's status line arrives: the hub holds an answer below 4 MiB until its read is done. */
+    const answerBegins = (path: string) => new Promise<void>((resolve, reject) => {
+      get(`${hub.url}${path}`, { headers: { authorization: `Bearer ${hub.token}` } }, (response) => {
+        assert.equal(response.statusCode, 200);
+        resolve();
+        response.resume();
+      }).on('error', reject);
+    });
+
+    test('requests sent while a large read is under way are answered before it ends', async () => {
+      const events: string[] = [];
+      const large = answerBegins(`/hub/spaces/${space}/iterate?limit=${FEATURES}`).then(() => { events.push('large'); });
+      // Once the large read has begun: it takes far longer than this on either engine.
+      await new Promise((resolve) => setTimeout(resolve, 15));
+      const small = [1, 2, 3].map((n) => call(hub, 'GET', `/hub/spaces/${space}/features/p${n}`).then((response) => {
+        assert.equal(response.status, 200);
+        events.push(`small ${n}`);
+      }));
+      await Promise.all([large, ...small]);
+      assert.equal(events.at(-1), 'large', `answers in the order ${events.join(', ')}`);
+    });
+  });
+}
