@@ -27,7 +27,7 @@ declare module 'autocannon' {
     non2xx: number;
     /** Answers by status code. */
     statusCodeStats: Record<string, { count: number }>;
-    latency: { average: number; p99: number };
+    latency: { average: number; p50: number; p99: number };
     /** Bytes received, headers included. */
     throughput: { total: number; average: number };
   }
