@@ -185,7 +185,20 @@ if (BACKENDS.includes('postgres')) {
       await assertServing(shortDeadline, space, FEATURES);
     });
 
-    test('a client that goes away before the answer starts cancels its statement', { timeout: STUCK }, async () => {
+    /** Backends of the hubs (not their cancellers) started after `since`, a time of the database's clock. */
+    async function hubBackendsSince(since: string): Promise<number> {
+      const { rows: [{ n }] } = await observer.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND application_name = 'spatial-data-hub' AND backend_start > $1`, [since]);
+      return n;
+    }
+
+    test('a client that goes away before the answer starts cancels its statement, and its connection serves on', { timeout: STUCK }, async () => {
+      // Both pooled connections open before the cancels: the reads after them then need no new one.
+      for (const read of await Promise.all(Array.from({ length: 4 }, () => call(hub, 'GET', `/hub/spaces/${space}/search?limit=10`)))) {
+        assert.equal(read.status, 200, read.text);
+      }
+      const { rows: [{ now }] } = await observer.query<{ now: string }>('SELECT clock_timestamp()::text AS now');
       for (const path of ['search?p.n=-1', 'count?p.n=-1', 'features?id=f1&id=f2']) {
         const held = await locker();
         await held.lock();
@@ -202,6 +215,7 @@ if (BACKENDS.includes('postgres')) {
       const reads = await Promise.all(Array.from({ length: 4 }, () => call(hub, 'GET', `/hub/spaces/${space}/search?limit=10`)));
       for (const read of reads) assert.equal(read.status, 200, read.text);
       await assertServing(hub, space, FEATURES);
+      assert.equal(await hubBackendsSince(now), 0, 'the cancelled reads\' connections went back to the pool, no new backend was needed');
     });
 
     test('a client that goes away in the middle of an iterate cancels the statement reading its next page', { timeout: STUCK }, async () => {

@@ -28,8 +28,30 @@ export interface PoolOptions {
 /** The client gives up this much later than the server's deadline, for a server that no longer answers at all. */
 const QUERY_TIMEOUT_GRACE_MS = 5_000;
 const CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * How long an idle connection stays open (pg-pool closes them after 10 s by default). A new backend costs the
+ * database 20-45 ms to connect and 50-100 ms more for its first area read and first vector tile (PostGIS and PROJ
+ * load, catalog caches fill), so a node that paused for ten seconds paid that on every connection again.
+ */
+const IDLE_TIMEOUT_MS = 5 * 60_000;
 /** The hub's connections name themselves so that operators (and tests) find them in pg_stat_activity. */
 const APPLICATION_NAME = 'spatial-data-hub';
+
+/**
+ * Whether a connection whose statement was cancelled can serve again. Once `pg_cancel_backend` has returned, the
+ * signal is on its way to the backend: arriving while the backend waits for a statement it is ignored, arriving
+ * while one runs it cancels that one. So one `SELECT 1` after it takes the cancel if nothing else did, and either
+ * way the connection is clean afterwards.
+ */
+async function settle(client: Client, cancel: Promise<void>): Promise<boolean> {
+  await cancel;
+  try {
+    await client.query('SELECT 1');
+    return true;
+  } catch (error) {
+    return sqlState(error) === '57014';
+  }
+}
 
 /** One statement with its values, its rows as objects or (`rowMode: 'array'`) as arrays. */
 type Statement = pg.QueryConfig | pg.QueryArrayConfig;
@@ -77,8 +99,14 @@ function storageError(error: unknown): unknown {
   return error;
 }
 
-/** Errors after which a connection must not go back to the pool. */
+/**
+ * Errors after which a connection must not go back to the pool: the server or the network went away, or the client
+ * gave up waiting (its state is then unknown). A statement the server cancelled (a deadline, a lock wait, a client
+ * that went away) ends with the server ready for the next one, so that connection stays.
+ */
 function breaksConnection(error: unknown): boolean {
+  const state = sqlState(error);
+  if (state !== undefined && TIMEOUT_STATES.has(state)) return false;
   const mapped = storageError(error);
   return mapped instanceof StorageError && (mapped.failure === 'unavailable' || mapped.failure === 'timeout');
 }
@@ -94,6 +122,7 @@ export class Database {
       connectionString: url,
       max: options.size,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      idleTimeoutMillis: IDLE_TIMEOUT_MS,
       statement_timeout: options.statementTimeout,
       query_timeout: options.statementTimeout > 0 ? options.statementTimeout + QUERY_TIMEOUT_GRACE_MS : 0,
       keepAlive: true,
@@ -141,20 +170,17 @@ export class Database {
 
   /**
    * Runs one statement on a connection held for it, so that an abort of `signal` (the client went away) can
-   * cancel it in the server instead of leaving the database working for nobody. A connection whose
-   * statement was cancelled is closed instead of pooled: a cancel arriving late must not hit the next
-   * statement on it.
+   * cancel it in the server instead of leaving the database working for nobody. A connection whose statement
+   * was cancelled goes back to the pool once the cancel can no longer reach the next statement (`settle`): a new
+   * backend would cost far more than the check (see IDLE_TIMEOUT_MS), and maps cancel tiles all the time.
    */
   private async cancellable(config: Statement, signal: AbortSignal): Promise<unknown[]> {
     throwIfCancelled(signal);
     const client = await this.connect();
     let broken = false;
-    let cancelled = false;
+    let cancel: Promise<void> | undefined;
     const onError = () => { broken = true; };
-    const onAbort = () => {
-      cancelled = true;
-      this.cancelBackend(client);
-    };
+    const onAbort = () => { cancel = this.cancelBackend(client); };
     client.on('error', onError);
     try {
       throwIfCancelled(signal);
@@ -165,8 +191,9 @@ export class Database {
       throw storageError(error);
     } finally {
       signal.removeEventListener('abort', onAbort);
+      if (cancel && !broken) broken = !(await settle(client, cancel));
       client.removeListener('error', onError);
-      client.release(broken || cancelled);
+      client.release(broken);
     }
   }
 
@@ -174,15 +201,16 @@ export class Database {
    * Cancels what a pooled connection is running, from a short-lived connection of its own: asking through
    * the pool could wait behind the very statements it should cancel. The pid is the backend's key the
    * server sent at connect (pg keeps it as `processID`). A cancel that fails leaves the statement to its deadline.
+   * Resolves once the cancel was sent or given up.
    */
-  private cancelBackend(client: Client): void {
+  private cancelBackend(client: Client): Promise<void> {
     const pid = (client as unknown as { processID: number | null }).processID;
-    if (!pid) return;
+    if (!pid) return Promise.resolve();
     const canceller = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, application_name: `${APPLICATION_NAME} cancel` });
     canceller.on('error', () => {});
-    canceller.connect()
+    return canceller.connect()
       .then(() => canceller.query('SELECT pg_cancel_backend($1)', [pid]))
-      .catch(() => {})
+      .then(() => {}, () => {})
       .finally(() => canceller.end().catch(() => {}));
   }
 
