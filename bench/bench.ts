@@ -16,7 +16,8 @@ import { type BenchHub, type MemoryReading, readMemory, resetPeak, startBenchHub
 import { countFeatures, HubClient, iterateHttp, iterateHttpTimed } from './http.js';
 import { fastest, perSecond, type Rate, repeated, rotation, timed } from './measure.js';
 import { plainTable } from './plain-tables.js';
-import { readCpuSeconds, withCpu } from './process-cpu.js';
+import { ownCpuSeconds, readCpuSeconds, withCpu } from './process-cpu.js';
+import { type IngestFeature, plainIngest } from './plain-ingest.js';
 import { ReadTables, throughputRatio } from './read-tables.js';
 import { side, takeTurns } from './turns.js';
 import { virtualReads } from './virtual-reads.js';
@@ -156,16 +157,18 @@ async function storeBatch(storage: Storage, space: SpaceKey, upserts: FeatureWri
   await storage.features.write(space, upserts.map((row) => row.id), () => ({ plan: { upserts, deletes: [], timestamp }, result: undefined }));
 }
 
-/** Sends the bodies with a fixed number of requests in flight. */
-async function sendAll(client: HubClient, path: string, bodies: Buffer[], inFlight: number): Promise<void> {
+/** Runs `work` on every item with a fixed number of them in flight, in order. */
+async function inLanes<T>(items: T[], inFlight: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   const lane = async () => {
-    while (next < bodies.length) {
-      const body = bodies[next++];
-      await client.expect(204, 'PUT', path, body, { accept: 'application/x-empty' });
-    }
+    while (next < items.length) await work(items[next++]);
   };
   await Promise.all(Array.from({ length: inFlight }, lane));
+}
+
+/** Sends the bodies with a fixed number of requests in flight. */
+async function sendAll(client: HubClient, path: string, bodies: Buffer[], inFlight: number): Promise<void> {
+  await inLanes(bodies, inFlight, async (body) => { await client.expect(204, 'PUT', path, body, { accept: 'application/x-empty' }); });
 }
 
 interface CitySpace {
@@ -174,56 +177,86 @@ interface CitySpace {
   ids: string[];
 }
 
-async function ingest(client: HubClient, floor: Floor, settings: Settings): Promise<CitySpace> {
+async function ingest(hub: BenchHub, client: HubClient, floor: Floor, settings: Settings): Promise<CitySpace> {
   const size = sizes(settings.quick);
   const cities = loadCities(size.cities);
   const ids = cities.map((city) => String(city.cityId));
-  log(`ingest: ${cities.length} cities in batches of ${size.batch}`);
+  log(`ingest: ${cities.length} cities in batches of ${size.batch}, hub, own-SQL floor and plain floor taking turns`);
 
   const bodies: Buffer[] = [];
   for (let i = 0; i < cities.length; i += size.batch) {
     const features = cities.slice(i, i + size.batch).map(cityFeature);
     bodies.push(Buffer.from(JSON.stringify({ type: 'FeatureCollection', features })));
   }
-  // Each side ingests twice into a new space and keeps its faster run: the first one also warms up the JIT.
-  const httpSpaces: string[] = [];
-  const httpRuns: Rate[] = [];
-  for (let run = 0; run < size.ingestRuns; run++) {
-    const space = await createSpace(client, 'bench cities');
-    httpRuns.push(await timed(async () => {
-      await sendAll(client, `/hub/spaces/${space}/features`, bodies, size.ingestInFlight);
-      return cities.length;
-    }));
-    const stored = await httpCount(client, space);
-    if (stored !== cities.length) throw new Error(`the hub holds ${stored} of ${cities.length} cities`);
-    httpSpaces.push(space);
-  }
-
-  const floorSpaces: string[] = [];
-  const floorRuns: Rate[] = [];
-  for (let run = 0; run < size.ingestRuns; run++) {
-    const space = `cities-${run}`;
-    const timestamp = Date.now();
-    const { key } = await floor.store.spaces.create(space, { title: 'bench cities', createdAt: timestamp, updatedAt: timestamp }, timestamp);
-    const batches: FeatureWrite[][] = [];
+  const timestamp = Date.now();
+  /** The batches as the hub stores them in `space`, for the floors. */
+  const storedBatches = (space: string) => {
+    const batches: Array<Array<FeatureWrite & IngestFeature>> = [];
     for (let i = 0; i < cities.length; i += size.batch) {
-      batches.push(cities.slice(i, i + size.batch).map((city) => featureTexts(cityParts(city, space, timestamp)).stored));
+      batches.push(cities.slice(i, i + size.batch).map((city) => {
+        const parts = cityParts(city, space, timestamp);
+        return { ...featureTexts(parts).stored, geometry: parts.geometry };
+      }));
     }
-    floorRuns.push(await timed(async () => {
-      for (const batch of batches) await storeBatch(floor.store, key, batch, timestamp);
-      return cities.length;
-    }));
-    floorSpaces.push(space);
-  }
-  log(`ingest: loading the plain floor's table ${PLAIN_CITIES}`);
-  await fillPlain(await plainTable(floor.plainSpec, PLAIN_CITIES), cities.length, 10_000, (i, timestamp) => cityParts(cities[i], httpSpaces[0], timestamp));
+    return batches;
+  };
+  const serverPid = settings.engine.serverPid?.();
+  // Each side ingests into a new space (the plain floor: a new table) once per turn and keeps its fastest turn; the first turn also warms up the JIT.
+  const httpSpaces: string[] = [];
+  const floorSpaces: string[] = [];
+  const sides = {
+    hub: side(async () => {
+      const space = await createSpace(client, 'bench cities');
+      const rate = await onHub(hub, settings, async () => ({
+        ...await timed(async () => {
+          await sendAll(client, `/hub/spaces/${space}/features`, bodies, size.ingestInFlight);
+          return cities.length;
+        }),
+        requests: bodies.length,
+      }));
+      const stored = await httpCount(client, space);
+      if (stored !== cities.length) throw new Error(`the hub holds ${stored} of ${cities.length} cities`);
+      httpSpaces.push(space);
+      return rate;
+    }),
+    own: side(async () => {
+      const space = `cities-${floorSpaces.length}`;
+      const { key } = await floor.store.spaces.create(space, { title: 'bench cities', createdAt: timestamp, updatedAt: timestamp }, timestamp);
+      const batches = storedBatches(space);
+      const rate = await timed(async () => {
+        await inLanes(batches, size.ingestInFlight, (batch) => storeBatch(floor.store, key, batch, timestamp));
+        return cities.length;
+      });
+      floorSpaces.push(space);
+      return rate;
+    }),
+    plain: side(async () => {
+      const table = await plainIngest(floor.plainSpec, PLAIN_CITIES, size.ingestInFlight);
+      const loads = storedBatches(httpSpaces[0]).map((batch) => table.prepare(batch));
+      const rate = await withCpu(ownCpuSeconds, serverPid, async () => ({
+        ...await timed(async () => {
+          await inLanes(loads, size.ingestInFlight, (load) => load());
+          return cities.length;
+        }),
+        requests: loads.length,
+      }));
+      await table.finish();
+      return rate;
+    }),
+  };
+  await takeTurns(size.ingestRuns, [sides.hub, sides.own, sides.plain]);
   await settings.engine.afterBulkLoad?.();
-  const http = fastest(httpRuns);
-  const floorRate = fastest(floorRuns);
-  rows.push({
-    figure: `Ingest (PUT ${size.batch}/request, ${size.ingestInFlight} in flight)`, unit: 'features/s', http, floor: floorRate, goal: settings.engine.goals.ingest,
-    note: `${cities.length} cities, best of ${size.ingestRuns} runs`,
-  });
+  const row = {
+    section: 'ingest', figure: `Ingest (PUT ${size.batch}/request, ${size.ingestInFlight} in flight)`, unit: 'features/s',
+    hub: sides.hub.best(), plain: sides.plain.best(), own: sides.own.best(),
+    note: `${cities.length} cities, best of ${size.ingestRuns} turns; a request is a batch of ${size.batch}`,
+  };
+  readTables.heading('ingest', `Ingest (CPU per request: per PUT of ${size.batch} features, of the hub process and its database; `
+    + 'for the plain floor, of the benchmark process and the database)');
+  readTables.add(row);
+  readTables.goal({ label: 'Ingest vs own-SQL floor (issues 2, 3)', value: throughputRatio(row, 'own'), bound: settings.engine.goals.ingest, at: 'least' });
+  const { ingest: plainGoal } = settings.engine.goals.plain ?? {};
+  if (plainGoal !== undefined) readTables.goal({ label: 'Ingest vs plain floor, COPY (issue 22)', value: throughputRatio(row, 'plain'), bound: plainGoal, at: 'least' });
   return { httpSpace: httpSpaces[0], floorSpace: floorSpaces[0], ids };
 }
 
@@ -544,7 +577,7 @@ async function main(): Promise<void> {
       });
     }
     if (sections.has('ingest')) {
-      const cities = await ingest(client, floor, settings);
+      const cities = await ingest(hub, client, floor, settings);
       if (sections.has('get')) await getById(hub, floor, cities, settings);
       if (sections.has('iterate')) await iterate(hub, client, floor, cities, settings);
       if (sections.has('search')) await search(hub, client, floor, cities, settings);

@@ -21,11 +21,11 @@ export interface Goals {
   /** Spatial reads (issue 12): small bbox requests/s, large bbox bytes/s, MVT tiles/s against the same reads on storage. */
   spatial: { smallBox: number; largeBox: number; vectorTile: number };
   /**
-   * Issue 22, against the plain floors (plain-floor.ts), which know nothing of the hub's SQL: small and large boxes
-   * and MVT tiles as throughput ratios, and the database's CPU per large box at most this many times the floor's.
-   * Undefined where the issue sets none.
+   * Issue 22, against the plain floors (plain-floor.ts, plain-ingest.ts), which know nothing of the hub's SQL: small and
+   * large boxes, MVT tiles and the ingest (against COPY) as throughput ratios, and the database's CPU per large box at
+   * most this many times the floor's. Undefined where the issue sets none.
    */
-  plain?: { smallBox: number; largeBox: number; largeBoxDatabaseCpu: number; vectorTile: number };
+  plain?: { smallBox: number; largeBox: number; largeBoxDatabaseCpu: number; vectorTile: number; ingest: number };
   /** OGC items pages against iterate pages on the same space, both over HTTP (issue 14). */
   ogcVsIterate: number;
   /** A 10,000-feature PUT into a space with a schema and tagging rules against the same PUT into a plain space (issue 15). */
@@ -92,10 +92,11 @@ class PostgresEngine implements BenchEngine {
   readonly name = 'postgres';
   // Issue 3: ingest at least 50%, reads at least 60%; issue 11: GET by id at least 50% of one SELECT by primary key;
   // issue 14: OGC items pages at least 90% of iterate's features/s; issue 15: PUT with processors at least 70% of a plain PUT;
-  // issue 22: boxes at least 70% and MVT 60% of the plain floors, a large box's database CPU at most 1.5 times the plain query's.
+  // issue 22: boxes at least 70% and MVT 60% of the plain floors, a large box's database CPU at most 1.5 times the plain query's,
+  // the ingest at least 50% of COPY into the plain table.
   readonly goals: Goals = {
     ingest: 0.5, read: 0.6, getById: 0.5, getByIdVsHealth: 0.4, parallelWrites: 1.6, spatial: { smallBox: 0.7, largeBox: 0.7, vectorTile: 0.6 },
-    plain: { smallBox: 0.7, largeBox: 0.7, largeBoxDatabaseCpu: 1.5, vectorTile: 0.6 }, ogcVsIterate: 0.9, processors: 0.7,
+    plain: { smallBox: 0.7, largeBox: 0.7, largeBoxDatabaseCpu: 1.5, vectorTile: 0.6, ingest: 0.5 }, ogcVsIterate: 0.9, processors: 0.7,
   };
   private cluster: PostgresCluster | undefined;
   private floorUrl = '';

@@ -41,9 +41,16 @@ export const throughputRatio = (row: ReadRow, floor: 'plain' | 'own'): number =>
 export class ReadTables {
   private readonly rows: ReadRow[] = [];
   private readonly goals: Goal[] = [];
+  /** Headings of sections that are not reads, or whose request is not obvious. */
+  private readonly headings = new Map<string, string>();
 
   add(row: ReadRow): void {
     this.rows.push(row);
+  }
+
+  /** The heading of `section`'s table instead of the reads' one. */
+  heading(section: string, text: string): void {
+    this.headings.set(section, text);
   }
 
   goal(goal: Goal): void {
@@ -54,7 +61,8 @@ export class ReadTables {
   print(write: (lines: string[][]) => void, heading: (text: string) => void): void {
     const sections = [...new Set(this.rows.map((row) => row.section))];
     for (const section of sections) {
-      heading(`Reads: ${section} (CPU per request: the hub process and its database; the plain floor's own process and its database)`);
+      heading(this.headings.get(section)
+        ?? `Reads: ${section} (CPU per request: the hub process and its database; the plain floor's own process and its database)`);
       const table = [['figure', 'hub', 'plain floor', 'hub/plain', 'own-SQL floor', 'hub/own-SQL', 'hub CPU/req', 'hub DB CPU/req',
         'floor CPU/req', 'floor DB CPU/req', 'note']];
       for (const row of this.rows.filter((candidate) => candidate.section === section)) {
@@ -66,7 +74,7 @@ export class ReadTables {
       write(table);
     }
     if (this.goals.length === 0) return;
-    heading('Goals of the read figures (benchmarks are not tests: a missed goal is reported, not failed)');
+    heading('Goals of the figures against their floors (benchmarks are not tests: a missed goal is reported, not failed)');
     const goals = [['goal', 'measured', 'bound', 'result']];
     for (const goal of this.goals) {
       const met = goal.at === 'least' ? goal.value >= goal.bound : goal.value <= goal.bound;

@@ -65,15 +65,18 @@ export function roundPositions(geometry: Geometry): Geometry {
   return isRounded(geometry) ? geometry : mapPositions(geometry, roundPosition);
 }
 
-/** True also for a geometry without positions, since there is nothing to pad. */
-export function hasOnly3DPositions(geometry: Geometry): boolean {
+/** True also for a geometry without positions. */
+function hasOnlyPositionsOf(geometry: Geometry, dimensions: number): boolean {
   for (const positions of positionLists(geometry)) {
     for (const position of positions) {
-      if (position.length !== 3) return false;
+      if (position.length !== dimensions) return false;
     }
   }
   return true;
 }
+
+/** True also for a geometry without positions, since there is nothing to pad. */
+export const hasOnly3DPositions = (geometry: Geometry): boolean => hasOnlyPositionsOf(geometry, 3);
 
 /** Gives 2D positions an altitude of 0; returns the geometry itself when nothing needs padding. */
 export function pad3D(geometry: Geometry): Geometry {
@@ -82,4 +85,9 @@ export function pad3D(geometry: Geometry): Geometry {
 
 export function force2D(geometry: Geometry): Geometry {
   return mapPositions(geometry, to2D);
+}
+
+/** The geometry itself when all its positions are 2D already, else a 2D copy. */
+export function as2D(geometry: Geometry): Geometry {
+  return hasOnlyPositionsOf(geometry, 2) ? geometry : force2D(geometry);
 }

@@ -64,6 +64,18 @@ export interface FeatureWrite {
   geometryType: string | null;
   bbox: BBox | null;
   tags: string[];
+  /**
+   * Parts of `json` as texts, where the writer made them anyway: PostgreSQL stores its jsonb and geometry copies
+   * from them instead of parsing `json` again. Without them it takes them from `json`.
+   */
+  parts?: FeatureWriteParts;
+}
+
+export interface FeatureWriteParts {
+  /** The `properties` member of `json`, exactly as it stands there. */
+  properties: string;
+  /** The geometry as GeoJSON with 2D positions, null without one. */
+  geometry2D: string | null;
 }
 
 export interface WritePlan {

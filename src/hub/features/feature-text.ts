@@ -1,6 +1,6 @@
 // Turns a feature into the JSON texts the hub stores and answers with, serializing each part once.
 import type { Geometry } from '../../geo/geometry.js';
-import { pad3D } from '../../geo/coordinates.js';
+import { as2D, pad3D } from '../../geo/coordinates.js';
 import { geometryBBox } from '../../geo/bbox.js';
 import type { FeatureWrite } from '../../storage/storage.js';
 import { NS, type Namespace } from './namespace.js';
@@ -34,6 +34,8 @@ export function featureTexts(parts: FeatureParts): FeatureTexts {
   const padded = parts.geometry && pad3D(parts.geometry);
   const storedGeometryJson = padded === parts.geometry ? geometryJson : JSON.stringify(padded);
   const stored = compose(parts.id, storedGeometryJson, propertiesJson, extraJson);
+  const planar = parts.geometry && as2D(parts.geometry);
+  const geometry2D = planar === null ? null : planar === parts.geometry ? geometryJson : JSON.stringify(planar);
   return {
     response: () => (storedGeometryJson === geometryJson ? stored : compose(parts.id, geometryJson, propertiesJson, extraJson)),
     stored: {
@@ -42,6 +44,7 @@ export function featureTexts(parts: FeatureParts): FeatureTexts {
       geometryType: parts.geometry?.type ?? null,
       bbox: parts.geometry && geometryBBox(parts.geometry),
       tags: parts.namespace.tags,
+      parts: { properties: propertiesJson, geometry2D },
     },
   };
 }

@@ -4,11 +4,12 @@ import type { VectorTileRequest } from '../../core/vector-tile-request.js';
 import { keysetPages } from '../shared/keyset-pages.js';
 import { planWrite, type StoredRow } from '../shared/write-diff.js';
 import { StorageError } from '../storage-error.js';
-import type { FeatureStore, FeatureWrite, SpaceKey, SpaceStatistics, StatisticsOptions, WritePlan, WritePlanner, WriteStep } from '../storage.js';
+import type { FeatureStore, SpaceKey, SpaceStatistics, StatisticsOptions, WritePlan, WritePlanner, WriteStep } from '../storage.js';
 import type { Client, Database, Prepared } from './database.js';
 import { compileFilter, isEmptyFilter, SqlParams } from './filter-sql.js';
 import type { Locations } from './locations.js';
-import { cannotExist, jsonbStandIn } from './nul-stand-in.js';
+import { copyNewRows, UPDATE_ROWS, updateParameters } from './feature-rows.js';
+import { cannotExist } from './nul-stand-in.js';
 import { DENSE, PROBE, PROBED, prepared, probes } from './probed-area.js';
 import { compileSpatial } from './spatial-sql.js';
 import { vectorTileSql } from './vector-tile-sql.js';
@@ -32,34 +33,6 @@ const PROBED_PAGES = { first: 10_000, next: 10_000 };
 /** Bounds of one bulk statement: large writes become a few big statements, never one per feature. */
 const CHUNK_ROWS = 10_000;
 const CHUNK_CHARS = 16 * 1024 * 1024;
-
-/**
- * The rows of a bulk statement, zipped from parallel parameters. The feature texts travel as one JSON
- * array, which needs no escaping in Node; `json_array_elements` hands back each element's text exactly
- * as sent. Each text is parsed to jsonb once (`OFFSET 0` keeps the planner from inlining it per use),
- * or its stand-in where jsonb cannot hold the text as it is (see `jsonbStandIn`).
- */
-const ROWS = (key: string, keyType: string) => `
-  ROWS FROM (json_array_elements($2::json), unnest($3::${keyType}[]), unnest($4::text[]), jsonb_array_elements($5::jsonb), unnest($6::text[]))
-    WITH ORDINALITY AS u(feature, ${key}, geometry_type, tags, stand_in, ord),
-  LATERAL (SELECT coalesce(u.stand_in, u.feature::text)::jsonb AS parsed OFFSET 0) p`;
-
-/** Geometries are stored 2D: spatial predicates are planar on lon/lat, and the typed column takes one dimensionality. */
-const GEOMETRY = `CASE WHEN u.geometry_type IS NOT NULL THEN ST_Force2D(ST_GeomFromGeoJSON(p.parsed -> 'geometry')) END`;
-const TAGS = 'ARRAY(SELECT jsonb_array_elements_text(u.tags))';
-
-const INSERT = `
-  INSERT INTO features (sid, id, feature, properties, geom, geometry_type, tags)
-  SELECT $1, u.id, u.feature::text, p.parsed -> 'properties', ${GEOMETRY}, u.geometry_type, ${TAGS}
-    FROM ${ROWS('id', 'text')}
-   ORDER BY u.ord`;
-
-const UPDATE = `
-  UPDATE features f
-     SET feature = u.feature::text, properties = p.parsed -> 'properties', geom = ${GEOMETRY},
-         geometry_type = u.geometry_type, tags = ${TAGS}
-    FROM ${ROWS('seq', 'bigint')}
-   WHERE f.sid = $1 AND f.seq = u.seq`;
 
 /**
  * A write records what it changed in the space's counters as a row of its own instead of updating the
@@ -127,17 +100,6 @@ function chunks<T>(rows: T[], textOf: (row: T) => string): T[][] {
   return result;
 }
 
-/** The parallel parameters $2..$6 of ROWS for some features, keyed by id or by seq. */
-function rowParameters(features: FeatureWrite[], keys: Array<string | number>): unknown[] {
-  return [
-    `[${features.map((feature) => feature.json).join(',')}]`,
-    keys,
-    features.map((feature) => feature.geometryType),
-    JSON.stringify(features.map((feature) => feature.tags)),
-    features.map((feature) => jsonbStandIn(feature.json)),
-  ];
-}
-
 /** The WHERE conditions of a read: its filter and, when it has one, its spatial condition. */
 function compileQuery(query: FeatureQuery, params: SqlParams): string {
   const where = compileFilter(query, params);
@@ -173,11 +135,9 @@ async function writeStep<P extends { plan: WritePlan; next?: WriteStep }>(client
     for (const [seq, id, json] of rows) stored.set(id, { seq, json });
   }
   const { diff, planned } = planWrite(stored, planner);
-  for (const chunk of chunks(diff.inserts, (feature) => feature.json)) {
-    await client.query(INSERT, [sid, ...rowParameters(chunk, chunk.map((feature) => feature.id))]);
-  }
+  if (diff.inserts.length > 0) await copyNewRows(client, sid, diff.inserts);
   for (const chunk of chunks(diff.updates, (update) => update.feature.json)) {
-    await client.query(UPDATE, [sid, ...rowParameters(chunk.map((update) => update.feature), chunk.map((update) => update.seq))]);
+    await client.query(UPDATE_ROWS, [sid, ...updateParameters(chunk)]);
   }
   if (diff.deletes.length > 0) await client.query('DELETE FROM features WHERE sid = $1 AND seq = ANY($2::bigint[])', [sid, diff.deletes]);
   if (diff.changed) changes.set(sid, await recordChange(client, sid, diff.countDelta, diff.sizeDelta, diff.timestamp));

@@ -1,0 +1,94 @@
+// The columns of a feature row as PostgreSQL gets them: texts made in Node, sent by COPY for new rows and as parameters for updates.
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { from as copyFrom } from 'pg-copy-streams';
+import { as2D } from '../../geo/coordinates.js';
+import type { Geometry } from '../../geo/geometry.js';
+import type { FeatureWrite, FeatureWriteParts } from '../storage.js';
+import type { Client } from './database.js';
+import { jsonbStandIn } from './nul-stand-in.js';
+
+/** The texts the derived columns are read from, the jsonb text with its NUL stand-in applied (see `jsonbStandIn`). */
+interface RowTexts {
+  properties: string;
+  geometry2D: string | null;
+  /** The tags as a PostgreSQL array literal. */
+  tags: string;
+}
+
+/** A writer that made no parts (a test, a hand-built feature) gets them from its text. */
+function partsOf(feature: FeatureWrite): FeatureWriteParts {
+  if (feature.parts) return feature.parts;
+  const { properties, geometry } = JSON.parse(feature.json) as { properties: unknown; geometry: Geometry | null };
+  return { properties: JSON.stringify(properties), geometry2D: geometry && JSON.stringify(as2D(geometry)) };
+}
+
+/** Array elements are quoted, so only quotes and backslashes need escaping. */
+const arrayLiteral = (values: readonly string[]): string => `{${values.map((value) => `"${value.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
+
+function rowTexts(feature: FeatureWrite): RowTexts {
+  const { properties, geometry2D } = partsOf(feature);
+  return { properties: jsonbStandIn(properties) ?? properties, geometry2D, tags: arrayLiteral(feature.tags) };
+}
+
+const COPY_SPECIAL = /[\\\t\n\r]/g;
+const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+/** A field of COPY's text format; JSON texts carry no raw tab or line break, so most need no change. */
+function copyField(text: string | null): string {
+  if (text === null) return '\\N';
+  return text.search(COPY_SPECIAL) === -1 ? text : text.replace(COPY_SPECIAL, (special) => COPY_ESCAPES[special]);
+}
+
+/** COPY data is sent in pieces of about this many characters, so a large write is never held twice whole. */
+const COPY_PIECE = 1024 * 1024;
+
+function* copyLines(sid: number, features: readonly FeatureWrite[]): Iterable<string> {
+  let piece = '';
+  for (const feature of features) {
+    const texts = rowTexts(feature);
+    piece += `${sid}\t${copyField(feature.id)}\t${copyField(feature.json)}\t${copyField(texts.properties)}\t${copyField(texts.geometry2D)}\t`
+      + `${copyField(feature.geometryType)}\t${copyField(texts.tags)}\n`;
+    if (piece.length >= COPY_PIECE) {
+      yield piece;
+      piece = '';
+    }
+  }
+  if (piece.length > 0) yield piece;
+}
+
+/**
+ * Inserts new features with one COPY, in their order, so that each gets the next `seq`. PostGIS reads the 2D
+ * GeoJSON as geometry input, and the column's type gives it its SRID; jsonb parses only the properties.
+ */
+export async function copyNewRows(client: Client, sid: number, features: readonly FeatureWrite[]): Promise<void> {
+  await pipeline(Readable.from(copyLines(sid, features)),
+    client.query(copyFrom('COPY features (sid, id, feature, properties, geom, geometry_type, tags) FROM STDIN')));
+}
+
+/**
+ * Replaces stored rows by `seq`. The texts travel as JSON arrays, which need no escaping in Node, and each
+ * element's text comes back exactly as sent; a missing geometry is a JSON null there.
+ */
+export const UPDATE_ROWS = `
+  UPDATE features f
+     SET feature = u.feature::text, properties = u.properties::text::jsonb,
+         geom = CASE WHEN u.geometry_type IS NOT NULL THEN u.geometry::text::geometry END,
+         geometry_type = u.geometry_type, tags = u.tags::text[]
+    FROM ROWS FROM (unnest($2::bigint[]), json_array_elements($3::json), json_array_elements($4::json), json_array_elements($5::json),
+                    unnest($6::text[]), unnest($7::text[]))
+      AS u(seq, feature, properties, geometry, geometry_type, tags)
+   WHERE f.sid = $1 AND f.seq = u.seq`;
+
+/** The parameters $2… of UPDATE_ROWS. */
+export function updateParameters(rows: ReadonlyArray<{ seq: number; feature: FeatureWrite }>): unknown[] {
+  const texts = rows.map((row) => rowTexts(row.feature));
+  return [
+    rows.map((row) => row.seq),
+    `[${rows.map((row) => row.feature.json).join(',')}]`,
+    `[${texts.map((row) => row.properties).join(',')}]`,
+    `[${texts.map((row) => row.geometry2D ?? 'null').join(',')}]`,
+    rows.map((row) => row.feature.geometryType),
+    texts.map((row) => row.tags),
+  ];
+}
