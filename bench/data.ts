@@ -170,15 +170,20 @@ function scramble(index: number): number {
 const SCATTERED_KINDS = ['stop', 'station', 'shop', 'school', 'park', 'office', 'house', 'farm'];
 
 /**
- * A point of the scale section: ids in no order (see scramble), places spread over the whole world by the R2
- * low-discrepancy sequence, so consecutive features land far apart as in a load sorted by anything but place.
+ * Where point `index` of the scale section lies: the R2 low-discrepancy sequence over the whole world, so consecutive
+ * features land far apart, as in a load sorted by anything but place.
  */
-function scatteredPoint(index: number) {
+export function scatteredPlace(index: number): Position {
   const u = (0.5 + index * 0.7548776662466927) % 1;
   const v = (0.5 + index * 0.5698402909980532) % 1;
+  return [Number((-180 + u * 360).toFixed(6)), Number((-90 + v * 180).toFixed(6))];
+}
+
+/** A point of the scale section: ids in no order (see scramble), places from scatteredPlace. */
+function scatteredPoint(index: number) {
   return {
     id: `f${scramble(index).toString(16).padStart(8, '0')}`,
-    geometry: { type: 'Point' as const, coordinates: [Number((-180 + u * 360).toFixed(6)), Number((-90 + v * 180).toFixed(6))] as Position },
+    geometry: { type: 'Point' as const, coordinates: scatteredPlace(index) },
     properties: { index, name: `point ${index}`, kind: SCATTERED_KINDS[index % SCATTERED_KINDS.length] },
     tags: [`group${index % 8}`],
   };
