@@ -146,6 +146,8 @@ export async function scaleSpace(bench: ScaleBench): Promise<void> {
   log(`scale: loading the plain table ${PLAIN_TABLE}`);
   const plainRates = await loadPlain(bench, space, step);
   await bench.afterBulkLoad();
+  // The plain load can outlast the hub's keep-alive timeout: a socket it closed meanwhile would fail the next request (EPIPE).
+  client.close();
 
   const readMemoryWatch = watchMemory(hub.pid);
   log(`scale: ${BOXES} small boxes at one connection`);
