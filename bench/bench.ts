@@ -24,11 +24,16 @@ import { virtualReads } from './virtual-reads.js';
 import { ogcItems } from './ogc-items.js';
 import { processorsIngest } from './processors-ingest.js';
 import { spaceList } from './space-list.js';
+import { scaleSpace } from './scale-space.js';
 import { spatialReads } from './spatial-reads.js';
 import { uploadMemory } from './upload-memory.js';
 
-const SECTIONS = ['spaces', 'ingest', 'get', 'iterate', 'search', 'parallel', 'million', 'spatial', 'etag', 'ogc', 'virtual', 'processors', 'upload', 'upload-memory', 'bigspace'] as const;
+const SECTIONS = ['spaces', 'ingest', 'get', 'iterate', 'search', 'parallel', 'million', 'spatial', 'etag', 'ogc', 'virtual', 'processors', 'upload', 'upload-memory', 'bigspace', 'scale'] as const;
 type Section = (typeof SECTIONS)[number];
+/** Sections that run only when named with --only: they take far longer than the rest together. */
+const NAMED_ONLY: readonly Section[] = ['scale'];
+/** Features of the scale section's space unless --size says otherwise. */
+const DEFAULT_SCALE_SIZE = 1_000_000;
 
 interface Settings {
   engine: BenchEngine;
@@ -36,13 +41,24 @@ interface Settings {
   sections: Set<Section>;
   /** Directory for hub CPU profiles (`--profile`); undefined means no profiling. */
   profileDir?: string;
+  /** Features of the scale section's space (`--size 10m`). */
+  scaleSize: number;
+}
+
+/** `10m`, `2.5m`, `500k` or a bare number of features. */
+function parseSize(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)([km]?)$/i.exec(text);
+  if (!match) throw new Error(`--size takes a number of features such as 10m, 500k or 20000, not "${text}"`);
+  const scale = { '': 1, k: 1_000, m: 1_000_000 }[match[2].toLowerCase() as '' | 'k' | 'm'];
+  return Math.round(Number(match[1]) * scale);
 }
 
 function parseArguments(argv: string[]): Settings {
   let engineName = 'sqlite';
   let quick = false;
-  let sections = new Set<Section>(SECTIONS);
+  let sections = new Set<Section>(SECTIONS.filter((section) => !NAMED_ONLY.includes(section)));
   let profileDir: string | undefined;
+  let scaleSize = DEFAULT_SCALE_SIZE;
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split(/=(.*)/s, 2);
     const value = () => inline ?? argv[++i];
@@ -54,13 +70,14 @@ function parseArguments(argv: string[]): Settings {
       if (unknown.length > 0) throw new Error(`Unknown section ${unknown.join(', ')}; sections: ${SECTIONS.join(', ')}`);
       sections = new Set(names as Section[]);
     } else if (flag === '--profile') profileDir = inline ?? join(tmpdir(), 'hub-bench-profiles');
-    else throw new Error(`Unknown argument "${argv[i]}". Usage: bench [--storage ${Object.keys(ENGINES).join('|')}] [--quick] [--only ${SECTIONS.join(',')}] [--profile[=dir]]`);
+    else if (flag === '--size') scaleSize = parseSize(value());
+    else throw new Error(`Unknown argument "${argv[i]}". Usage: bench [--storage ${Object.keys(ENGINES).join('|')}] [--quick] [--only ${SECTIONS.join(',')}] [--size 10m] [--profile[=dir]]`);
   }
   const engine = ENGINES[engineName];
   if (!engine) throw new Error(`Unknown storage "${engineName}"; known: ${Object.keys(ENGINES).join(', ')}`);
   // The read figures run on the city space, so they need the ingest.
   if (['get', 'iterate', 'search'].some((section) => sections.has(section as Section))) sections.add('ingest');
-  return { engine, quick, sections, profileDir };
+  return { engine, quick, sections, profileDir, scaleSize };
 }
 
 /** Work sizes: the default run stays within a few minutes on two cores; `--quick` within one. */
@@ -125,6 +142,8 @@ const rows: Row[] = [];
 const readTables = new ReadTables();
 const memoryRows: MemoryRow[] = [];
 const notes: string[] = [];
+/** Tables a section lays out itself, each under its heading. */
+const sectionTables: Array<{ heading: string; lines: string[][] }> = [];
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 const number = (value: number) => Math.round(value).toLocaleString('en-US');
@@ -539,6 +558,10 @@ function printTables(settings: Settings): void {
     process.stdout.write('\n');
     print(memory);
   }
+  for (const { heading, lines } of sectionTables) {
+    process.stdout.write(`\n${heading}\n\n`);
+    print(lines);
+  }
   for (const note of notes) process.stdout.write(`\n${note}`);
   process.stdout.write('\n');
 }
@@ -618,6 +641,13 @@ async function main(): Promise<void> {
     if (sections.has('upload')) await upload(hub, client, floor, settings);
     if (sections.has('upload-memory')) notes.push(...await uploadMemory(client, (figure, work) => withMemory(hub, figure, work), log));
     if (sections.has('bigspace')) await bigSpaceSection(hub, settings);
+    if (sections.has('scale')) {
+      await scaleSpace({
+        hub, client, reads: floor.reads, engine: settings.engine, plainSpec: floor.plainSpec, features: settings.scaleSize,
+        afterBulkLoad: async () => { await settings.engine.afterBulkLoad?.(); },
+        table: (heading, lines) => sectionTables.push({ heading, lines }), log,
+      });
+    }
   } finally {
     client.close();
     await floor.reads.close();

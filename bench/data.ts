@@ -155,3 +155,47 @@ export function spatialPointParts(index: number, spaceId: string, now: number): 
     extra: {},
   };
 }
+
+/**
+ * A bijection of 32-bit integers (multiply by an odd constant, xor-shift): distinct indexes give distinct, scattered
+ * numbers, so ids made from them arrive in no particular order, as a client's own ids (uuids, hashes) do.
+ */
+function scramble(index: number): number {
+  let x = Math.imul(index, 0x9e3779b1) >>> 0;
+  x ^= x >>> 16;
+  x = Math.imul(x, 0x85ebca77) >>> 0;
+  return (x ^ (x >>> 13)) >>> 0;
+}
+
+const SCATTERED_KINDS = ['stop', 'station', 'shop', 'school', 'park', 'office', 'house', 'farm'];
+
+/**
+ * Where point `index` of the scale section lies: the R2 low-discrepancy sequence over the whole world, so consecutive
+ * features land far apart, as in a load sorted by anything but place.
+ */
+export function scatteredPlace(index: number): Position {
+  const u = (0.5 + index * 0.7548776662466927) % 1;
+  const v = (0.5 + index * 0.5698402909980532) % 1;
+  return [Number((-180 + u * 360).toFixed(6)), Number((-90 + v * 180).toFixed(6))];
+}
+
+/** A point of the scale section: ids in no order (see scramble), places from scatteredPlace. */
+function scatteredPoint(index: number) {
+  return {
+    id: `f${scramble(index).toString(16).padStart(8, '0')}`,
+    geometry: { type: 'Point' as const, coordinates: scatteredPlace(index) },
+    properties: { index, name: `point ${index}`, kind: SCATTERED_KINDS[index % SCATTERED_KINDS.length] },
+    tags: [`group${index % 8}`],
+  };
+}
+
+export function scatteredPointFeature(index: number): InputFeature {
+  const { id, geometry, properties, tags } = scatteredPoint(index);
+  return { type: 'Feature', id, geometry, properties: { ...properties, [NS]: { tags } } };
+}
+
+/** What the hub builds from `scatteredPointFeature(index)`. */
+export function scatteredPointParts(index: number, spaceId: string, now: number): FeatureParts {
+  const { id, geometry, properties, tags } = scatteredPoint(index);
+  return { id, geometry, properties, namespace: { space: spaceId, createdAt: now, updatedAt: now, tags: normalizeTagList(tags) }, extra: {} };
+}

@@ -1,5 +1,5 @@
 // The storage engines the benchmark can run the hub on, and how it reaches the same engine directly for the floors.
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { PostgresStorage } from '../src/storage/postgres/postgres-storage.js';
@@ -72,6 +72,22 @@ export interface BenchEngine {
   afterBulkLoad?(): Promise<void>;
   /** Statements the hub's database has finished so far (PostgreSQL: committed and rolled-back transactions). */
   statementsDone?(): Promise<number>;
+  /** What the hub's database takes on disk: the whole, and its parts as the engine names them. */
+  diskSize(dataDir: string): Promise<DiskSize>;
+}
+
+export interface DiskSize {
+  bytes: number;
+  parts: Record<string, number>;
+}
+
+/** Bytes of a file, 0 when it does not exist (a WAL checkpointed away). */
+function fileBytes(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
 }
 
 const sqlite: BenchEngine = {
@@ -85,6 +101,11 @@ const sqlite: BenchEngine = {
   // WAL mode lets a second connection write while the hub has the file open.
   hubSpec: (dataDir) => ({ engine: 'sqlite', path: join(dataDir, 'hub.db') }),
   plainSpec: (dir) => ({ engine: 'sqlite', path: join(dir, 'plain.db') }),
+  async diskSize(dataDir) {
+    const file = join(dataDir, 'hub.db');
+    const parts = { database: fileBytes(file), wal: fileBytes(`${file}-wal`) };
+    return { bytes: parts.database + parts.wal, parts };
+  },
 };
 
 /** A private throw-away cluster (the one the tests use) with one database for the hub and one for the floor. */
@@ -146,6 +167,19 @@ class PostgresEngine implements BenchEngine {
       const { rows: [row] } = await client.query<{ n: string }>(
         'SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()');
       return Number(row.n);
+    } finally {
+      await client.end();
+    }
+  }
+
+  /** The hub's whole database, and the features table with its indexes and TOAST (pg_total_relation_size). */
+  async diskSize(): Promise<DiskSize> {
+    const client = new pg.Client({ connectionString: this.url });
+    await client.connect();
+    try {
+      const { rows: [row] } = await client.query<{ database: string; features: string }>(
+        "SELECT pg_database_size(current_database()) AS database, pg_total_relation_size('features') AS features");
+      return { bytes: Number(row.database), parts: { features: Number(row.features) } };
     } finally {
       await client.end();
     }

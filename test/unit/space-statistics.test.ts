@@ -1,33 +1,35 @@
 // Unit tests for the sample of a large space and the folding of sampled features into statistics (API.md 5.9).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { type SampledFeature, samplePositions, sampleStatistics, STATISTICS_SAMPLE } from '../../src/storage/shared/space-statistics.js';
+import { SAMPLE_RUN, type SampledFeature, sampleRuns, sampleStatistics, STATISTICS_SAMPLE } from '../../src/storage/shared/space-statistics.js';
 
-describe('samplePositions', () => {
-  it('takes every sequence of a space no longer than the sample', () => {
-    assert.deepEqual(samplePositions(7, 11), [7, 8, 9, 10, 11]);
-    assert.deepEqual(samplePositions(3, 3), [3]);
+describe('sampleRuns', () => {
+  it('reads a space no longer than the sample whole', () => {
+    assert.deepEqual(sampleRuns(7, 11), [7]);
+    assert.deepEqual(sampleRuns(3, 3), [3]);
+    assert.deepEqual(sampleRuns(1, 120, 200, 50), [1, 51, 101]);
   });
 
-  it('places one position in each equal stretch of a longer space, in order', () => {
+  it('places one run inside each equal stretch of a longer space, in order', () => {
     const first = 1001;
     const span = 1_000_000;
-    const positions = samplePositions(first, first + span - 1);
-    assert.equal(positions.length, STATISTICS_SAMPLE);
-    const stretch = span / STATISTICS_SAMPLE;
-    positions.forEach((position, i) => {
-      assert.ok(position >= first + i * stretch && position < first + (i + 1) * stretch, `position ${i}: ${position}`);
+    const starts = sampleRuns(first, first + span - 1);
+    assert.equal(starts.length * SAMPLE_RUN, STATISTICS_SAMPLE);
+    const stretch = span / starts.length;
+    starts.forEach((start, i) => {
+      assert.ok(start >= first + i * stretch && start + SAMPLE_RUN <= first + (i + 1) * stretch, `run ${i}: ${start}`);
     });
   });
 
   it('answers the same for the same range', () => {
-    assert.deepEqual(samplePositions(1, 123_456), samplePositions(1, 123_456));
+    assert.deepEqual(sampleRuns(1, 123_456), sampleRuns(1, 123_456));
   });
 
-  it('does not fall into step with data that repeats with the stride', () => {
-    // A stride of exactly 4 would see one residue only.
-    const residues = new Set(samplePositions(0, STATISTICS_SAMPLE * 4 - 1).map((position) => position % 4));
-    assert.deepEqual([...residues].sort(), [0, 1, 2, 3]);
+  it('does not fall into step with data that repeats with the stretch', () => {
+    const runs = STATISTICS_SAMPLE / SAMPLE_RUN;
+    // Runs starting at one residue of the stretch would see the same stretch position every time.
+    const residues = new Set(sampleRuns(0, runs * 1000 - 1).map((start) => start % 1000));
+    assert.ok(residues.size > runs / 2, `${residues.size} distinct places within the stretch`);
   });
 });
 

@@ -1,5 +1,5 @@
-// Space statistics (API.md 5.9) on PostgreSQL, matching the SQLite engine's figures: aggregates over the whole space, or one read of a stride sample of a large one.
-import { propertyStatistics, type SampledFeature, samplePositions, sampleStatistics } from '../shared/space-statistics.js';
+// Space statistics (API.md 5.9) on PostgreSQL, matching the SQLite engine's figures: aggregates over the whole space, or one read of a sample of a large one in runs.
+import { propertyStatistics, SAMPLE_RUN, type SampledFeature, sampleRuns, sampleStatistics } from '../shared/space-statistics.js';
 import { StorageError } from '../storage-error.js';
 import type { SpaceStatistics, StatisticsOptions } from '../storage.js';
 import type { Database } from './database.js';
@@ -33,8 +33,8 @@ async function exactStatistics(db: Database, sid: number): Promise<Pick<SpaceSta
 }
 
 /**
- * The sampled features in one statement: the first feature at or after each position (a primary-key
- * lookup each), each once, with its geometry type, its box and its properties.
+ * The sampled features in one statement: SAMPLE_RUN features at or after each run's start (a primary-key
+ * range each), each once, with its geometry type, its box and its properties.
  */
 async function sampleOf(db: Database, sid: number): Promise<SampledFeature[]> {
   const [range] = await db.query<{ first: number | null; last: number | null }>(
@@ -45,9 +45,9 @@ async function sampleOf(db: Database, sid: number): Promise<SampledFeature[]> {
     `SELECT DISTINCT ON (s.seq) s.geometry_type AS type, ST_XMin(s.geom) AS w, ST_YMin(s.geom) AS s, ST_XMax(s.geom) AS e,
             ST_YMax(s.geom) AS n, s.properties
        FROM unnest($2::bigint[]) AS p(at)
-       CROSS JOIN LATERAL (SELECT seq, geometry_type, geom, properties FROM features WHERE sid = $1 AND seq >= p.at ORDER BY seq LIMIT 1) s
+       CROSS JOIN LATERAL (SELECT seq, geometry_type, geom, properties FROM features WHERE sid = $1 AND seq >= p.at ORDER BY seq LIMIT ${SAMPLE_RUN}) s
       ORDER BY s.seq`,
-    [sid, samplePositions(range.first, range.last)]);
+    [sid, sampleRuns(range.first, range.last)]);
   return rows.map((row) => ({ geometryType: row.type, bbox: row.w === null ? null : [row.w, row.s, row.e, row.n], properties: row.properties }));
 }
 

@@ -20,17 +20,27 @@ function jitter(index: number): number {
 }
 
 /**
- * Insertion sequences spread over the space from its first to its last feature: one at a pseudo-random
- * place in each of `size` equal stretches. Each engine takes the first feature at or after each one (an
- * index lookup), so the sample covers old and new features alike, where the first rows alone would show
- * only what was written first; the jitter keeps a fixed stride from meeting data that repeats with the
- * same period (every 4th feature tagged alike would otherwise be sampled all or never). Positions inside
- * a gap left by deletes land on the feature after it; engines keep each sampled feature once.
+ * The sample is read as runs of this many features in insertion order. A feature picked alone costs a page read of
+ * its own, and on a space larger than the database's cache each is a miss: 10,000 single picks in a 10,000,000-feature
+ * space made /statistics take 107-350 ms on SQLite. Neighbours in insertion order share pages, so 200 runs of 50 read
+ * about 20 times fewer pages (docs/decisions.md, "Statistics").
  */
-export function samplePositions(firstSeq: number, lastSeq: number, size = STATISTICS_SAMPLE): number[] {
+export const SAMPLE_RUN = 50;
+
+/**
+ * Where the runs of the sample start, spread over the space from its first to its last feature: one run at a
+ * pseudo-random place in each of `size / run` equal stretches, inside its stretch. Each engine reads the `run`
+ * features at or after each start (an index range), so the sample covers old and new features alike, where the
+ * first rows alone would show only what was written first; the jitter keeps the runs from meeting data that repeats
+ * with the stretch, and a run covers every residue of shorter periods. A space no longer than the sample is read
+ * whole. Starts inside a gap left by deletes land on the feature after it; engines keep each sampled feature once.
+ */
+export function sampleRuns(firstSeq: number, lastSeq: number, size = STATISTICS_SAMPLE, run = SAMPLE_RUN): number[] {
   const span = lastSeq - firstSeq + 1;
-  if (span <= size) return Array.from({ length: span }, (_, i) => firstSeq + i);
-  return Array.from({ length: size }, (_, i) => firstSeq + Math.floor(((i + jitter(i)) * span) / size));
+  if (span <= size) return Array.from({ length: Math.ceil(span / run) }, (_, i) => firstSeq + i * run);
+  const runs = Math.floor(size / run);
+  const stretch = span / runs;
+  return Array.from({ length: runs }, (_, i) => firstSeq + Math.floor(i * stretch + jitter(i) * (stretch - run)));
 }
 
 /** How many features have top-level property `key` with a value of `datatype` (undefined for null). */

@@ -1,6 +1,6 @@
-// Space statistics (API.md 5.9) on SQLite: aggregates over the whole space, or a stride sample of a large one read a part at a time.
+// Space statistics (API.md 5.9) on SQLite: aggregates over the whole space, or a sample of a large one read in runs, a few runs at a time.
 import type Database from 'better-sqlite3';
-import { propertyStatistics, type SampledFeature, samplePositions, sampleStatistics } from '../shared/space-statistics.js';
+import { propertyStatistics, SAMPLE_RUN, type SampledFeature, sampleRuns, sampleStatistics } from '../shared/space-statistics.js';
 import { StorageError } from '../storage-error.js';
 import type { SpaceStatistics, StatisticsOptions } from '../storage.js';
 
@@ -32,31 +32,28 @@ function exactStatistics(db: Database.Database, sid: number): Pick<SpaceStatisti
   };
 }
 
-/** Sample positions per statement: each statement holds the event loop for a few tens of milliseconds at most. */
-const POSITIONS_PER_STATEMENT = 2500;
+/** Runs read between two turns of the event loop: a statistics call holds other requests for a few milliseconds at a time. */
+const RUNS_PER_TURN = 50;
 
 type SampleRow = [seq: number, geometryType: string | null, west: number | null, south: number, east: number, north: number, properties: string];
 
 /**
- * The sampled features: the first feature at or after each position (an index lookup each:
- * `features_by_space` holds (sid, seq)), each once, with its indexed columns and its properties. Between
- * statements other requests get their turn, so the figures may see writes made meanwhile: they are
- * estimates anyway.
+ * The sampled features: SAMPLE_RUN features at or after each run's start (an index range over `features_by_space`,
+ * which holds (sid, seq)), each once, with its indexed columns and its properties. Between turns other requests are
+ * served, so the figures may see writes made meanwhile: they are estimates anyway.
  */
 async function sampleOf(db: Database.Database, sid: number): Promise<SampledFeature[]> {
   const [first, last] = ['', 'DESC'].map((order) => db.prepare(`SELECT seq FROM features WHERE sid = ? ORDER BY seq ${order} LIMIT 1`)
     .pluck().get(sid) as number | undefined);
   if (first === undefined || last === undefined) return [];
-  const statement = db.prepare(
-    `SELECT f.seq, f.geometry_type, f.min_x, f.min_y, f.max_x, f.max_y, json_extract(f.json, '$.properties')
-       FROM (SELECT DISTINCT (SELECT seq FROM features WHERE sid = ? AND seq >= j.value ORDER BY seq LIMIT 1) AS seq FROM json_each(?) j) s
-       CROSS JOIN features f ON f.seq = s.seq`).raw(true);
-  const positions = samplePositions(first, last);
+  const statement = db.prepare<[number, number], SampleRow>(
+    `SELECT seq, geometry_type, min_x, min_y, max_x, max_y, json_extract(json, '$.properties')
+       FROM features WHERE sid = ? AND seq >= ? ORDER BY seq LIMIT ${SAMPLE_RUN}`).raw(true);
+  const starts = sampleRuns(first, last);
   const sample = new Map<number, SampledFeature>();
-  for (let start = 0; start < positions.length; start += POSITIONS_PER_STATEMENT) {
-    if (start > 0) await new Promise((resolve) => setImmediate(resolve));
-    const rows = statement.all(sid, JSON.stringify(positions.slice(start, start + POSITIONS_PER_STATEMENT))) as SampleRow[];
-    for (const [seq, geometryType, west, south, east, north, properties] of rows) {
+  for (let run = 0; run < starts.length; run++) {
+    if (run > 0 && run % RUNS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
+    for (const [seq, geometryType, west, south, east, north, properties] of statement.all(sid, starts[run])) {
       sample.set(seq, { geometryType, bbox: west === null ? null : [west, south, east, north], properties: JSON.parse(properties) as Record<string, unknown> });
     }
   }
