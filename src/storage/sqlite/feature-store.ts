@@ -12,6 +12,7 @@ import type { FeatureStore, FeatureWrite, SpaceKey, SpaceStatistics, StatisticsO
 import { compileFilter, type SqlFragment } from './filter-sql.js';
 import { type OrderedSource, SpatialIndex, type SpatialPlan } from './spatial-sql.js';
 import { readStatistics } from './statistics.js';
+import type { WriteTransactions } from './write-transactions.js';
 
 /** Rows fetched per statement while streaming; each page is one short synchronous query. */
 const PAGE_SIZE = 2000;
@@ -52,7 +53,7 @@ export class SqliteFeatureStore implements FeatureStore {
    * `deadlineMs` bounds the database time of one read. SQLite statements are synchronous and cannot be
    * interrupted from JavaScript, so it is checked as each statement ends: between the pages of a read.
    */
-  constructor(private readonly db: Database.Database, private readonly deadlineMs: number) {
+  constructor(private readonly db: Database.Database, private readonly writes: WriteTransactions, private readonly deadlineMs: number) {
     this.spaceExists = db.prepare<[number], { sid: number }>('SELECT sid FROM spaces WHERE sid = ?');
     this.selectExisting = db.prepare<[string, number], ExistingRow>(
       `SELECT f.seq, f.id, f.json ${BY_IDS}`);
@@ -115,13 +116,13 @@ export class SqliteFeatureStore implements FeatureStore {
   }
 
   async write<T>(space: SpaceKey, ids: readonly string[], planner: WritePlanner<T>): Promise<T> {
-    return this.db.transaction(() => {
+    return this.writes.run(() => {
       const first = this.writeStep(space.sid, ids, planner);
       for (let step = first.next; step; step = this.writeStep(step.space.sid, step.ids, step.planner).next) {
         if (step.space.location !== space.location) throw new StorageError('crossDatabase', step.space.location);
       }
       return first.result;
-    }).immediate();
+    });
   }
 
   /** One space's part of a write, inside its transaction: the stored rows it names, its plan, its row and counter changes. */
@@ -153,7 +154,7 @@ export class SqliteFeatureStore implements FeatureStore {
     const candidates = this.deleteCandidates(filter.tags ?? []);
     const where = compileFilter({ properties: filter.properties });
     const victimsAmong = this.statement(`SELECT f.seq, length(f.json) AS size ${BY_SEQS} WHERE ${where.sql}`);
-    const deleteChunk = this.db.transaction((after: number, last: number) => {
+    const deleteChunk = (after: number, last: number) => {
       const chunk = candidates(sid, after, last);
       const victims = victimsAmong.all(JSON.stringify(chunk), sid, ...where.params) as Array<{ seq: number; size: number }>;
       let size = 0;
@@ -164,13 +165,13 @@ export class SqliteFeatureStore implements FeatureStore {
       }
       if (victims.length > 0) this.updateCounters.run(-victims.length, -size, Date.now(), sid);
       return { deleted: victims.length, candidates: chunk.length, lastCandidate: chunk[chunk.length - 1] };
-    });
+    };
     this.assertSpace(sid);
     const last = this.selectLastSeq.get(sid) ?? 0;
     let deleted = 0;
     let after = 0;
     for (;;) {
-      const chunk = deleteChunk.immediate(after, last);
+      const chunk = await this.writes.run(() => deleteChunk(after, last));
       deleted += chunk.deleted;
       if (chunk.candidates < DELETE_CHUNK) return deleted;
       after = chunk.lastCandidate;
