@@ -57,11 +57,11 @@ export async function keptConnection(hub: HubProcess): Promise<KeptConnection> {
     const headers: Record<string, string> = { authorization: `Bearer ${hub.token}` };
     if (body !== undefined) headers['content-type'] = 'application/geo+json';
     const request = httpRequest({ agent, host: url.hostname, port: url.port, method, path, headers }, (response) => {
+      clientPort = response.socket.localPort ?? 0;
       let text = '';
       response.on('data', (chunk: Buffer) => { text += chunk.toString(); });
       response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
     });
-    request.on('socket', (socket) => { socket.once('connect', () => { clientPort = socket.localPort ?? 0; }); });
     request.on('error', reject);
     request.end(body);
   });

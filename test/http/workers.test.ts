@@ -138,7 +138,6 @@ for (const backend of BACKENDS) {
       assert.equal((await bigWrite).status, 200);
       assert.ok(small.length > 0 && small.every((status) => status === 200), `small writes: ${small.join(', ')}`);
       const slowest = Math.max(...probes);
-      console.log(JSON.stringify({ seconds, small: small.length, probes: probes.length, slowest }));
       assert.ok(slowest < 300, `the other worker answered GET /hub within ${slowest.toFixed(0)} ms during a ${seconds.toFixed(1)} s write`);
     });
 

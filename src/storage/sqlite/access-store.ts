@@ -108,8 +108,9 @@ export class SqliteAccessStore implements AccessStore {
   }
 
   /**
-   * The embedded database serves one node, and tokens are deleted only through it, so the watchers hear every
-   * deletion as it happens and are always live (docs/decisions.md, "Accounts, sessions and the Token API").
+   * The embedded database serves one node, and tokens are deleted only through it: the watchers hear every deletion
+   * made through this connection as it happens and are always live. Deletions through the node's other worker
+   * processes reach them through the primary (hub/access/node-peers.ts; docs/decisions.md, "Every core").
    */
   watchRevocations(onRevoked: (secretHash?: string) => void): RevocationWatch {
     this.watchers.add(onRevoked);

@@ -8,7 +8,7 @@ export const BUSY_TIMEOUT_MS = 5000;
 /** The first retry of a busy write lock comes after about this long; each one waits twice as long, up to MAX_RETRY_MS. */
 const FIRST_RETRY_MS = 1;
 /** Short enough that a waiting writer catches the lock soon after a long write ends, which it cannot be told of. */
-const MAX_RETRY_MS = 16;
+const MAX_RETRY_MS = 8;
 
 const isBusy = (error: unknown) => String((error as { code?: unknown }).code).startsWith('SQLITE_BUSY');
 
