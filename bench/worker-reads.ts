@@ -56,7 +56,8 @@ export async function workerReads(bench: WorkersBench): Promise<string[][]> {
     { figure: 'Web tiles z14 as MVT', paths: z14.map((tile) => `${base}/tile/web/14_${tile.x}_${tile.y}.mvt`) },
   ];
   const serverPid = bench.engine.serverPid?.();
-  const rows = [['figure', `${workers} workers`, '1 process', 'workers/1', 'hub CPU/req', 'hub cores', 'load generator CPU/req', 'p99']];
+  const database = serverPid === undefined ? [] : ['database CPU/req'];
+  const rows = [['figure', `${workers} workers`, '1 process', 'workers/1', 'hub CPU/req', 'hub cores', ...database, 'load generator CPU/req', 'p99']];
   try {
     for (const figure of figures) {
       bench.log(`workers: ${figure.figure}`);
@@ -68,6 +69,7 @@ export async function workerReads(bench: WorkersBench): Promise<string[][]> {
       const both = (show: (each: Run) => string) => `${show(many)} / ${show(one)}`;
       rows.push([figure.figure, `${number(perSecond(many))} requests/s`, `${number(perSecond(one))} requests/s`,
         `${(perSecond(many) / perSecond(one)).toFixed(2)}×`, both((each) => ms(each.cpu.process, each.requests)), both(cores),
+        ...database.map(() => both((each) => ms(each.cpu.database ?? 0, each.requests))),
         both((each) => ms(each.loadCpu, each.requests)), both((each) => `${each.p99} ms`)]);
     }
   } finally {

@@ -27,6 +27,12 @@ export async function serve(hub: Hub, config: Config, port: number): Promise<num
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  // Node would print the stack trace; unexpected errors are logged with their code and message only (docs/decisions.md,
+  // "Hostile input"). A worker that ends is replaced by its primary.
+  process.on('uncaughtException', (error: Error & { code?: unknown }) => {
+    process.stderr.write(`Stopping after an unexpected error${error.code === undefined ? '' : ` (${String(error.code)})`}: ${error.message}\n`);
+    process.exit(1);
+  });
   await app.listen({ host: config.host, port });
   const address = app.server.address();
   return typeof address === 'object' && address ? address.port : port;
