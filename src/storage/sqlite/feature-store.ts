@@ -12,7 +12,7 @@ import type { FeatureStore, FeatureWrite, SpaceKey, SpaceStatistics, StatisticsO
 import { compileFilter, type SqlFragment } from './filter-sql.js';
 import { type OrderedSource, SpatialIndex, type SpatialPlan } from './spatial-sql.js';
 import { readStatistics } from './statistics.js';
-import type { WriteTransactions } from './write-transactions.js';
+import { pauseForOtherWriters, type WriteTransactions } from './write-transactions.js';
 
 /** Rows fetched per statement while streaming; each page is one short synchronous query. */
 const PAGE_SIZE = 2000;
@@ -143,9 +143,9 @@ export class SqliteFeatureStore implements FeatureStore {
   }
 
   /**
-   * Deletes in chunks of DELETE_CHUNK candidates, one transaction each, yielding to the event loop between
-   * them: better-sqlite3 runs on the event loop, and one transaction over a million features kept every
-   * other request waiting for half a minute. Each chunk commits with its counters, so a crash leaves some
+   * Deletes in chunks of DELETE_CHUNK candidates, one transaction each, pausing between them: better-sqlite3 runs
+   * on the event loop, and one transaction over a million features kept every other request waiting for half a
+   * minute; the pause also lets the writes of the node's other workers in (write-transactions.ts). Each chunk commits with its counters, so a crash leaves some
    * matching features deleted and the counters right; repeating the delete finishes it. Only features
    * that existed when the delete began are candidates.
    */
@@ -175,7 +175,7 @@ export class SqliteFeatureStore implements FeatureStore {
       deleted += chunk.deleted;
       if (chunk.candidates < DELETE_CHUNK) return deleted;
       after = chunk.lastCandidate;
-      await new Promise((resolve) => setImmediate(resolve));
+      await pauseForOtherWriters();
       // A space deleted in the meantime took its remaining features with it.
       if (!this.spaceExists.get(sid)) return deleted;
     }
