@@ -22,7 +22,7 @@ export interface WorkersBench {
   log(text: string): void;
 }
 
-type Run = Measured & { p99: number; loadCpu: number };
+type Run = Measured & { p50: number; p99: number; loadCpu: number };
 
 const number = (value: number) => Math.round(value).toLocaleString('en-US');
 const ms = (seconds: number, requests: number) => `${((seconds * 1000) / requests).toFixed(2)} ms`;
@@ -57,7 +57,7 @@ export async function workerReads(bench: WorkersBench): Promise<string[][]> {
   ];
   const serverPid = bench.engine.serverPid?.();
   const database = serverPid === undefined ? [] : ['database CPU/req'];
-  const rows = [['figure', `${workers} workers`, '1 process', 'workers/1', 'hub CPU/req', 'hub cores', ...database, 'load generator CPU/req', 'p99']];
+  const rows = [['figure', `${workers} workers`, '1 process', 'workers/1', 'hub CPU/req', 'hub cores', ...database, 'load generator CPU/req', 'p50', 'p99']];
   try {
     for (const figure of figures) {
       bench.log(`workers: ${figure.figure}`);
@@ -70,7 +70,7 @@ export async function workerReads(bench: WorkersBench): Promise<string[][]> {
       rows.push([figure.figure, `${number(perSecond(many))} requests/s`, `${number(perSecond(one))} requests/s`,
         `${(perSecond(many) / perSecond(one)).toFixed(2)}×`, both((each) => ms(each.cpu.process, each.requests)), both(cores),
         ...database.map(() => both((each) => ms(each.cpu.database ?? 0, each.requests))),
-        both((each) => ms(each.loadCpu, each.requests)), both((each) => `${each.p99} ms`)]);
+        both((each) => ms(each.loadCpu, each.requests)), both((each) => `${each.p50} ms`), both((each) => `${each.p99} ms`)]);
     }
   } finally {
     await all.stop();
