@@ -44,6 +44,16 @@ export function readCpuSeconds(pid: number): number {
   return total / TICKS_PER_SECOND;
 }
 
+/**
+ * CPU seconds every process of the machine has used so far (the busy fields of /proc/stat's first line: user, nice,
+ * system, irq, softirq, steal). On a shared machine, what a window used beyond the processes measured tells how much
+ * others took from it.
+ */
+export function machineCpuSeconds(): number {
+  const [, user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+  return (user + nice + system + irq + softirq + steal) / TICKS_PER_SECOND;
+}
+
 /** CPU seconds of this process (every thread, so the floor worker's too). */
 export function ownCpuSeconds(): number {
   const { user, system } = process.cpuUsage();

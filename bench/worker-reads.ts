@@ -5,7 +5,7 @@ import type { BenchEngine } from './engines.js';
 import { type BenchHub, startBenchHub } from './hub-server.js';
 import type { HubClient } from './http.js';
 import { type Measured, perSecond } from './measure.js';
-import { cpuWindow, ownCpuSeconds } from './process-cpu.js';
+import { cpuWindow, machineCpuSeconds, ownCpuSeconds } from './process-cpu.js';
 import { boxes, CONNECTIONS, fillSpatialPoints, overHttp, sideFor, tiles } from './spatial-reads.js';
 import { side, takeTurns } from './turns.js';
 
@@ -22,20 +22,23 @@ export interface WorkersBench {
   log(text: string): void;
 }
 
-type Run = Measured & { p50: number; p99: number; loadCpu: number };
+type Run = Measured & { p50: number; p99: number; loadCpu: number; othersCpu: number };
 
 const number = (value: number) => Math.round(value).toLocaleString('en-US');
 const ms = (seconds: number, requests: number) => `${((seconds * 1000) / requests).toFixed(2)} ms`;
 const cores = (run: Run) => (run.cpu.process / run.seconds).toFixed(2);
 
 /**
- * One run of `amount` requests against a hub, with its CPU (every process of it) and the benchmark's own, which is
- * the load generator's: autocannon shares the two cores with the hub.
+ * One run of `amount` requests against a hub, with its CPU (every process of it), the benchmark's own, which is the
+ * load generator's (autocannon shares the cores with the hub), and what the machine's other processes took meanwhile.
  */
 async function run(hub: BenchHub, serverPid: number | undefined, figure: { figure: string; paths: string[] }, how: { amount: number } | { seconds: number }): Promise<Run> {
   const load = cpuWindow(ownCpuSeconds);
+  const machine = cpuWindow(machineCpuSeconds);
   const measured = await overHttp(hub, serverPid, figure, how);
-  return { ...measured, loadCpu: load().process };
+  const loadCpu = load().process;
+  const othersCpu = machine().process - measured.cpu.process - (measured.cpu.database ?? 0) - loadCpu;
+  return { ...measured, loadCpu, othersCpu };
 }
 
 /** The table rows of the section: each figure with all workers and with one process. */
@@ -57,7 +60,7 @@ export async function workerReads(bench: WorkersBench): Promise<string[][]> {
   ];
   const serverPid = bench.engine.serverPid?.();
   const database = serverPid === undefined ? [] : ['database CPU/req'];
-  const rows = [['figure', `${workers} workers`, '1 process', 'workers/1', 'hub CPU/req', 'hub cores', ...database, 'load generator CPU/req', 'p50', 'p99']];
+  const rows = [['figure', `${workers} workers`, '1 process', 'workers/1', 'hub CPU/req', 'hub cores', ...database, 'load generator CPU/req', 'other processes (cores)', 'p50', 'p99']];
   try {
     for (const figure of figures) {
       bench.log(`workers: ${figure.figure}`);
@@ -70,13 +73,14 @@ export async function workerReads(bench: WorkersBench): Promise<string[][]> {
       rows.push([figure.figure, `${number(perSecond(many))} requests/s`, `${number(perSecond(one))} requests/s`,
         `${(perSecond(many) / perSecond(one)).toFixed(2)}×`, both((each) => ms(each.cpu.process, each.requests)), both(cores),
         ...database.map(() => both((each) => ms(each.cpu.database ?? 0, each.requests))),
-        both((each) => ms(each.loadCpu, each.requests)), both((each) => `${each.p50} ms`), both((each) => `${each.p99} ms`)]);
+        both((each) => ms(each.loadCpu, each.requests)), both((each) => (Math.max(0, each.othersCpu) / each.seconds).toFixed(2)), both((each) => `${each.p50} ms`), both((each) => `${each.p99} ms`)]);
     }
   } finally {
     await all.stop();
   }
   bench.note(`Workers: ${workers} workers against HUB_WORKERS=1 on the same ${bench.points} points and storage, ${CONNECTIONS} connections, ` +
     `best of ${bench.turns} turns each; "a / b" is all workers / one process. Hub CPU counts every process of the hub (primary and workers), ` +
-    'cores is that CPU over the run\'s time; the load generator (autocannon, this process) runs on the same cores.');
+    'cores is that CPU over the run\'s time; the load generator (autocannon, this process) runs on the same cores; "other processes" is ' +
+    'the CPU the rest of the machine used during the run, which the hub could not have.');
   return rows;
 }
