@@ -308,7 +308,7 @@ describe('the SQLite spatial index', { skip: BACKENDS.includes('sqlite') ? false
       const db = new Database(file);
       const version = SCHEMA.migrations.findIndex((sql) => sql.includes('CREATE VIRTUAL TABLE feature_bounds'));
       db.exec(`DROP TABLE sessions; DROP TABLE login_failures; DROP INDEX tokens_by_aid; ALTER TABLE accounts DROP COLUMN rights;
-        DROP TRIGGER feature_bounds_insert; DROP TRIGGER feature_bounds_update; DROP TRIGGER feature_bounds_delete;
+        DROP TRIGGER feature_bounds_update; DROP TRIGGER feature_bounds_delete;
         DROP TABLE feature_bounds; PRAGMA user_version = ${version};`);
       db.close();
       engine.storage = await openStorage(engine.location);

@@ -102,6 +102,11 @@ export const SCHEMA: SchemaComponent = { name: 'SQLite', migrations: [
      last_at INTEGER NOT NULL
    );
    CREATE INDEX login_failures_by_time ON login_failures (last_at);`,
+  // New features' R*Tree entries are inserted by the feature store (feature-store.ts, indexBounds) in the Hilbert order of
+  // their places instead of by this trigger in the order of the request: a write of places in no order rewrote scattered
+  // R*Tree pages, about three times as many per feature (docs/decisions.md, "SQLite ingest"). Updates and deletes keep
+  // their triggers; the feature store is the only writer of new rows.
+  `DROP TRIGGER feature_bounds_insert;`,
 ] };
 
 /** The schema version is the database's `user_version`; each step commits with its new version. */
