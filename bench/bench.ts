@@ -27,8 +27,9 @@ import { spaceList } from './space-list.js';
 import { scaleSpace } from './scale-space.js';
 import { spatialReads } from './spatial-reads.js';
 import { uploadMemory } from './upload-memory.js';
+import { workerReads } from './worker-reads.js';
 
-const SECTIONS = ['spaces', 'ingest', 'get', 'iterate', 'search', 'parallel', 'million', 'spatial', 'etag', 'ogc', 'virtual', 'processors', 'upload', 'upload-memory', 'bigspace', 'scale'] as const;
+const SECTIONS = ['spaces', 'ingest', 'get', 'iterate', 'search', 'parallel', 'million', 'spatial', 'etag', 'ogc', 'virtual', 'processors', 'upload', 'upload-memory', 'bigspace', 'scale', 'workers'] as const;
 type Section = (typeof SECTIONS)[number];
 /** Sections that run only when named with --only: they take far longer than the rest together. */
 const NAMED_ONLY: readonly Section[] = ['scale'];
@@ -647,6 +648,13 @@ async function main(): Promise<void> {
         afterBulkLoad: async () => { await settings.engine.afterBulkLoad?.(); },
         table: (heading, lines) => sectionTables.push({ heading, lines }), log,
       });
+    }
+    if (sections.has('workers')) {
+      const size = sizes(settings.quick);
+      sectionTables.push({ heading: 'Every core: all workers against one process (issue 22)', lines: await workerReads({
+        hub, client, engine: settings.engine, points: size.millionPoints, fillBatch: size.fillBatch, seconds: size.getSeconds, turns: size.turns,
+        note: (text) => notes.push(text), log,
+      }) });
     }
   } finally {
     client.close();

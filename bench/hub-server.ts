@@ -24,12 +24,16 @@ export interface HubStartOptions {
   env?: Record<string, string>;
   /** Extra Node.js flags for the hub process (e.g. `--cpu-prof`). */
   nodeArgs?: string[];
+  /** The admin token, for a second hub on the same storage (a new one would revoke the first hub's). */
+  token?: string;
 }
 
 export async function startBenchHub(options: HubStartOptions): Promise<BenchHub> {
-  const token = 'bench-' + randomBytes(16).toString('hex');
+  const token = options.token ?? 'bench-' + randomBytes(16).toString('hex');
   const child: ChildProcess = spawn(process.execPath, [...startFlags(), ...(options.nodeArgs ?? []), MAIN, '--port', '0', '--data-dir', options.dataDir], {
-    env: { ...process.env, HUB_ADMIN_TOKEN: token, HUB_LOG_LEVEL: 'warn', ...options.env },
+    // One process unless asked for workers: the figures compare with floors that run on one thread, and the CPU
+    // profile (`--profile`) is the one process's. The `workers` section compares the two.
+    env: { HUB_WORKERS: '1', ...process.env, HUB_ADMIN_TOKEN: token, HUB_LOG_LEVEL: 'warn', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -1,4 +1,4 @@
-// CPU time from /proc of the processes a timed window involves: the hub, the PostgreSQL server, the benchmark itself.
+// CPU time from /proc of the processes a timed window involves: the hub and its workers, the PostgreSQL server, the benchmark itself.
 import { readdirSync, readFileSync } from 'node:fs';
 import type { CpuSpent, Rate } from './measure.js';
 
@@ -26,29 +26,32 @@ function statFields(pid: number): string[] | undefined {
 
 const ticks = (fields: string[], ...indexes: number[]) => indexes.reduce((sum, index) => sum + Number(fields[index]), 0);
 
-/** CPU seconds (user and system, all threads) the process has used so far. */
-export function readCpuSeconds(pid: number): number {
-  const fields = statFields(pid);
-  if (!fields) throw new Error(`no process ${pid}`);
-  return ticks(fields, UTIME, STIME) / TICKS_PER_SECOND;
-}
-
 /**
- * CPU seconds a PostgreSQL server has used so far: the postmaster, each process it started that still runs
- * (backends, autovacuum, checkpointer, WAL writer), and those that ended, which the kernel adds to the postmaster's
- * children's time when it reaps them. Backends come and go with connections, so a sum over the live ones alone
- * would lose the work of one that ended within the window.
+ * CPU seconds (user and system, all threads) a process and the processes it started have used so far: itself, each
+ * child that still runs (a hub's workers; a PostgreSQL postmaster's backends, autovacuum, checkpointer, WAL writer),
+ * and those that ended, which the kernel adds to the parent's children's time when it reaps them. Backends come and
+ * go with connections, so a sum over the live ones alone would lose the work of one that ended within the window.
  */
-export function serverCpuSeconds(postmasterPid: number): number {
-  const postmaster = statFields(postmasterPid);
-  if (!postmaster) throw new Error(`no PostgreSQL postmaster ${postmasterPid}`);
-  let total = ticks(postmaster, UTIME, STIME, CHILDREN_UTIME, CHILDREN_STIME);
+export function readCpuSeconds(pid: number): number {
+  const parent = statFields(pid);
+  if (!parent) throw new Error(`no process ${pid}`);
+  let total = ticks(parent, UTIME, STIME, CHILDREN_UTIME, CHILDREN_STIME);
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const fields = statFields(Number(entry));
-    if (fields && Number(fields[PPID]) === postmasterPid) total += ticks(fields, UTIME, STIME);
+    if (fields && Number(fields[PPID]) === pid) total += ticks(fields, UTIME, STIME);
   }
   return total / TICKS_PER_SECOND;
+}
+
+/**
+ * CPU seconds every process of the machine has used so far (the busy fields of /proc/stat's first line: user, nice,
+ * system, irq, softirq, steal). On a shared machine, what a window used beyond the processes measured tells how much
+ * others took from it.
+ */
+export function machineCpuSeconds(): number {
+  const [, user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+  return (user + nice + system + irq + softirq + steal) / TICKS_PER_SECOND;
 }
 
 /** CPU seconds of this process (every thread, so the floor worker's too). */
@@ -62,7 +65,7 @@ export function ownCpuSeconds(): number {
  * process for a floor), and with a postmaster the database server's are read too. The returned function ends it.
  */
 export function cpuWindow(served: () => number, postmasterPid?: number): () => CpuSpent {
-  const database = () => (postmasterPid === undefined ? undefined : serverCpuSeconds(postmasterPid));
+  const database = () => (postmasterPid === undefined ? undefined : readCpuSeconds(postmasterPid));
   const processStart = served();
   const databaseStart = database();
   return () => {

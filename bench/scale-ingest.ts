@@ -1,7 +1,7 @@
 // The scale section's load: FeatureCollections PUT over HTTP a few at a time, timed step by step (each million), with the hub's CPU, RSS and disk size at each step.
 import type { HubClient } from './http.js';
 import { readMemory } from './hub-server.js';
-import { readCpuSeconds, serverCpuSeconds } from './process-cpu.js';
+import { readCpuSeconds } from './process-cpu.js';
 
 /** One step of the load: the features written in it, how long they took, what they cost, and the state at its end. */
 export interface IngestStep {
@@ -39,7 +39,7 @@ export interface HttpIngest {
  */
 export async function ingestOverHttp(load: HttpIngest): Promise<IngestStep[]> {
   const steps: IngestStep[] = [];
-  const cpu = () => ({ hub: readCpuSeconds(load.hubPid), database: load.serverPid === undefined ? undefined : serverCpuSeconds(load.serverPid) });
+  const cpu = () => ({ hub: readCpuSeconds(load.hubPid), database: load.serverPid === undefined ? undefined : readCpuSeconds(load.serverPid) });
   let mark = { at: performance.now(), total: 0, cpu: cpu() };
   let nextStart = 0;
   let written = 0;

@@ -8,14 +8,14 @@ import { type BenchEngine, type Goals, openStorage, spaceKey, type StorageSpec }
 import type { FloorReads, SpatialFloorRead } from './floor-reads.js';
 import type { BenchHub } from './hub-server.js';
 import { countFeatures, type HubClient } from './http.js';
-import { type Measured, perSecond } from './measure.js';
+import { type Measured, perSecond, type Rate } from './measure.js';
 import type { PlainSpatialRead } from './plain-floor.js';
 import { plainTable } from './plain-tables.js';
 import { readCpuSeconds, withCpu } from './process-cpu.js';
 import { databaseCpuPerRequest, type ReadRow, type ReadTables, throughputRatio } from './read-tables.js';
 import { side, takeTurns } from './turns.js';
 
-const CONNECTIONS = 16;
+export const CONNECTIONS = 16;
 /** Reads rotated through in each figure: enough that no two connections ask the same thing at once. */
 const ROTATION = 200;
 const DEFAULT_LIMIT = 30_000;
@@ -63,7 +63,7 @@ function spread(count: number): Array<[number, number]> {
 }
 
 /** Square boxes of `side` degrees (longitude; latitude the same) inside the region. */
-function boxes(side: number): BBox[] {
+export function boxes(side: number): BBox[] {
   const [west, south, east, north] = SPATIAL_REGION;
   return spread(ROTATION).map(([lon, lat]): BBox => {
     const x = Math.min(lon, east - side);
@@ -73,7 +73,7 @@ function boxes(side: number): BBox[] {
 }
 
 /** The web tiles of a level that hold the spread positions. */
-function tiles(level: number): Tile[] {
+export function tiles(level: number): Tile[] {
   const size = 2 ** level;
   return spread(ROTATION).map(([lon, lat]) => {
     const radians = (lat * Math.PI) / 180;
@@ -90,20 +90,24 @@ function vectorRequest(layer: string, tile: Tile): VectorTileRequest {
 }
 
 /** The side of a square box holding about `count` of the evenly spread points. */
-function sideFor(count: number, points: number): number {
+export function sideFor(count: number, points: number): number {
   const [west, south, east, north] = SPATIAL_REGION;
   return Math.sqrt((count / points) * (east - west) * (north - south));
 }
 
-async function fill(bench: SpatialBench, space: string): Promise<void> {
-  const storage = await openStorage(bench.engine.hubSpec(bench.hub.dataDir));
+/** Fills a space of the hub with `points` of the spatial region straight through a second storage connection. */
+export async function fillSpatialPoints(hub: BenchHub, engine: BenchEngine, space: string, points: number, fillBatch: number): Promise<Rate> {
+  const storage = await openStorage(engine.hubSpec(hub.dataDir));
   try {
-    const key = await spaceKey(storage, space);
-    const filled = await fillDirectly(storage, key, bench.points, bench.fillBatch, (i, timestamp) => spatialPointParts(i, space, timestamp));
-    bench.note(`Spatial: filled ${bench.points} points over ${SPATIAL_REGION.join(',')} directly in ${filled.seconds.toFixed(1)} s.`);
+    return await fillDirectly(storage, await spaceKey(storage, space), points, fillBatch, (i, timestamp) => spatialPointParts(i, space, timestamp));
   } finally {
     await storage.close();
   }
+}
+
+async function fill(bench: SpatialBench, space: string): Promise<void> {
+  const filled = await fillSpatialPoints(bench.hub, bench.engine, space, bench.points, bench.fillBatch);
+  bench.note(`Spatial: filled ${bench.points} points over ${SPATIAL_REGION.join(',')} directly in ${filled.seconds.toFixed(1)} s.`);
   bench.log(`spatial: loading the plain floor's table ${PLAIN_POINTS}`);
   await fillPlain(await plainTable(bench.plainSpec, PLAIN_POINTS), bench.points, bench.fillBatch, (i, timestamp) => spatialPointParts(i, space, timestamp));
   await bench.engine.afterBulkLoad?.();
@@ -115,16 +119,17 @@ async function fill(bench: SpatialBench, space: string): Promise<void> {
  * window holds; with requests of seconds each (large boxes) that is a good part of the run. `bytes` counts the
  * answers, headers included.
  */
-async function overHttp(bench: SpatialBench, figure: Figure, how: { amount: number } | { seconds: number }): Promise<Measured & { p50: number; p99: number; bytes: number }> {
+export async function overHttp(hub: BenchHub, serverPid: number | undefined, figure: Pick<Figure, 'figure' | 'paths'>,
+  how: { amount: number } | { seconds: number }): Promise<Measured & { p50: number; p99: number; bytes: number }> {
   let next = 0;
-  return withCpu(() => readCpuSeconds(bench.hub.pid), bench.engine.serverPid?.(), async () => {
+  return withCpu(() => readCpuSeconds(hub.pid), serverPid, async () => {
     const result = await autocannon({
-      url: bench.hub.origin,
+      url: hub.origin,
       connections: CONNECTIONS,
       ...('amount' in how ? { amount: how.amount } : { duration: how.seconds }),
       // A run of an amount ends at the first sample after its last answer: frequent samples keep its time exact.
       sampleInt: 20,
-      headers: { authorization: `Bearer ${bench.hub.token}` },
+      headers: { authorization: `Bearer ${hub.token}` },
       requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: figure.paths[next++ % figure.paths.length] }) }],
     });
     if (result.errors > 0 || result.non2xx > 0) throw new Error(`${figure.figure}: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
@@ -184,11 +189,11 @@ export async function spatialReads(bench: SpatialBench): Promise<void> {
     });
     // A first pass warms the caches of the hub's table and of the plain one, and tells how many requests the hub
     // answers in a turn's time (at least two per connection); then the sides take turns and each side's best turn counts.
-    const warm = await overHttp(bench, figure, { seconds: bench.seconds });
+    const warm = await overHttp(bench.hub, bench.engine.serverPid?.(), figure, { seconds: bench.seconds });
     await plainRun(bench.seconds / 2);
     const amount = Math.max(2 * CONNECTIONS, Math.round(perSecond(warm) * bench.seconds));
     const sides = {
-      hub: side(() => overHttp(bench, figure, { amount })),
+      hub: side(() => overHttp(bench.hub, bench.engine.serverPid?.(), figure, { amount })),
       own: side(() => bench.reads.run('spatial', { spec, spaceId: space, reads: figure.floor, seconds: bench.seconds, concurrency: CONNECTIONS })),
       plain: side(() => plainRun(bench.seconds)),
     };

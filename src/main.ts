@@ -1,12 +1,15 @@
 #!/usr/bin/env node
-// Entry point of the hub: reads the configuration, opens storage, ensures the admin account and serves HTTP (or runs an account or token command).
+// Entry point of the hub: reads the configuration, opens storage, ensures the admin account and serves HTTP from this process or its workers (or runs an account or token command).
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import cluster from 'node:cluster';
 import { describeConfig, loadConfig, USAGE } from './config/config.js';
-import { Hub } from './hub/hub.js';
 import type { AdminBootstrap } from './hub/access/access-service.js';
-import { buildServer } from './http/server.js';
 import { COMMANDS_USAGE, isCommand, runCommand } from './cli/commands.js';
+import { WORKER_START, type WorkerStart } from './cluster/messages.js';
+import { WorkerPool } from './cluster/worker-pool.js';
+import { tellPrimary, WorkerPeers } from './cluster/worker-peers.js';
+import { hubOf, serve } from './serve.js';
 import { openStorage } from './storage/open-storage.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -32,7 +35,21 @@ function announceAdmin(admin: AdminBootstrap, dataDir: string): void {
       : `The generated credentials are in ${file} (readable by its owner only).\n\n`));
 }
 
+/** A worker of the cluster: the primary did the start-up work, so it opens the storage and serves. */
+async function serveAsWorker(): Promise<void> {
+  const config = loadConfig(process.argv.slice(2), process.env);
+  const start = JSON.parse(process.env[WORKER_START] ?? '{}') as WorkerStart;
+  const storage = await openStorage(config.storage, { pgPoolSize: config.pgPoolSize, queryTimeout: config.queryTimeout });
+  const port = await serve(hubOf(storage, config, pkg.version, start.upSince, new WorkerPeers()), config, start.port);
+  tellPrimary({ type: 'listening', port });
+}
+
+/**
+ * Serves from this process (HUB_WORKERS=1), or has the workers serve: then this process, the primary, keeps what they
+ * share and restarts one that dies (docs/decisions.md, "Every core").
+ */
 async function main(): Promise<void> {
+  if (cluster.isWorker) return serveAsWorker();
   const argv = process.argv.slice(2);
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(USAGE + '\n\n' + COMMANDS_USAGE + '\n');
@@ -43,28 +60,26 @@ async function main(): Promise<void> {
     return;
   }
   const config = loadConfig(argv, process.env);
+  const upSince = Date.now();
   process.stdout.write(`Spatial Data Hub ${pkg.version} configuration: ${JSON.stringify(describeConfig(config))}\n`);
+  // Migrations, the durability check and the admin account happen once, here, before any worker starts.
   const storage = await openStorage(config.storage, { pgPoolSize: config.pgPoolSize, queryTimeout: config.queryTimeout });
   // Read back from the engine, so that a weakened setting shows in the log (and fails the durability tests).
   process.stdout.write(`Durability: ${JSON.stringify(await storage.durability())}\n`);
-  const hub = new Hub(storage, { name: 'Spatial Data Hub', version: pkg.version, upSince: Date.now() },
-    { statisticsExactLimit: config.statisticsExactLimit, spacePageSize: config.spacePageSize, sessionTtl: config.sessionTtl });
+  const hub = hubOf(storage, config, pkg.version, upSince);
   announceAdmin(await hub.access.bootstrapAdmin({
     user: config.adminUser, password: config.adminPassword, token: config.adminToken,
   }), config.dataDir);
-
-  const app = await buildServer(hub, config);
-  const shutdown = async () => {
-    await app.close();
-    await storage.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
-  await app.listen({ host: config.host, port: config.port });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  process.stdout.write(`Listening on http://${config.host}:${port}/hub\n`);
+  const listening = (port: number) => process.stdout.write(`Listening on http://${config.host}:${port}/hub\n`);
+  if (config.workers === 1) {
+    listening(await serve(hub, config, config.port));
+    return;
+  }
+  await storage.close();
+  const pool = new WorkerPool({ workers: config.workers, port: config.port, upSince, log: (line) => process.stderr.write(`${line}\n`) });
+  process.on('SIGINT', () => pool.stop());
+  process.on('SIGTERM', () => pool.stop());
+  process.exit(await pool.run(listening));
 }
 
 main().catch((error: unknown) => {

@@ -1,4 +1,5 @@
 // Configuration from HUB_* environment variables and matching command-line flags, with defaults that need none.
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { DEFAULT_SESSION_TTL_MS } from '../hub/access/account-service.js';
 import { DEFAULT_STATISTICS_EXACT_LIMIT } from '../hub/features/statistics-service.js';
@@ -8,6 +9,8 @@ import { maskUrl } from '../storage/postgres/mask-url.js';
 export interface Config {
   host: string;
   port: number;
+  /** Processes serving HTTP on the port (the cluster's workers); 1 serves from this process alone. */
+  workers: number;
   dataDir: string;
   /** Storage location: `sqlite:<file>` (default: hub.db in the data dir) or comma-separated `postgres://` URLs. */
   storage: string;
@@ -110,6 +113,12 @@ function parsePort(value: string): number {
   return port;
 }
 
+function parseWorkers(value: string): number {
+  const workers = Number(value);
+  if (!Number.isInteger(workers) || workers < 1) throw new Error(`Invalid number of workers "${value}": use a whole number, at least 1 (1 serves from one process)`);
+  return workers;
+}
+
 function parseCount(value: string): number {
   const count = Number(value);
   if (!Number.isInteger(count) || count < 0) throw new Error(`Invalid count "${value}": use a whole number, 0 for unlimited`);
@@ -124,6 +133,7 @@ function parseHereTileEncoding(value: string): 'base4' | 'decimal' {
 const OPTIONS: Option[] = [
   { key: 'host', env: 'HUB_HOST', flag: '--host' },
   { key: 'port', env: 'HUB_PORT', flag: '--port', parse: parsePort },
+  { key: 'workers', env: 'HUB_WORKERS', flag: '--workers', parse: parseWorkers },
   { key: 'dataDir', env: 'HUB_DATA_DIR', flag: '--data-dir', parse: (value) => resolve(value) },
   { key: 'storage', env: 'HUB_STORAGE', flag: '--storage' },
   { key: 'pgPoolSize', env: 'HUB_PG_POOL_SIZE', flag: '--pg-pool-size', parse: parsePoolSize },
@@ -166,7 +176,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
   }
   // Resource defaults and why: docs/decisions.md, "Resource budgets of one node".
   const config: Config = {
-    host: '127.0.0.1', port: 8080, dataDir: resolve('data'), storage: '', pgPoolSize: 10, queryTimeout: 60_000, maxBody: parseSize('64m'),
+    host: '127.0.0.1', port: 8080, workers: availableParallelism(), dataDir: resolve('data'), storage: '', pgPoolSize: 10, queryTimeout: 60_000, maxBody: parseSize('64m'),
     maxInFlight: 256, maxInFlightBody: -1, headersTimeout: 30_000, requestTimeout: 600_000, bodyIdleTimeout: 30_000, logLevel: 'info',
     statisticsExactLimit: DEFAULT_STATISTICS_EXACT_LIMIT, spacePageSize: DEFAULT_SPACE_PAGE_SIZE, hereTileEncoding: 'base4',
     sessionTtl: DEFAULT_SESSION_TTL_MS,

@@ -1,6 +1,7 @@
 // The hub's domain, as the HTTP layer sees it: one object per area, each over the same storage.
 import type { Storage } from '../storage/storage.js';
 import { AccessService } from './access/access-service.js';
+import type { NodePeers } from './access/node-peers.js';
 import { AccountService } from './access/account-service.js';
 import { TokenService } from './access/token-service.js';
 import { FeatureService } from './features/feature-service.js';
@@ -24,6 +25,8 @@ export interface HubOptions {
   spacePageSize?: number;
   /** How long a login session lasts, in ms (HUB_SESSION_TTL). */
   sessionTtl?: number;
+  /** The node's other processes (HUB_WORKERS); none by default. */
+  peers?: NodePeers;
 }
 
 export class Hub {
@@ -43,7 +46,7 @@ export class Hub {
     this.features = new FeatureService(storage, resolver);
     this.spatial = new SpatialService(resolver, this.features);
     this.statistics = new StatisticsService(resolver, options.statisticsExactLimit);
-    this.access = new AccessService(storage);
+    this.access = new AccessService(storage, options.peers);
     this.projects = new ProjectService(storage);
     this.accounts = new AccountService(storage, options.sessionTtl);
     this.tokens = new TokenService(storage, this.access);

@@ -77,7 +77,9 @@ export async function startHub(options: StartOptions = {}): Promise<HubProcess> 
   const storage = postgres?.location ?? `sqlite:${join(dataDir, 'hub.db')}`;
   const storageArgs = postgres ? ['--storage', postgres.location] : [];
   const child = spawn(process.execPath, [...startFlags(), MAIN, '--port', '0', '--data-dir', dataDir, ...storageArgs, ...(options.args ?? [])], {
-    env: { ...process.env, HUB_ADMIN_TOKEN: ADMIN_TOKEN, HUB_LOG_LEVEL: 'warn', ...options.env },
+    // One process unless the test (or the run's environment) asks for workers: faster to start, and every request meets the
+    // same caches. test/http/workers.test.ts covers the workers.
+    env: { HUB_WORKERS: '1', ...process.env, HUB_ADMIN_TOKEN: ADMIN_TOKEN, HUB_LOG_LEVEL: 'warn', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -1,7 +1,8 @@
-// The resource settings of loadConfig: defaults, durations and sizes, the derived body budget, contradictions refused.
+// The resource settings of loadConfig: defaults, durations and sizes, the derived body budget, contradictions refused, the number of workers.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadConfig } from '../../src/config/config.js';
+import { availableParallelism } from 'node:os';
+import { describeConfig, loadConfig } from '../../src/config/config.js';
 
 const MiB = 1024 * 1024;
 
@@ -41,4 +42,12 @@ test('malformed values and contradicting limits stop the start with a message na
   assert.throws(() => loadConfig(['--max-body', '10m', '--max-in-flight-body', '5m'], {}), /HUB_MAX_IN_FLIGHT_BODY must be at least HUB_MAX_BODY/);
   assert.throws(() => loadConfig(['--max-body', '0', '--max-in-flight-body', '1g'], {}), /HUB_MAX_IN_FLIGHT_BODY must be at least HUB_MAX_BODY/);
   assert.throws(() => loadConfig(['--headers-timeout', '2min', '--request-timeout', '1min'], {}), /HUB_HEADERS_TIMEOUT must not be longer than HUB_REQUEST_TIMEOUT/);
+});
+
+test('HUB_WORKERS defaults to the number of cores, takes a whole number of at least 1, and is shown at start-up', () => {
+  assert.equal(loadConfig([], {}).workers, availableParallelism());
+  assert.equal(loadConfig(['--workers', '1'], { HUB_WORKERS: '4' }).workers, 1);
+  assert.equal(loadConfig([], { HUB_WORKERS: '3' }).workers, 3);
+  for (const value of ['0', '-1', '1.5', 'all']) assert.throws(() => loadConfig(['--workers', value], {}), /Invalid number of workers/);
+  assert.equal(describeConfig(loadConfig(['--workers=2'], {})).HUB_WORKERS, 2);
 });

@@ -4,7 +4,7 @@ import { hubError } from '../../core/errors.js';
 import { randomId } from '../ids.js';
 import { allRights, type Claims, type RightsMatrix } from './claims.js';
 import { ClaimsCache } from './claims-cache.js';
-import { RequestRates } from './request-rate.js';
+import { type NodePeers, SingleProcess } from './node-peers.js';
 import { hashPassword, hashToken, newPassword, newTokenString, TOKEN_PATTERN } from './secrets.js';
 
 export interface AdminSettings {
@@ -23,21 +23,22 @@ export interface AdminBootstrap {
 
 export class AccessService {
   private readonly cache = new ClaimsCache();
-  private readonly rates = new RequestRates();
 
   /** Deletions on any node reach the cache through this watch; while it is not live nothing is cached. */
   private readonly revocations: RevocationWatch;
   /** Counts the deletions heard: a lookup that overlapped one may have read the token before it went, and is not cached. */
   private revocationsHeard = 0;
 
-  constructor(private readonly storage: Storage) {
-    this.revocations = storage.access.watchRevocations((secretHash) => {
+  /** `peers`: the node's other processes, which share the request rates and hear of deletions made here. */
+  constructor(private readonly storage: Storage, private readonly peers: NodePeers = new SingleProcess()) {
+    const revoked = (secretHash?: string) => {
       this.revocationsHeard++;
       if (secretHash === undefined) this.cache.clear();
       else this.cache.forget(secretHash);
-    });
+    };
+    this.revocations = storage.access.watchRevocations(revoked);
+    peers.onRevocation(revoked);
   }
-
 
   /** Resolves a bearer token to its claims; 401 when missing, unknown or expired. */
   async authenticate(token: string | undefined): Promise<Claims> {
@@ -49,7 +50,7 @@ export class AccessService {
     if (cached.expiresAt !== undefined && cached.expiresAt <= now) throw hubError('invalidCredentials');
     const perMinute = cached.claims.limits?.maxRequestsPerMinute;
     if (perMinute !== undefined && perMinute > 0) {
-      const wait = this.rates.take(cached.claims.tid, perMinute, now);
+      const wait = await this.peers.takeRequest(cached.claims.tid, perMinute);
       if (wait !== undefined) throw hubError('tokenRateLimited', { limit: perMinute }, undefined, wait);
     }
     return cached.claims;
@@ -73,12 +74,14 @@ export class AccessService {
   }
 
   /**
-   * Deletes a token from the storage and from this node's cache: the one path every deletion takes, so that it
-   * stops working at once. Returns what was deleted; undefined when it was gone already.
+   * Deletes a token from the storage and from the caches of this node's processes: the one path every deletion
+   * takes, so that it stops working at once. Returns what was deleted; undefined when it was gone already.
    */
   async deleteToken(tid: string): Promise<TokenRecord | undefined> {
     const deleted = await this.storage.access.deleteToken(tid);
-    if (deleted) this.cache.forget(deleted.secretHash);
+    if (!deleted) return undefined;
+    this.cache.forget(deleted.secretHash);
+    await this.peers.announceRevocation(deleted.secretHash);
     return deleted;
   }
 

@@ -7,7 +7,7 @@ import type { Claims } from './claims.js';
  * every request. Reads by id are the cheapest requests, and the token lookup was a third of their storage
  * time (docs/decisions.md).
  */
-const CLAIMS_TTL_MS = 5_000;
+export const CLAIMS_TTL_MS = 5_000;
 /** Beyond this many tokens the cache starts over: memory stays bounded under a flood of distinct tokens. */
 const MAX_ENTRIES = 10_000;
 

@@ -1,4 +1,4 @@
-// The request rate a token may carry (`limits.maxRequestsPerMinute`): a token bucket per token, exact on each node.
+// The request rate a token may carry (`limits.maxRequestsPerMinute`): a token bucket per token, exact on each node (kept by the primary when the node has workers).
 
 /** Beyond this many tokens the buckets start over: memory stays bounded under a flood of distinct tokens. */
 const MAX_BUCKETS = 10_000;
@@ -11,7 +11,8 @@ interface Bucket {
 
 /**
  * A token may make `perMinute` requests in a burst, and then one every 60/perMinute seconds. The buckets live
- * in this node's memory: with several nodes behind a balancer a client gets up to that many times the rate.
+ * in this node's memory, in its primary process when it serves from several workers (which ask it over IPC):
+ * with several nodes behind a balancer a client gets up to that many times the rate.
  * Counting in the storage would add a write to every request, which the cheapest reads cannot afford
  * (docs/decisions.md, "Rights and quotas").
  */

@@ -57,15 +57,16 @@ export function compileProcessors(processors: unknown): SpaceProcessors {
 const CACHED_SPACES = 1000;
 
 /**
- * Compiled processors per space, valid while the definition's `updatedAt` (and `createdAt`, for a space
- * deleted and created again) stay the same: a schema is compiled once per definition, not per request.
+ * Compiled processors per space, valid while the stored processors are the same text: a schema is compiled once
+ * per definition, not per request. The text, not the definition's `updatedAt`: two changes within one millisecond
+ * (through two worker processes, or two nodes) have the same time but not the same processors.
  */
 export class ProcessorCache {
   private readonly compiled = new Map<string, { version: string; processors: SpaceProcessors }>();
 
   get(spaceId: string, definition: SpaceDefinition): SpaceProcessors {
     if (!isObject(definition.processors)) return NONE;
-    const version = `${definition.createdAt}/${definition.updatedAt}`;
+    const version = JSON.stringify(definition.processors);
     const cached = this.compiled.get(spaceId);
     if (cached?.version === version) return cached.processors;
     const processors = compileProcessors(definition.processors);

@@ -2,6 +2,7 @@
 import type Database from 'better-sqlite3';
 import { StorageError } from '../storage-error.js';
 import type { AccessStore, AccountRecord, RevocationWatch, TokenRecord } from '../storage.js';
+import type { WriteTransactions } from './write-transactions.js';
 
 interface AccountRow { id: string; username: string; password_hash: string; admin: number; created_at: number; rights: string | null }
 interface TokenRow { tid: string; aid: string; secret_hash: string; claims: string; bootstrap: number }
@@ -33,7 +34,7 @@ export class SqliteAccessStore implements AccessStore {
   private readonly deleteBootstrapTokens;
   private readonly watchers = new Set<(secretHash?: string) => void>();
 
-  constructor(db: Database.Database) {
+  constructor(db: Database.Database, private readonly writes: WriteTransactions) {
     this.insertAccount = db.prepare('INSERT INTO accounts (id, username, password_hash, admin, created_at, rights) VALUES (?, ?, ?, ?, ?, ?)');
     this.selectAccount = db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE username = ?');
     this.selectAccountById = db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE id = ?');
@@ -49,8 +50,8 @@ export class SqliteAccessStore implements AccessStore {
 
   async createAccount(record: AccountRecord): Promise<void> {
     try {
-      this.insertAccount.run(record.id, record.username, record.passwordHash, record.admin ? 1 : 0, record.createdAt,
-        record.rights === undefined ? null : JSON.stringify(record.rights));
+      await this.writes.run(() => this.insertAccount.run(record.id, record.username, record.passwordHash, record.admin ? 1 : 0, record.createdAt,
+        record.rights === undefined ? null : JSON.stringify(record.rights)));
     } catch (error) {
       const code = (error as { code?: string }).code;
       if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw new StorageError('accountExists', record.username);
@@ -73,11 +74,11 @@ export class SqliteAccessStore implements AccessStore {
   }
 
   async updatePassword(id: string, passwordHash: string): Promise<boolean> {
-    return this.updateAccountPassword.run(passwordHash, id).changes === 1;
+    return (await this.writes.run(() => this.updateAccountPassword.run(passwordHash, id))).changes === 1;
   }
 
   async createToken(record: TokenRecord): Promise<void> {
-    this.insertToken.run(record.secretHash, record.tid, record.aid, JSON.stringify(record.claims), record.bootstrap ? 1 : 0);
+    await this.writes.run(() => this.insertToken.run(record.secretHash, record.tid, record.aid, JSON.stringify(record.claims), record.bootstrap ? 1 : 0));
   }
 
   async findTokenBySecretHash(secretHash: string): Promise<TokenRecord | undefined> {
@@ -95,20 +96,21 @@ export class SqliteAccessStore implements AccessStore {
   }
 
   async deleteToken(tid: string): Promise<TokenRecord | undefined> {
-    const row = this.deleteTokenByTid.get(tid);
+    const row = await this.writes.run(() => this.deleteTokenByTid.get(tid));
     if (row) this.revoked(row.secret_hash);
     return row && token(row);
   }
 
   async revokeBootstrapTokens(except: string): Promise<number> {
-    const gone = this.deleteBootstrapTokens.all(except);
+    const gone = await this.writes.run(() => this.deleteBootstrapTokens.all(except));
     for (const secretHash of gone) this.revoked(secretHash);
     return gone.length;
   }
 
   /**
-   * The embedded database serves one node, and tokens are deleted only through it, so the watchers hear every
-   * deletion as it happens and are always live (docs/decisions.md, "Accounts, sessions and the Token API").
+   * The embedded database serves one node, and tokens are deleted only through it: the watchers hear every deletion
+   * made through this connection as it happens and are always live. Deletions through the node's other worker
+   * processes reach them through the primary (hub/access/node-peers.ts; docs/decisions.md, "Every core").
    */
   watchRevocations(onRevoked: (secretHash?: string) => void): RevocationWatch {
     this.watchers.add(onRevoked);

@@ -14,6 +14,7 @@ import type { FeatureStore, FeatureWrite, SpaceKey, SpaceStatistics, StatisticsO
 import { compileFilter, type SqlFragment } from './filter-sql.js';
 import { type OrderedSource, SpatialIndex, type SpatialPlan } from './spatial-sql.js';
 import { readStatistics } from './statistics.js';
+import { pauseForOtherWriters, type WriteTransactions } from './write-transactions.js';
 
 /** Rows fetched per statement while streaming; each page is one short synchronous query. */
 const PAGE_SIZE = 2000;
@@ -58,7 +59,7 @@ export class SqliteFeatureStore implements FeatureStore {
    * `deadlineMs` bounds the database time of one read. SQLite statements are synchronous and cannot be
    * interrupted from JavaScript, so it is checked as each statement ends: between the pages of a read.
    */
-  constructor(private readonly db: Database.Database, private readonly deadlineMs: number) {
+  constructor(private readonly db: Database.Database, private readonly writes: WriteTransactions, private readonly deadlineMs: number) {
     this.spaceExists = db.prepare<[number], { sid: number }>('SELECT sid FROM spaces WHERE sid = ?');
     this.selectExisting = db.prepare<[string, number], ExistingRow>(
       `SELECT f.seq, f.id, f.json ${BY_IDS}`);
@@ -136,13 +137,13 @@ export class SqliteFeatureStore implements FeatureStore {
   }
 
   async write<T>(space: SpaceKey, ids: readonly string[], planner: WritePlanner<T>): Promise<T> {
-    return this.db.transaction(() => {
+    return this.writes.run(() => {
       const first = this.writeStep(space.sid, ids, planner);
       for (let step = first.next; step; step = this.writeStep(step.space.sid, step.ids, step.planner).next) {
         if (step.space.location !== space.location) throw new StorageError('crossDatabase', step.space.location);
       }
       return first.result;
-    }).immediate();
+    });
   }
 
   /** One space's part of a write, inside its transaction: the stored rows it names, its plan, its row and counter changes. */
@@ -169,9 +170,9 @@ export class SqliteFeatureStore implements FeatureStore {
   }
 
   /**
-   * Deletes in chunks of DELETE_CHUNK candidates, one transaction each, yielding to the event loop between
-   * them: better-sqlite3 runs on the event loop, and one transaction over a million features kept every
-   * other request waiting for half a minute. Each chunk commits with its counters, so a crash leaves some
+   * Deletes in chunks of DELETE_CHUNK candidates, one transaction each, pausing between them: better-sqlite3 runs
+   * on the event loop, and one transaction over a million features kept every other request waiting for half a
+   * minute; the pause also lets the writes of the node's other workers in (write-transactions.ts). Each chunk commits with its counters, so a crash leaves some
    * matching features deleted and the counters right; repeating the delete finishes it. Only features
    * that existed when the delete began are candidates.
    */
@@ -180,7 +181,7 @@ export class SqliteFeatureStore implements FeatureStore {
     const candidates = this.deleteCandidates(filter.tags ?? []);
     const where = compileFilter({ properties: filter.properties });
     const victimsAmong = this.statement(`SELECT f.seq, length(f.json) AS size ${BY_SEQS} WHERE ${where.sql}`);
-    const deleteChunk = this.db.transaction((after: number, last: number) => {
+    const deleteChunk = (after: number, last: number) => {
       const chunk = candidates(sid, after, last);
       const victims = victimsAmong.all(JSON.stringify(chunk), sid, ...where.params) as Array<{ seq: number; size: number }>;
       let size = 0;
@@ -191,17 +192,17 @@ export class SqliteFeatureStore implements FeatureStore {
       }
       if (victims.length > 0) this.updateCounters.run(-victims.length, -size, Date.now(), sid);
       return { deleted: victims.length, candidates: chunk.length, lastCandidate: chunk[chunk.length - 1] };
-    });
+    };
     this.assertSpace(sid);
     const last = this.selectLastSeq.get(sid) ?? 0;
     let deleted = 0;
     let after = 0;
     for (;;) {
-      const chunk = deleteChunk.immediate(after, last);
+      const chunk = await this.writes.run(() => deleteChunk(after, last));
       deleted += chunk.deleted;
       if (chunk.candidates < DELETE_CHUNK) return deleted;
       after = chunk.lastCandidate;
-      await new Promise((resolve) => setImmediate(resolve));
+      await pauseForOtherWriters();
       // A space deleted in the meantime took its remaining features with it.
       if (!this.spaceExists.get(sid)) return deleted;
     }

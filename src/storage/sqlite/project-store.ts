@@ -1,6 +1,7 @@
 // Projects in the embedded SQLite database.
 import type Database from 'better-sqlite3';
 import type { ProjectListFilter, ProjectRecord, ProjectStore, StoredProject } from '../storage.js';
+import type { WriteTransactions } from './write-transactions.js';
 
 interface ProjectRow {
   seq: number;
@@ -22,7 +23,7 @@ export class SqliteProjectStore implements ProjectStore {
   private readonly ownerPage;
   private readonly publishedPage;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(db: Database.Database, private readonly writes: WriteTransactions) {
     this.selectOne = db.prepare<[string], ProjectRow>(`SELECT ${COLUMNS} FROM projects WHERE id = ?`);
     this.insert = db.prepare<[string, string, number, string], { seq: number }>(
       'INSERT INTO projects (id, owner, published, json) VALUES (?, ?, ?, ?) RETURNING seq');
@@ -40,7 +41,7 @@ export class SqliteProjectStore implements ProjectStore {
   }
 
   async write(id: string, change: (current: StoredProject | undefined) => ProjectRecord | undefined): Promise<StoredProject> {
-    return this.db.transaction(() => {
+    return this.writes.run(() => {
       const row = this.selectOne.get(id);
       const current = row && toProject(row);
       const next = change(current);
@@ -55,11 +56,11 @@ export class SqliteProjectStore implements ProjectStore {
       }
       const { seq } = this.insert.get(next.id, next.owner, published, next.json) as { seq: number };
       return { ...next, seq };
-    }).immediate();
+    });
   }
 
   async delete(id: string, owner: string): Promise<boolean> {
-    return this.deleteOwned.run(id, owner).changes > 0;
+    return (await this.writes.run(() => this.deleteOwned.run(id, owner))).changes > 0;
   }
 
   async list(filter: ProjectListFilter, afterSeq: number, limit: number): Promise<StoredProject[]> {

@@ -1,6 +1,7 @@
 // Login sessions and failed logins in the embedded SQLite database.
 import type Database from 'better-sqlite3';
 import type { LoginFailures, SessionRecord, SessionStore } from '../storage.js';
+import type { WriteTransactions } from './write-transactions.js';
 
 interface SessionRow { id_hash: string; account_id: string; expires_at: number }
 interface FailureRow { failures: number; last_at: number }
@@ -15,7 +16,7 @@ export class SqliteSessionStore implements SessionStore {
   private readonly deleteStaleFailures;
   private readonly deleteFailures;
 
-  constructor(db: Database.Database) {
+  constructor(db: Database.Database, private readonly writes: WriteTransactions) {
     this.insertSession = db.prepare('INSERT INTO sessions (id_hash, account_id, expires_at) VALUES (?, ?, ?)');
     this.deleteExpired = db.prepare('DELETE FROM sessions WHERE expires_at <= ?');
     this.selectSession = db.prepare<[string, number], SessionRow>('SELECT * FROM sessions WHERE id_hash = ? AND expires_at > ?');
@@ -30,8 +31,10 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async create(session: SessionRecord, now: number): Promise<void> {
-    this.deleteExpired.run(now);
-    this.insertSession.run(session.idHash, session.accountId, session.expiresAt);
+    await this.writes.run(() => {
+      this.deleteExpired.run(now);
+      this.insertSession.run(session.idHash, session.accountId, session.expiresAt);
+    });
   }
 
   async find(idHash: string, now: number): Promise<SessionRecord | undefined> {
@@ -40,21 +43,23 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async delete(idHash: string): Promise<void> {
-    this.deleteSession.run(idHash);
+    await this.writes.run(() => this.deleteSession.run(idHash));
   }
 
   async deleteForAccount(accountId: string): Promise<void> {
-    this.deleteAccountSessions.run(accountId);
+    await this.writes.run(() => this.deleteAccountSessions.run(accountId));
   }
 
   async recordLoginFailure(username: string, now: number, windowMs: number): Promise<LoginFailures> {
-    this.deleteStaleFailures.run(now - windowMs);
-    const row = this.upsertFailure.get(username, now, now - windowMs) as FailureRow;
+    const row = await this.writes.run(() => {
+      this.deleteStaleFailures.run(now - windowMs);
+      return this.upsertFailure.get(username, now, now - windowMs) as FailureRow;
+    });
     return { count: row.failures, lastAt: row.last_at };
   }
 
 
   async clearLoginFailures(username: string): Promise<void> {
-    this.deleteFailures.run(username);
+    await this.writes.run(() => this.deleteFailures.run(username));
   }
 }

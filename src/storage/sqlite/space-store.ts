@@ -4,6 +4,7 @@ import type { SpaceDefinition } from '../../core/space-definition.js';
 import type { SpaceListFilter, TimeCondition } from '../../core/space-query.js';
 import { StorageError } from '../storage-error.js';
 import type { SpaceStore, SpaceWithFeature, StoredSpace } from '../storage.js';
+import type { WriteTransactions } from './write-transactions.js';
 
 interface SpaceRow {
   sid: number;
@@ -66,7 +67,7 @@ export class SqliteSpaceStore implements SpaceStore {
   private readonly deleteFeatures;
   private readonly deleteTags;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(private readonly db: Database.Database, private readonly writes: WriteTransactions) {
     this.insert = db.prepare<[string, string, number], { sid: number }>(
       'INSERT INTO spaces (id, definition, content_updated_at) VALUES (?, ?, ?) RETURNING sid');
     this.selectOne = db.prepare<[string], SpaceRow>(`SELECT ${columns} FROM spaces WHERE id = ?`);
@@ -81,7 +82,7 @@ export class SqliteSpaceStore implements SpaceStore {
   async create(id: string, definition: SpaceDefinition, createdAt: number): Promise<StoredSpace> {
     let sid: number;
     try {
-      ({ sid } = this.insert.get(id, JSON.stringify(definition), createdAt) as { sid: number });
+      ({ sid } = await this.writes.run(() => this.insert.get(id, JSON.stringify(definition), createdAt) as { sid: number }));
     } catch (error) {
       if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new StorageError('spaceExists', id);
       throw error;
@@ -114,24 +115,24 @@ export class SqliteSpaceStore implements SpaceStore {
   }
 
   async update(id: string, change: (current: StoredSpace) => SpaceDefinition): Promise<StoredSpace | undefined> {
-    return this.db.transaction(() => {
+    return this.writes.run(() => {
       const row = this.selectOne.get(id);
       if (!row) return undefined;
       const current = toSpace(row);
       const definition = change(current);
       this.updateDefinition.run(JSON.stringify(definition), row.sid);
       return { ...current, definition };
-    }).immediate();
+    });
   }
 
   async delete(id: string): Promise<StoredSpace | undefined> {
-    return this.db.transaction(() => {
+    return this.writes.run(() => {
       const row = this.selectOne.get(id);
       if (!row) return undefined;
       this.deleteTags.run(row.sid);
       this.deleteFeatures.run(row.sid);
       this.deleteSpace.run(row.sid);
       return toSpace(row);
-    }).immediate();
+    });
   }
 }

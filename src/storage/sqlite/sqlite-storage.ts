@@ -11,6 +11,7 @@ import { migrate } from './migrations.js';
 import { makeOwnerOnly } from './owner-only-files.js';
 import { SqliteProjectStore } from './project-store.js';
 import { SqliteSpaceStore } from './space-store.js';
+import { BUSY_TIMEOUT_MS, WriteTransactions } from './write-transactions.js';
 
 /** PRAGMA synchronous answers a number; these are its documented names. */
 const SYNCHRONOUS_LEVELS = ['OFF', 'NORMAL', 'FULL', 'EXTRA'];
@@ -29,11 +30,12 @@ export class SqliteStorage implements Storage {
   readonly sessions: SqliteSessionStore;
 
   private constructor(private readonly db: Database.Database, options: SqliteOptions) {
-    this.spaces = new SqliteSpaceStore(db);
-    this.features = new SqliteFeatureStore(db, options.queryTimeout);
-    this.access = new SqliteAccessStore(db);
-    this.projects = new SqliteProjectStore(db);
-    this.sessions = new SqliteSessionStore(db);
+    const writes = new WriteTransactions(db, options.queryTimeout);
+    this.spaces = new SqliteSpaceStore(db, writes);
+    this.features = new SqliteFeatureStore(db, writes, options.queryTimeout);
+    this.access = new SqliteAccessStore(db, writes);
+    this.projects = new SqliteProjectStore(db, writes);
+    this.sessions = new SqliteSessionStore(db, writes);
   }
 
   /** Opens (or creates) the file and brings its schema up to date. */
@@ -47,7 +49,7 @@ export class SqliteStorage implements Storage {
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = OFF');
     db.pragma('cache_size = -65536');
-    db.pragma('busy_timeout = 5000');
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     db.function('hub_json_contains', { deterministic: true }, jsonContains);
     try {
       await migrate(db);

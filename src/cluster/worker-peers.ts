@@ -1,0 +1,53 @@
+// A worker's side of what the node's processes share: rates and token deletions go through the primary over IPC.
+import type { NodePeers } from '../hub/access/node-peers.js';
+import type { PrimaryMessage, WorkerMessage } from './messages.js';
+
+type Question = { type: 'rate'; tid: string; perMinute: number } | { type: 'revoked'; secretHash: string };
+
+export class WorkerPeers implements NodePeers {
+  private nextId = 1;
+  private readonly waiting = new Map<number, (answer: PrimaryMessage) => void>();
+  private readonly listeners: Array<(secretHash: string) => void> = [];
+
+  constructor() {
+    // Both ends of the channel are this program; Node's own cluster messages do not reach 'message' listeners.
+    process.on('message', (message) => this.receive(message as PrimaryMessage));
+  }
+
+  async takeRequest(tid: string, perMinute: number): Promise<number | undefined> {
+    const answer = await this.ask({ type: 'rate', tid, perMinute });
+    return answer.type === 'rate' && answer.wait !== null ? answer.wait : undefined;
+  }
+
+  async announceRevocation(secretHash: string): Promise<void> {
+    await this.ask({ type: 'revoked', secretHash });
+  }
+
+  onRevocation(listener: (secretHash: string) => void): void {
+    this.listeners.push(listener);
+  }
+
+  private ask(question: Question): Promise<PrimaryMessage> {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.waiting.set(id, resolve);
+      tellPrimary({ ...question, id });
+    });
+  }
+
+  private receive(message: PrimaryMessage): void {
+    if (message.type === 'forget') {
+      for (const listener of this.listeners) listener(message.secretHash);
+      tellPrimary({ type: 'forgot', id: message.id });
+      return;
+    }
+    const answered = this.waiting.get(message.id);
+    this.waiting.delete(message.id);
+    answered?.(message);
+  }
+}
+
+/** A worker without its primary has nothing left to do: Node's cluster ends it when the channel closes. */
+export function tellPrimary(message: WorkerMessage): void {
+  process.send?.(message, undefined, undefined, () => undefined);
+}

@@ -1,0 +1,39 @@
+// One process serving HTTP: the hub over an open storage, the server on the port, and its graceful stop.
+import type { Config } from './config/config.js';
+import { buildServer } from './http/server.js';
+import type { NodePeers } from './hub/access/node-peers.js';
+import { Hub } from './hub/hub.js';
+import type { Storage } from './storage/storage.js';
+
+export function hubOf(storage: Storage, config: Config, version: string, upSince: number, peers?: NodePeers): Hub {
+  return new Hub(storage, { name: 'Spatial Data Hub', version, upSince },
+    { statisticsExactLimit: config.statisticsExactLimit, spacePageSize: config.spacePageSize, sessionTtl: config.sessionTtl, peers });
+}
+
+/**
+ * Listens on `port` and returns the port it got (`0` picks one). SIGINT or SIGTERM stop taking connections, let the
+ * requests in progress finish, close the storage and end the process; a second signal while stopping changes nothing
+ * (a terminal's Ctrl-C reaches a worker both directly and through its primary).
+ */
+export async function serve(hub: Hub, config: Config, port: number): Promise<number> {
+  const app = await buildServer(hub, config);
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      await app.close();
+      await hub.storage.close();
+      process.exit(0);
+    })();
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  // Node would print the stack trace; unexpected errors are logged with their code and message only (docs/decisions.md,
+  // "Hostile input"). A worker that ends is replaced by its primary.
+  process.on('uncaughtException', (error: Error & { code?: unknown }) => {
+    process.stderr.write(`Stopping after an unexpected error${error.code === undefined ? '' : ` (${String(error.code)})`}: ${error.message}\n`);
+    process.exit(1);
+  });
+  await app.listen({ host: config.host, port });
+  const address = app.server.address();
+  return typeof address === 'object' && address ? address.port : port;
+}
