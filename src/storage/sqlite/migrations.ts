@@ -58,7 +58,8 @@ export const SCHEMA: SchemaComponent = { name: 'SQLite', migrations: [
   // The spatial index (spatial-sql.ts): each feature's bounds keyed by seq, one R*Tree for every space (the space
   // is checked on the feature row). It stores 32-bit floats rounded outward, so it over-matches and the exact
   // bounds columns decide. Triggers keep it in step with every write to features in the writing transaction,
-  // whatever statement makes it (a feature write, a delete by filter, a space deletion).
+  // whatever statement makes it (a feature write, a delete by filter, a space deletion); since the last step below,
+  // the feature store inserts new features' entries itself.
   `CREATE VIRTUAL TABLE feature_bounds USING rtree(seq, min_x, max_x, min_y, max_y);
    INSERT INTO feature_bounds SELECT seq, min_x, max_x, min_y, max_y FROM features WHERE min_x IS NOT NULL;
    CREATE TRIGGER feature_bounds_insert AFTER INSERT ON features WHEN new.min_x IS NOT NULL BEGIN
@@ -102,6 +103,11 @@ export const SCHEMA: SchemaComponent = { name: 'SQLite', migrations: [
      last_at INTEGER NOT NULL
    );
    CREATE INDEX login_failures_by_time ON login_failures (last_at);`,
+  // New features' R*Tree entries are inserted by the feature store (feature-store.ts, indexBounds) in the Hilbert order of
+  // their places instead of by this trigger in the order of the request: a write of places in no order rewrote scattered
+  // R*Tree pages, about three times as many per feature (docs/decisions.md, "SQLite ingest"). Updates and deletes keep
+  // their triggers; the feature store is the only writer of new rows.
+  `DROP TRIGGER feature_bounds_insert;`,
 ] };
 
 /** The schema version is the database's `user_version`; each step commits with its new version. */
