@@ -11,9 +11,10 @@ import type { Locations } from './locations.js';
 import { copyNewRows, UPDATE_ROWS, updateParameters } from './feature-rows.js';
 import { cannotExist } from './nul-stand-in.js';
 import { DENSE, PROBE, PROBED, prepared, probes } from './probed-area.js';
-import { compileSpatial } from './spatial-sql.js';
+import { compileSpatial, degenerate } from './spatial-sql.js';
 import { vectorTileSql } from './vector-tile-sql.js';
 import { readStatistics } from './statistics.js';
+import { TileBatches } from './tile-batches.js';
 
 /** Rows fetched per statement while streaming. */
 const PAGE_SIZE = 1000;
@@ -147,6 +148,18 @@ async function writeStep<P extends { plan: WritePlan; next?: WriteStep }>(client
 export class PostgresFeatureStore implements FeatureStore {
   /** `deadlineMs` bounds the database time of one paged read in all; the server bounds each statement by itself. */
   constructor(private readonly locations: Locations, private readonly deadlineMs: number) {}
+
+  /** The batches of unfiltered tiles, one per database. */
+  private readonly tileBatches = new Map<Database, TileBatches>();
+
+  private batchesOf(db: Database): TileBatches {
+    let batches = this.tileBatches.get(db);
+    if (!batches) {
+      batches = new TileBatches(db);
+      this.tileBatches.set(db, batches);
+    }
+    return batches;
+  }
 
   async write<T>(space: SpaceKey, ids: readonly string[], planner: WritePlanner<T>): Promise<T> {
     const db = this.locations.byId(space.location);
@@ -294,21 +307,21 @@ export class PostgresFeatureStore implements FeatureStore {
   }
 
   /**
-   * One statement: the database selects, clips and encodes; a tile holds at most `query.limit` features. An unfiltered
-   * tile is a probed area read (probed-area.ts), which a dense tile follows with the statement planned for its values.
+   * The database selects, clips and encodes; a tile holds at most `query.limit` features. Unfiltered tiles are probed
+   * area reads (probed-area.ts), batched with the other tiles asked for at the same time (tile-batches.ts); a dense
+   * one, and a filtered one, is read with the statement planned for its values.
    */
   async vectorTile(space: SpaceKey, query: FeatureQuery, tile: VectorTileRequest, signal?: AbortSignal): Promise<Buffer> {
     const db = this.locations.byId(space.location);
-    const encode = async (probed: boolean): Promise<[Buffer | null, boolean?] | undefined> => {
-      const params = new SqlParams();
-      const clauses = [`f.sid = ${params.add(space.sid)}`, `f.seq > ${params.add(query.afterSeq ?? 0)}`, compileQuery(query, params)];
-      if (query.ids) clauses.push(`f.id = ANY(${params.add(query.ids.filter((id) => !cannotExist(id)))}::text[])`);
-      const sql = vectorTileSql(tile, clauses.join(' AND '), params.add(query.limit), params, probed);
-      const [row] = await db.queryArrays<[Buffer | null, boolean?]>(probed ? prepared(sql) : sql, params.values, signal);
-      return row;
-    };
-    const probed = probes(query) ? await encode(true) : undefined;
-    const row = probed && probed[1] !== true ? probed : await encode(false);
+    if (query.spatial?.kind === 'box' && probes(query) && !degenerate(query.spatial.box)) {
+      const outcome = await this.batchesOf(db).load({ sid: space.sid, after: query.afterSeq ?? 0, limit: query.limit, box: query.spatial.box, request: tile });
+      if ('tile' in outcome) return outcome.tile;
+    }
+    const params = new SqlParams();
+    const clauses = [`f.sid = ${params.add(space.sid)}`, `f.seq > ${params.add(query.afterSeq ?? 0)}`, compileQuery(query, params)];
+    if (query.ids) clauses.push(`f.id = ANY(${params.add(query.ids.filter((id) => !cannotExist(id)))}::text[])`);
+    const sql = vectorTileSql(tile, clauses.join(' AND '), params.add(query.limit), params);
+    const [row] = await db.queryArrays<[Buffer | null]>(sql, params.values, signal);
     return row?.[0] ?? Buffer.alloc(0);
   }
 

@@ -13,7 +13,8 @@ function geometry(value: object, params: SqlParams): string {
   return `ST_Force2D(ST_GeomFromGeoJSON(${params.add(JSON.stringify(value))}::text))`;
 }
 
-const degenerate = ([west, south, east, north]: BBox): boolean => west === east || south === north;
+/** A box of no width or no height: its envelope is no valid polygon, so the exact test takes it as a line (boxLine). */
+export const degenerate = ([west, south, east, north]: BBox): boolean => west === east || south === north;
 
 /**
  * A box without width or height is the segment (or point) it covers. PostGIS finds nothing crossing a

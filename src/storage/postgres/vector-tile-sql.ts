@@ -1,5 +1,6 @@
 // The SQL of a vector tile in PostgreSQL: ST_AsMVTGeom for the geometry and a jsonb of attributes that ST_AsMVT expands.
 import type { VectorTileRequest } from '../../core/vector-tile-request.js';
+import type { BBox } from '../../geo/bbox.js';
 import { tileFrame } from '../../geo/vector-tile.js';
 import type { SqlParams } from './filter-sql.js';
 import { DENSE, PROBE, PROBED } from './probed-area.js';
@@ -30,29 +31,85 @@ const FLAT = `coalesce((WITH RECURSIVE walk(key, value) AS (
                 SELECT jsonb_object_agg(e.key, ${ATTRIBUTE}) FROM walk e WHERE json_typeof(e.value) <> 'object'), '{}')
               || jsonb_build_object('properties.id', f.id)`;
 
-/**
- * One statement around the filtered, ordered, limited feature SELECT (`where`, with `limit` as a parameter).
- * Geometries are first cut to the buffered tile in degrees, which also keeps Mercator clear of the poles,
- * then projected and fitted to the tile by ST_AsMVTGeom (clipped, snapped to the grid). `probed` makes it a probed
- * area read (probed-area.ts): a second column then says whether the area was dense, and the tile empty for it.
- */
-export function vectorTileSql(request: VectorTileRequest, where: string, limit: string, params: SqlParams, probed: boolean): string {
-  const { tile, clip } = tileFrame(request);
-  const clipBox = `ST_MakeEnvelope(${clip.map((value) => `${params.add(value)}::float8`).join(', ')}, 4326)`;
-  const tileBox = `ST_MakeBox2D(ST_Point(${params.add(tile[0])}::float8, ${params.add(tile[1])}::float8),
-                                ST_Point(${params.add(tile[2])}::float8, ${params.add(tile[3])}::float8))`;
-  const clipped = `ST_ClipByBox2D(f.geom, ${clipBox})`;
+/** SQL expressions of a tile's values: parameters of a single tile's statement, columns of a batch's row. */
+interface TileValues {
+  /** West, south, east, north of the buffered tile in degrees, to cut geometries to. */
+  clip: string[];
+  /** The tile's bounds in its projection's units. */
+  tile: string[];
+  extent: string;
+  buffer: string;
+  layer: string;
+}
+
+/** The tile's encoding (ST_AsMVT) of the features `features` selects, a second column `extra` when given. */
+function encodedTile(request: Pick<VectorTileRequest, 'projection' | 'flatten'>, values: TileValues, features: string, extra?: string): string {
+  const clipped = `ST_ClipByBox2D(f.geom, ST_MakeEnvelope(${values.clip.join(', ')}, 4326))`;
   const projected = request.projection === 'mercator' ? `ST_Transform(${clipped}, 3857)` : clipped;
-  const extent = params.add(request.extent);
-  const buffer = params.add(request.buffer);
+  const tileBox = `ST_MakeBox2D(ST_Point(${values.tile[0]}, ${values.tile[1]}), ST_Point(${values.tile[2]}, ${values.tile[3]}))`;
   const attributes = request.flatten ? FLAT : PLAIN;
-  const features = probed ? PROBED(limit) : `SELECT f.seq, f.id, f.geom, f.feature FROM features f WHERE ${where} ORDER BY f.seq LIMIT ${limit}`;
-  const encoded = `SELECT ST_AsMVT(t, ${params.add(request.layer)}::text, ${extent}::int, 'geom')${probed ? `, ${DENSE(limit)}` : ''} FROM (
-            SELECT ST_AsMVTGeom(${projected}, ${tileBox}, ${extent}::int, ${buffer}::int, true) AS geom, ${attributes} AS attributes
+  return `SELECT ST_AsMVT(t, ${values.layer}, ${values.extent}, 'geom')${extra === undefined ? '' : `, ${extra}`} FROM (
+            SELECT ST_AsMVTGeom(${projected}, ${tileBox}, ${values.extent}, ${values.buffer}, true) AS geom, ${attributes} AS attributes
               FROM (${features}) f,
                    LATERAL (SELECT ${PROPERTIES} AS props) p
           ) t WHERE t.geom IS NOT NULL`;
-  if (!probed) return encoded;
-  return `WITH probe AS MATERIALIZED (SELECT f.seq, f.id, f.geom, f.feature FROM features f WHERE ${where} LIMIT ${PROBE(limit)})
-          ${encoded}`;
+}
+
+/**
+ * One statement around the filtered, ordered, limited feature SELECT (`where`, with `limit` as a parameter).
+ * Geometries are first cut to the buffered tile in degrees, which also keeps Mercator clear of the poles,
+ * then projected and fitted to the tile by ST_AsMVTGeom (clipped, snapped to the grid).
+ */
+export function vectorTileSql(request: VectorTileRequest, where: string, limit: string, params: SqlParams): string {
+  const { tile, clip } = tileFrame(request);
+  const float = (value: number) => `${params.add(value)}::float8`;
+  const values: TileValues = {
+    clip: clip.map(float), tile: tile.map(float),
+    extent: `${params.add(request.extent)}::int`, buffer: `${params.add(request.buffer)}::int`, layer: `${params.add(request.layer)}::text`,
+  };
+  return encodedTile(request, values, `SELECT f.seq, f.id, f.geom, f.feature FROM features f WHERE ${where} ORDER BY f.seq LIMIT ${limit}`);
+}
+
+/** The columns of a batch's row, one row per tile (`n` numbers them from 1), and their SQL types. */
+export const TILE_BATCH_COLUMNS = {
+  n: 'int', sid: 'bigint', after: 'bigint', lim: 'bigint',
+  west: 'float8', south: 'float8', east: 'float8', north: 'float8',
+  clip_west: 'float8', clip_south: 'float8', clip_east: 'float8', clip_north: 'float8',
+  tile_west: 'float8', tile_south: 'float8', tile_east: 'float8', tile_north: 'float8',
+  extent: 'int', buffer: 'int', layer: 'text',
+} as const;
+
+export type TileBatchRow = Record<keyof typeof TILE_BATCH_COLUMNS, number | string>;
+
+/** A batch row's values for one unfiltered tile of a space: the features after `after` meeting `box`, at most `limit`. */
+export function tileBatchRow(n: number, sid: number, after: number, limit: number, box: BBox, request: VectorTileRequest): TileBatchRow {
+  const { tile, clip } = tileFrame(request);
+  return {
+    n, sid, after, lim: limit, west: box[0], south: box[1], east: box[2], north: box[3],
+    clip_west: clip[0], clip_south: clip[1], clip_east: clip[2], clip_north: clip[3],
+    tile_west: tile[0], tile_south: tile[1], tile_east: tile[2], tile_north: tile[3],
+    extent: request.extent, buffer: request.buffer, layer: request.layer,
+  };
+}
+
+/**
+ * Many unfiltered tiles of one shape (projection, flattening) in one statement: `$1` is a JSON array of batch rows,
+ * and each row's tile is a probed area read (probed-area.ts) of the tile `vectorTileSql` encodes, its values read from the row. Answers the rows'
+ * `n`, tile and whether the tile's area was dense (then its tile is empty, and it must be read on its own).
+ */
+export function tileBatchSql(request: Pick<VectorTileRequest, 'projection' | 'flatten'>): string {
+  const columns = Object.entries(TILE_BATCH_COLUMNS).map(([name, type]) => `${name} ${type}`).join(', ');
+  const box = 'ST_MakeEnvelope(r.west, r.south, r.east, r.north, 4326)';
+  const values: TileValues = {
+    clip: ['r.clip_west', 'r.clip_south', 'r.clip_east', 'r.clip_north'],
+    tile: ['r.tile_west', 'r.tile_south', 'r.tile_east', 'r.tile_north'],
+    extent: 'r.extent', buffer: 'r.buffer', layer: 'r.layer',
+  };
+  return `SELECT r.n, m.* FROM json_to_recordset($1::json) AS r(${columns})
+           CROSS JOIN LATERAL (
+             WITH probe AS MATERIALIZED (SELECT f.seq, f.id, f.geom, f.feature FROM features f
+                                          WHERE f.sid = r.sid AND f.seq > r.after AND f.geom && ${box} AND ST_Intersects(f.geom, ${box})
+                                          LIMIT ${PROBE('r.lim')})
+             ${encodedTile(request, values, PROBED('r.lim'), DENSE('r.lim'))}
+           ) m`;
 }
