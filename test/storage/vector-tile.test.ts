@@ -165,6 +165,32 @@ for (const backend of BACKENDS) {
       assert.deepEqual(await inArea(10), ['inside', 'line', 'here-point', 'here-square']);
     });
 
+    test('tiles asked for at the same time are each the tile asked for alone: two spaces, both projections, sparse and dense areas', async () => {
+      // On PostgreSQL the unfiltered tiles of one turn are encoded by one statement (tile-batches.ts): each answer must be
+      // its own tile, and no tile may carry another space's features.
+      const other = await spaceWith(opened.storage, `${SPACE}-other`, [
+        { id: 'other-1', geometry: { type: 'Point', coordinates: [13.37, 52.52] }, properties: { owner: 'other' } },
+        { id: 'other-2', geometry: { type: 'Point', coordinates: [13.5, 52.6] }, properties: { owner: 'other' } },
+      ]);
+      const asks = [space, other].flatMap((key) => [1, 2, 10].flatMap((limit) => [
+        { key, limit, request: request({ buffer: 0 }) },
+        { key, limit, request: request({ flatten: true }) },
+        { key, limit, request: request({ bounds: HERE, projection: 'geographic', buffer: 0 }) },
+      ]));
+      const tile = ({ key, limit, request: asked }: typeof asks[number]) => opened.storage.features.vectorTile(key,
+        { spatial: { kind: 'box', box: asked.bounds }, limit }, asked);
+      const alone: Buffer[] = [];
+      for (const ask of asks) alone.push(await tile(ask));
+      const together = await Promise.all(asks.map(tile));
+      asks.forEach((ask, i) => {
+        assert.deepEqual(together[i], alone[i], `tile ${i} (limit ${ask.limit}, ${ask.request.projection}) asked for with the others`);
+        const ids = together[i].length === 0 ? [] : [...features(decode(together[i])).keys()];
+        assert.ok(ids.every((id) => id.startsWith('other-') === (ask.key === other)), `tile ${i} holds only its space's features: ${ids}`);
+      });
+      const otherWeb = asks.findIndex((ask) => ask.key === other && ask.limit === 10 && ask.request.projection === 'mercator' && !ask.request.flatten);
+      assert.deepEqual([...features(decode(together[otherWeb])).keys()], ['other-1', 'other-2'], 'the other space\'s web tile');
+    });
+
     test('a tile without features is an empty body', async () => {
       const bytes = await opened.storage.features.vectorTile(space, ALL, request({ bounds: webBounds(Z, X + 5, Y) }));
       assert.equal(bytes.length, 0);
