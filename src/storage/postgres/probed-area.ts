@@ -30,7 +30,20 @@ export function probes(query: FeatureQuery): boolean {
   return query.spatial !== undefined && query.ids === undefined && isEmptyFilter(query);
 }
 
-/** The statement under a name of its text: the few shapes of area reads are each prepared once per connection. */
+/** Area read shapes are few (a spatial kind and a page form each); the bound only guards against a surprise. */
+const MAX_NAMED = 256;
+const named = new Map<string, Prepared>();
+
+/**
+ * The statement under a name of its text: the few shapes of area reads are each prepared once per connection. The
+ * name is kept by text, so a read does not hash its statement again.
+ */
 export function prepared(text: string): Prepared {
-  return { name: `area_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text };
+  let statement = named.get(text);
+  if (!statement) {
+    if (named.size >= MAX_NAMED) named.clear();
+    statement = { name: `area_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text };
+    named.set(text, statement);
+  }
+  return statement;
 }

@@ -46,7 +46,9 @@ export class TileBatches {
     const byShape = new Map<string, number[]>();
     jobs.forEach((job, index) => {
       const shape = shapeOf(job.request);
-      byShape.set(shape, [...(byShape.get(shape) ?? []), index]);
+      const indexes = byShape.get(shape);
+      if (indexes) indexes.push(index);
+      else byShape.set(shape, [index]);
     });
     const outcomes: TileOutcome[] = new Array<TileOutcome>(jobs.length);
     await Promise.all([...byShape.values()].map(async (indexes) => {

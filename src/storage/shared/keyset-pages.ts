@@ -16,8 +16,8 @@ export interface PageSizes {
 
 /**
  * A synchronous engine's pages resolve at once, so a reader awaiting them never leaves the microtask queue: one large
- * read ran from its first page to its last within one turn of the event loop, and Node accepts one new connection and
- * reads each socket once per turn. At 16 connections reading 10,000-feature boxes, connections waited 15 to 24 s for
+ * read ran from its first page to its last within one turn of the event loop, and Node takes new connections and
+ * reads sockets only between turns. At 16 connections reading 10,000-feature boxes, connections waited 15 to 24 s for
  * their first answer while others were served many times (p99 4 times p50). Between pages a synchronous read waits for
  * the next turn (setImmediate, after the sockets were polled), so concurrent reads take a page each in turn.
  */
