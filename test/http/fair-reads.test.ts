@@ -57,5 +57,20 @@ for (const backend of BACKENDS) {
       agent.destroy();
       assert.equal(events.at(-1), 'large', `answers in the order ${events.join(', ')}`);
     });
+
+    test('connections opened while large reads are under way are served before those reads end', async () => {
+      // Node takes one new connection per turn of its event loop: were every read's page run in one turn, the
+      // connections would be taken one per six pages, the last ones after the large reads (72 pages against 54).
+      const events: string[] = [];
+      const large = Array.from({ length: 6 }, () => answerBegins(`/hub/spaces/${space}/iterate?limit=${FEATURES}`)
+        .then(() => { events.push('large'); }));
+      await new Promise((resolve) => setTimeout(resolve, 15));
+      const fresh = new Agent({ keepAlive: false });
+      const small = Array.from({ length: 12 }, (_, n) => answerBegins(`/hub/spaces/${space}/features/p${n}`, fresh, true)
+        .then(() => { events.push('small'); }));
+      await Promise.all([...large, ...small]);
+      fresh.destroy();
+      assert.equal(events.indexOf('large'), 12, `answers in the order ${events.join(', ')}`);
+    });
   });
 }

@@ -1,6 +1,7 @@
 // Keyset pagination over insertion order, shared by both engines and both read shapes (rows and joined text).
 import { performance } from 'node:perf_hooks';
 import { checkDeadline, type ReadBounds, throwIfCancelled } from './read-bounds.js';
+import { chargeTurn, nextTurn } from './read-turns.js';
 
 export interface PageMeasure {
   count: number;
@@ -13,15 +14,6 @@ export interface PageSizes {
   first: number;
   next: number;
 }
-
-/**
- * A synchronous engine's pages resolve at once, so a reader awaiting them never leaves the microtask queue: one large
- * read ran from its first page to its last within one turn of the event loop, and Node takes new connections and
- * reads sockets only between turns. At 16 connections reading 10,000-feature boxes, connections waited 15 to 24 s for
- * their first answer while others were served many times (p99 4 times p50). Between pages a synchronous read waits for
- * the next turn (setImmediate, after the sockets were polled), so concurrent reads take a page each in turn.
- */
-const turnOfTheEventLoop = () => new Promise<void>((resolve) => { setImmediate(resolve); });
 
 /**
  * Reads up to `limit` features after `afterSeq`, a page of at most `pageSize` at a time (`first` then `next`
@@ -54,9 +46,13 @@ export async function* keysetPages<T>(
   const sizes: PageSizes = typeof pageSize === 'number' ? { first: pageSize, next: pageSize } : pageSize;
   let remaining = limit;
   let size = Math.min(sizes.first, remaining);
+  // Since when this read has held the event loop without waiting for a turn: its page, and the caller's work on it.
+  let holdingSince = performance.now();
   let pending: T | Promise<T> | undefined = timed(afterSeq, size);
-  // A database answering asynchronously works on the next page while this one streams. A synchronous one
-  // (SQLite) would only block the event loop before the current page goes out, so its next page waits.
+  // A database answering asynchronously works on the next page while this one streams. A synchronous one (SQLite)
+  // would only block the event loop before the current page goes out, so its next page waits. Its pages would
+  // otherwise resolve at once, and one large read would run from its first page to its last within one turn of the
+  // event loop while no socket is read: between pages it waits for a turn with time left (`read-turns.ts`).
   const prefetch = pending instanceof Promise;
   try {
     while (pending !== undefined) {
@@ -70,7 +66,9 @@ export async function* keysetPages<T>(
       if (more && prefetch) pending = timed(lastSeq, size);
       if (count > 0) yield page;
       if (more && !prefetch) {
-        await turnOfTheEventLoop();
+        chargeTurn(performance.now() - holdingSince);
+        await nextTurn();
+        holdingSince = performance.now();
         pending = timed(lastSeq, size);
       }
     }
