@@ -75,7 +75,11 @@ const COUNT: Prepared = { name: 'count_features', text: 'SELECT feature_count AS
  * beyond them looks small, and keyset pages get a bitmap scan plus a sort of everything after the
  * handle instead of the ordered primary-key scan: quadratic over an iterate. So the statistics are
  * refreshed when a space reaches 10,000 features and each time it doubles from there (autovacuum
- * alone waits for 10% of the whole table to change).
+ * alone waits for 10% of the whole table to change). Only `sid` and `seq`, the columns those pages are
+ * planned on, are analyzed: every column costs its own sort of the 30,000 sampled rows, and the whole
+ * table's (the feature texts, jsonb properties, geometries, tags) took 500-600 ms of the database's CPU
+ * at 40,000 rows against 100-150 ms for these two. Autovacuum's own ANALYZE keeps the other columns'
+ * statistics as before.
  */
 const ANALYZE_FROM = 10_000;
 
@@ -202,7 +206,7 @@ export class PostgresFeatureStore implements FeatureStore {
     const [counters] = await db.query<{ feature_count: number; folded: number }>(FOLD_CHANGES, [sid]);
     // ANALYZE only samples, but takes a moment on a big table: it runs without anyone waiting for it.
     if (counters && growthLevel(counters.feature_count) > growthLevel(counters.feature_count - counters.folded)) {
-      db.query('ANALYZE features').catch(() => {});
+      db.query('ANALYZE features (sid, seq)').catch(() => {});
     }
   }
 
