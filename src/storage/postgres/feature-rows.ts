@@ -40,21 +40,35 @@ function copyField(text: string | null): string {
   return text.search(COPY_SPECIAL) === -1 ? text : text.replace(COPY_SPECIAL, (special) => COPY_ESCAPES[special]);
 }
 
-/** COPY data is sent in pieces of about this many characters, so a large write is never held twice whole. */
+/**
+ * COPY data is sent in pieces of at most about this many bytes, so a large write is never held twice whole. The
+ * first piece is small and each next one twice as large, so a write of one feature does not take a megabyte.
+ */
 const COPY_PIECE = 1024 * 1024;
+const FIRST_PIECE = 16 * 1024;
+/** UTF-8 takes at most 3 bytes per UTF-16 code unit (a surrogate pair's 4 bytes are 2 units). */
+const MAX_UTF8_PER_UNIT = 3;
 
-function* copyLines(sid: number, features: readonly FeatureWrite[]): Iterable<string> {
-  let piece = '';
+/**
+ * Each row is encoded into the piece's bytes as it is made. Appending the rows to one string instead made Node
+ * flatten a rope of a megabyte of two-byte text before encoding it: 6 ms per 1,000 cities, against 1.5-2.5 ms.
+ */
+function* copyPieces(sid: number, features: readonly FeatureWrite[]): Iterable<Buffer> {
+  let piece = Buffer.allocUnsafe(FIRST_PIECE);
+  let used = 0;
   for (const feature of features) {
     const texts = rowTexts(feature);
-    piece += `${sid}\t${copyField(feature.id)}\t${copyField(feature.json)}\t${copyField(texts.properties)}\t${copyField(texts.geometry2D)}\t`
+    const line = `${sid}\t${copyField(feature.id)}\t${copyField(feature.json)}\t${copyField(texts.properties)}\t${copyField(texts.geometry2D)}\t`
       + `${copyField(feature.geometryType)}\t${copyField(texts.tags)}\n`;
-    if (piece.length >= COPY_PIECE) {
-      yield piece;
-      piece = '';
+    const room = line.length * MAX_UTF8_PER_UNIT;
+    if (used + room > piece.length) {
+      if (used > 0) yield piece.subarray(0, used);
+      piece = Buffer.allocUnsafe(Math.max(Math.min(2 * piece.length, COPY_PIECE), room));
+      used = 0;
     }
+    used += piece.write(line, used);
   }
-  if (piece.length > 0) yield piece;
+  if (used > 0) yield piece.subarray(0, used);
 }
 
 /**
@@ -62,7 +76,7 @@ function* copyLines(sid: number, features: readonly FeatureWrite[]): Iterable<st
  * GeoJSON as geometry input, and the column's type gives it its SRID; jsonb parses only the properties.
  */
 export async function copyNewRows(client: Client, sid: number, features: readonly FeatureWrite[]): Promise<void> {
-  await pipeline(Readable.from(copyLines(sid, features)),
+  await pipeline(Readable.from(copyPieces(sid, features)),
     client.query(copyFrom('COPY features (sid, id, feature, properties, geom, geometry_type, tags) FROM STDIN')));
 }
 
