@@ -1,7 +1,7 @@
 // Handlers of the feature write routes: PUT/POST of collections, single-feature PUT/PATCH/DELETE, and deletes.
 import { hubError } from '../../core/errors.js';
-import { ON_CONFLICT, ON_EXISTS, ON_NOT_EXISTS } from '../../hub/features/write-entries.js';
-import type { WriteOptions, WriteResult } from '../../hub/features/write-plan.js';
+import { ON_CONFLICT, ON_EXISTS, ON_NOT_EXISTS } from '../../hub/writes/write-entries.js';
+import type { WriteOptions, WriteResult } from '../../hub/writes/write-plan.js';
 import { splitTagParameter } from '../../hub/tags.js';
 import { bodyStream } from '../body/body-stream.js';
 import { readFeatureBody } from '../body/feature-body.js';

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { hubError } from '../../core/errors.js';
 import { isObject } from '../../core/json.js';
 import type { FeatureWrite, Storage, StoredSpace, WritePlan, WriteStep } from '../../storage/storage.js';
-import { type FeatureParts, featureTexts, parseStoredFeature } from '../features/feature-text.js';
+import { type FeatureParts, featureTexts, parseStoredFeature } from '../feature-text.js';
 import { type ActivityLogConfig, logListenerOf } from './log-listener.js';
 import { logSourceOf } from './log-spaces.js';
 import { stateDiff } from './state-diff.js';

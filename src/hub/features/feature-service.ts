@@ -10,17 +10,17 @@ import { withActivityLog } from '../activity-log/activity-log.js';
 import { logListenerOf } from '../activity-log/log-listener.js';
 import type { Claims } from '../access/claims.js';
 import { ProcessorCache, runTaggingRules, schemaRefusal } from '../processors/space-processors.js';
-import { normalizeFeature } from './feature-input.js';
-import { type FeatureParts, storedFeatureId } from './feature-text.js';
-import { NS } from './namespace.js';
+import { normalizeFeature } from '../writes/feature-input.js';
+import { type FeatureParts, storedFeatureId } from '../feature-text.js';
+import { NS } from '../namespace.js';
 import { answerKey, type FeatureCollectionStream, type ReadOptions, renderPages } from './read-pipeline.js';
 import { transformText } from './transform-plan.js';
-import type { FeatureSource } from '../layers/feature-source.js';
+import type { FeatureSource } from '../feature-source.js';
 import { writeLayered } from '../layers/layered-write.js';
 import type { SpaceResolver } from '../resolve/space-resolver.js';
 import type { SpaceScope } from '../resolve/space-scope.js';
-import { type EntryDefaults, type WriteBody, writeEntries } from './write-entries.js';
-import { planWrite, type SpaceContext, type WriteEntry, type WriteOptions, type WriteResult } from './write-plan.js';
+import { type EntryDefaults, type WriteBody, writeEntries } from '../writes/write-entries.js';
+import { planWrite, type SpaceContext, type WriteEntry, type WriteOptions, type WriteResult } from '../writes/write-plan.js';
 
 export interface CollectionWrite extends WriteOptions, EntryDefaults {
   caller: Claims;

@@ -4,7 +4,7 @@ import type { Storage, StoredSpace } from '../../storage/storage.js';
 import { AccessRecord, decide, type SpaceRef, type WriteActions } from '../access/authorization.js';
 import type { Claims } from '../access/claims.js';
 import { type ActivityLog, activityLogOf } from '../activity-log/activity-log.js';
-import { type FeatureSource, PlainSource } from '../layers/feature-source.js';
+import { type FeatureSource, PlainSource } from '../feature-source.js';
 import { LayeredSource, versionsByLayer } from '../layers/layered-source.js';
 import type { LayeredTarget } from '../layers/layered-write.js';
 import type { Layering } from '../layers/space-layout.js';

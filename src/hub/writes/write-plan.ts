@@ -7,8 +7,8 @@ import type { WriteActions } from '../access/authorization.js';
 import { type ErrorCode, type ErrorParams, type HubError, hubError } from '../../core/errors.js';
 import { applyPatch, deepEqual } from '../merge-patch.js';
 import type { FeatureInput } from './feature-input.js';
-import { featureTexts, type FeatureParts, parseStoredFeature } from './feature-text.js';
-import type { Namespace } from './namespace.js';
+import { featureTexts, type FeatureParts, parseStoredFeature } from '../feature-text.js';
+import type { Namespace } from '../namespace.js';
 
 export type OnExists = 'patch' | 'replace' | 'merge' | 'delete' | 'retain' | 'error';
 /** `notFound` is the single-feature routes' rule: a missing feature is a 404, not a per-feature failure. */

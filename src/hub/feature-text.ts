@@ -1,8 +1,8 @@
 // Turns a feature into the JSON texts the hub stores and answers with, serializing each part once.
-import type { Geometry } from '../../geo/geometry.js';
-import { as2D, pad3D } from '../../geo/coordinates.js';
-import { geometryBBox } from '../../geo/bbox.js';
-import type { FeatureWrite } from '../../storage/storage.js';
+import type { Geometry } from '../geo/geometry.js';
+import { as2D, pad3D } from '../geo/coordinates.js';
+import { geometryBBox } from '../geo/bbox.js';
+import type { FeatureWrite } from '../storage/storage.js';
 import { NS, type Namespace } from './namespace.js';
 
 /** A feature's parts after normalization, with the namespace held apart from the user properties. */
