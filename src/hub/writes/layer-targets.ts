@@ -105,8 +105,7 @@ export class LayerTargets {
     const { plan, changes } = planned;
     if (!this.before) {
       if (plan.upserts.length === 0 && plan.deletes.length === 0) return [];
-      const inserted = changes.filter((change) => change.operation === 'insert').length;
-      return [{ index: this.top, layer: this.layers[this.top], plan, changes, growth: inserted - plan.deletes.length }];
+      return [{ index: this.top, layer: this.layers[this.top], plan, changes, growth: planned.result.inserted.length - plan.deletes.length }];
     }
     const writes = new Map<number, LayerWrite>();
     const writeOf = (index: number): LayerWrite => {

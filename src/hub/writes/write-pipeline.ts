@@ -28,9 +28,10 @@ export async function writeThrough(storage: Storage, processors: ProcessorCache,
   const quota = await QuotaPolicy.of(storage, scope.caller, targets);
   const logs = await activityLogs(scope, targets);
   const top = targets.layers[targets.top];
+  const keepChanges = [...logs.values()].some((log) => log !== undefined);
   return storage.features.write(targets.layers[targets.primary].key, targets.ids, (fresh) => {
     const { check, refuse } = schema.start();
-    const context = { id: top.id, enableUUID: scope.space.definition.enableUUID === true, check, spaceOf: targets.spaceOf };
+    const context = { id: top.id, enableUUID: scope.space.definition.enableUUID === true, check, spaceOf: targets.spaceOf, keepChanges };
     const planned = planWrite(context, entries, options, targets.existing(fresh));
     const writes = targets.split(planned, fresh);
     decidePlan(scope, planned.actions, writes);

@@ -43,6 +43,11 @@ export interface SpaceContext {
   check?: (feature: FeatureParts, entry: WriteEntry) => void;
   /** The space a feature is stored in when it is not `id` (writes through a virtual space go to an upstream). */
   spaceOf?: (featureId: string) => string;
+  /**
+   * Whether a step after the features reads the plan's changes (an activity log): only then are they kept, since
+   * keeping 10,000 features' parts until the transaction ends costs a plain write more garbage collection.
+   */
+  keepChanges: boolean;
 }
 
 export interface Failure { id: string; position: number; message: string }
@@ -50,7 +55,7 @@ export interface Failure { id: string; position: number; message: string }
 /** What a write does (the storage's plan), what it answers, and the feature actions it needs rights for. */
 export interface PlannedWrite {
   plan: WritePlan;
-  /** Each feature the plan inserts or updates (in the order of its upserts), then each it deletes: parsed once, here. */
+  /** Each feature the plan inserts or updates (in the order of its upserts), then each it deletes: parsed once, here; empty unless kept. */
   changes: FeatureChange[];
   result: WriteResult;
   actions: WriteActions;
@@ -128,8 +133,10 @@ class Planner {
     this.space.check?.(parts, entry);
     const texts = featureTexts(parts);
     this.upserts.push(texts.stored);
-    const after = { ...parts, geometry: texts.storedGeometry };
-    this.stored.push(before ? { id: parts.id, operation: 'update', before, after } : { id: parts.id, operation: 'insert', after });
+    if (this.space.keepChanges) {
+      const after = { ...parts, geometry: texts.storedGeometry };
+      this.stored.push(before ? { id: parts.id, operation: 'update', before, after } : { id: parts.id, operation: 'insert', after });
+    }
     this.result[list].push(parts.id);
     if (list === 'inserted') this.actions.inserts = true;
     else this.actions.updates = true;
@@ -226,7 +233,7 @@ class Planner {
       case 'delete':
         this.actions.deletes = true;
         this.deletes.push(entry.id);
-        this.deleted.push({ id: entry.id, operation: 'delete', before: stored });
+        if (this.space.keepChanges) this.deleted.push({ id: entry.id, operation: 'delete', before: stored });
         this.result.deleted.push(entry.id);
         return;
       case 'replace':
