@@ -3,7 +3,7 @@ import autocannon from 'autocannon';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { featureTexts } from '../src/hub/features/feature-text.js';
+import { featureTexts } from '../src/hub/feature-text.js';
 import type { PropertyCondition } from '../src/core/feature-query.js';
 import type { FeatureWrite, SpaceKey, Storage } from '../src/storage/storage.js';
 import { startFlags } from '../test/helpers/hub-process.js';

@@ -1,6 +1,6 @@
 // Bench section `bigspace`: /statistics of a 1,000,000-feature space, and how a delete of all of them by tag blocks other requests.
 import { DEFAULT_STATISTICS_EXACT_LIMIT } from '../src/hub/features/statistics-service.js';
-import { featureTexts } from '../src/hub/features/feature-text.js';
+import { featureTexts } from '../src/hub/feature-text.js';
 import type { FeatureWrite, SpaceKey, Storage } from '../src/storage/storage.js';
 import { pointParts } from './data.js';
 import { openStorage, spaceKey, type StorageSpec } from './engines.js';

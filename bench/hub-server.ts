@@ -26,11 +26,13 @@ export interface HubStartOptions {
   nodeArgs?: string[];
   /** The admin token, for a second hub on the same storage (a new one would revoke the first hub's). */
   token?: string;
+  /** The hub's program: another checkout's build, for a before/after comparison (write-ab.ts); this one's by default. */
+  main?: string;
 }
 
 export async function startBenchHub(options: HubStartOptions): Promise<BenchHub> {
   const token = options.token ?? 'bench-' + randomBytes(16).toString('hex');
-  const child: ChildProcess = spawn(process.execPath, [...startFlags(), ...(options.nodeArgs ?? []), MAIN, '--port', '0', '--data-dir', options.dataDir], {
+  const child: ChildProcess = spawn(process.execPath, [...startFlags(), ...(options.nodeArgs ?? []), options.main ?? MAIN, '--port', '0', '--data-dir', options.dataDir], {
     // One process unless asked for workers: the figures compare with floors that run on one thread, and the CPU
     // profile (`--profile`) is the one process's. The `workers` section compares the two.
     env: { HUB_WORKERS: '1', ...process.env, HUB_ADMIN_TOKEN: token, HUB_LOG_LEVEL: 'warn', ...options.env },

@@ -45,7 +45,7 @@ const TAGGING_RULES = {
   north: '$.features[?(@.geometry.coordinates[1] >= 60)]',
 };
 
-const PROCESSORS = [
+export const PROCESSORS = [
   { id: 'schema-validator', params: { schema: SCHEMA } },
   { id: 'rule-tagger', params: { taggingRules: TAGGING_RULES } },
 ];

@@ -2,7 +2,7 @@
 import type { BBox } from '../src/geo/bbox.js';
 import type { Position } from '../src/geo/geometry.js';
 import { seededRandom } from '../test/helpers/seeded-random.js';
-import { featureTexts } from '../src/hub/features/feature-text.js';
+import { featureTexts } from '../src/hub/feature-text.js';
 import { scatteredPlace, scatteredPointFeature, scatteredPointParts } from './data.js';
 import type { BenchEngine } from './engines.js';
 import type { FloorReads } from './floor-reads.js';

@@ -1,6 +1,6 @@
 // Benchmark section `virtual`: a bbox on a group of two spaces against the same bbox on one space holding the features of both.
 import type { Point } from '../src/geo/geometry.js';
-import type { FeatureParts } from '../src/hub/features/feature-text.js';
+import type { FeatureParts } from '../src/hub/feature-text.js';
 import { fillDirectly, SPATIAL_REGION, spatialPointParts } from './data.js';
 import { type BenchEngine, openStorage, spaceKey } from './engines.js';
 import type { BenchHub } from './hub-server.js';

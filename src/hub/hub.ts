@@ -11,6 +11,7 @@ import { ProjectService } from './projects/project-service.js';
 import { SpaceService } from './spaces/space-service.js';
 import { StatisticsService } from './features/statistics-service.js';
 import { SpaceResolver } from './resolve/space-resolver.js';
+import { WriteService } from './writes/write-service.js';
 
 export interface HubInfo {
   name: string;
@@ -32,6 +33,7 @@ export interface HubOptions {
 export class Hub {
   readonly spaces: SpaceService;
   readonly features: FeatureService;
+  readonly writes: WriteService;
   readonly spatial: SpatialService;
   readonly statistics: StatisticsService;
   readonly access: AccessService;
@@ -43,7 +45,8 @@ export class Hub {
   constructor(readonly storage: Storage, readonly info: HubInfo, options: HubOptions = {}) {
     const resolver = new SpaceResolver(storage);
     this.spaces = new SpaceService(storage, resolver, storage.engine, options.spacePageSize);
-    this.features = new FeatureService(storage, resolver);
+    this.features = new FeatureService(resolver);
+    this.writes = new WriteService(storage, resolver);
     this.spatial = new SpatialService(resolver, this.features);
     this.statistics = new StatisticsService(resolver, options.statisticsExactLimit);
     this.access = new AccessService(storage, options.peers);

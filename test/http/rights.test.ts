@@ -234,5 +234,35 @@ for (const backend of BACKENDS) {
       assert.deepEqual(await ids(id), ['f1:2', 'f2:1', 'f5:1']);
       assertError(await call(server, 'POST', `/hub/spaces/${id}/features`, { body: collection(feature('f6')), headers: as(limited) }), 403, 'featureQuotaReached');
     });
+
+    test('limits.maxFeaturesPerSpace counts each space a write through a virtual or composite space stores into', async () => {
+      const owner = unique('lquota');
+      const limited = (await issueToken(server, { aid: owner, urm: ownerRights(owner), limits: { maxFeaturesPerSpace: 3 } })).token;
+      const a = await space(owner);
+      const b = await space(owner);
+      const made = await call(server, 'POST', '/hub/spaces', { body: { title: 'group', owner, storage: { id: 'virtualspace', params: { virtualspace: { group: [a, b] } } } } });
+      assert.equal(made.status, 200, made.text);
+      const group = made.body.id as string;
+      // New features go to the last upstream, which holds two: two more would make it four.
+      const over = await call(server, 'PUT', `/hub/spaces/${group}/features`, { body: collection(feature('f3'), feature('f4')), headers: as(limited) });
+      assertError(over, 403, 'featureQuotaReached');
+      assert.match(over.body.errorMessage ?? '', new RegExp(`The maximum number of 3 features for the resource "${b}" was reached. The write would make it 4.`));
+      assert.deepEqual([await ids(a), await ids(b)], [['f1:1', 'f2:1'], ['f1:1', 'f2:1']], 'nothing written');
+      assert.equal((await call(server, 'PUT', `/hub/spaces/${group}/features`, { body: collection(feature('f3'), feature('f1', 2)), headers: as(limited) })).status, 200);
+      assert.deepEqual(await ids(b), ['f1:2', 'f2:1', 'f3:1']);
+
+      const base = await call(server, 'POST', '/hub/spaces', { body: { title: 'composite', owner, extends: { spaceId: a } } });
+      assert.equal(base.status, 200, base.text);
+      const composite = base.body.id as string;
+      // The composite's own layer holds what is written through it: edits of the base's features count too.
+      const edits = collection(feature('f1', 3), feature('f2', 3), feature('c1'), feature('c2'));
+      assertError(await call(server, 'PUT', `/hub/spaces/${composite}/features`, { body: edits, headers: as(limited) }), 403, 'featureQuotaReached');
+      assert.deepEqual(await ids(composite), ['f1:1', 'f2:1'], 'nothing written');
+      assert.equal((await call(server, 'PUT', `/hub/spaces/${composite}/features`, { body: collection(feature('f1', 3), feature('c1'), feature('c2')), headers: as(limited) })).status, 200);
+      // Hiding a base feature stores a tombstone, which is no feature: a delete never passes the quota.
+      assert.equal((await call(server, 'DELETE', `/hub/spaces/${composite}/features/f2`, { headers: as(limited) })).status, 204);
+      assert.deepEqual(await ids(composite), ['f1:3', 'c1:1', 'c2:1']);
+      assertError(await call(server, 'PUT', `/hub/spaces/${composite}/features`, { body: collection(feature('c3')), headers: as(limited) }), 403, 'featureQuotaReached');
+    });
   });
 }

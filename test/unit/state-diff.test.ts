@@ -1,7 +1,7 @@
 // Unit tests of the activity log's state diff: applied as a feature PATCH to the earlier state, it gives the later one.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { FeatureParts } from '../../src/hub/features/feature-text.js';
+import type { FeatureParts } from '../../src/hub/feature-text.js';
 import { applyPatch } from '../../src/hub/merge-patch.js';
 import { stateDiff } from '../../src/hub/activity-log/state-diff.js';
 

@@ -3,7 +3,7 @@ import { isObject, withoutBom } from '../../core/json.js';
 import type { Readable } from 'node:stream';
 import { hubError } from '../../core/errors.js';
 import { checkJsonText, MAX_BODY_DEPTH } from '../../core/json-limits.js';
-import type { WriteBody } from '../../hub/features/write-entries.js';
+import type { WriteBody } from '../../hub/writes/write-entries.js';
 import { FeatureArrayScanner } from './feature-array-scanner.js';
 
 /**

@@ -1,7 +1,7 @@
 // Handlers of the feature write routes: PUT/POST of collections, single-feature PUT/PATCH/DELETE, and deletes.
 import { hubError } from '../../core/errors.js';
-import { ON_CONFLICT, ON_EXISTS, ON_NOT_EXISTS } from '../../hub/features/write-entries.js';
-import type { WriteOptions, WriteResult } from '../../hub/features/write-plan.js';
+import { ON_CONFLICT, ON_EXISTS, ON_NOT_EXISTS } from '../../hub/writes/write-entries.js';
+import type { WriteOptions, WriteResult } from '../../hub/writes/write-plan.js';
 import { splitTagParameter } from '../../hub/tags.js';
 import { bodyStream } from '../body/body-stream.js';
 import { readFeatureBody } from '../body/feature-body.js';
@@ -45,7 +45,7 @@ async function writeCollection(context: HandlerContext, method: 'PUT' | 'POST'):
         onConflict: enumParameter(context, 'cr', ON_CONFLICT, 'error'),
       };
   const body = await readFeatureBody(bodyStream(context.request.raw, context.maxBody));
-  const result = await context.hub.features.writeCollection({ caller: callerOf(context), spaceId: context.params.spaceId, body, ...rules, ...options });
+  const result = await context.hub.writes.writeCollection({ caller: callerOf(context), spaceId: context.params.spaceId, body, ...rules, ...options });
   return sendWriteResult(context, result);
 }
 
@@ -55,7 +55,7 @@ export const postFeatures = (context: HandlerContext) => writeCollection(context
 async function writeOne(context: HandlerContext, mode: 'put' | 'patch'): Promise<unknown> {
   const body = await readJsonObject(bodyStream(context.request.raw, context.maxBody), 'invalidJsonFeatures');
   const { spaceId, featureId } = context.params;
-  const json = await context.hub.features.writeOne({ caller: callerOf(context), spaceId, featureId, body, ...writeOptions(context) }, mode);
+  const json = await context.hub.writes.writeOne({ caller: callerOf(context), spaceId, featureId, body, ...writeOptions(context) }, mode);
   return context.reply.type('application/geo+json').send(json);
 }
 
@@ -63,7 +63,7 @@ export const putFeature = (context: HandlerContext) => writeOne(context, 'put');
 export const patchFeature = (context: HandlerContext) => writeOne(context, 'patch');
 
 export async function deleteFeature(context: HandlerContext): Promise<unknown> {
-  await context.hub.features.deleteOne(callerOf(context), context.params.spaceId, context.params.featureId);
+  await context.hub.writes.deleteOne(callerOf(context), context.params.spaceId, context.params.featureId);
   return context.reply.code(204).send();
 }
 
@@ -80,12 +80,12 @@ export async function deleteFeatures(context: HandlerContext): Promise<unknown> 
   const ids = context.query.values('id').flatMap((id) => id.split(',')).filter((id) => id !== '');
   checkListLength('id', ids.length);
   if (ids.length > 0) {
-    const result = await context.hub.features.deleteByIds(callerOf(context), spaceId, ids);
+    const result = await context.hub.writes.deleteByIds(callerOf(context), spaceId, ids);
     return wantsJson(context) ? context.reply.type('application/geo+json').send(writeResultBody(result)) : context.reply.code(204).send();
   }
   const tags = context.query.tags();
   if (!context.query.isDeleteAll() && tags.length === 0) throw hubError('missingDeleteSelector');
-  const count = await context.hub.features.deleteMatching(callerOf(context), spaceId, context.query.isDeleteAll() ? {} : { tags });
+  const count = await context.hub.writes.deleteMatching(callerOf(context), spaceId, context.query.isDeleteAll() ? {} : { tags });
   return wantsJson(context)
     ? context.reply.type('application/geo+json').send({ type: 'FeatureCollection', features: [], count })
     : context.reply.code(204).send();

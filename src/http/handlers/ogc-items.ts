@@ -89,7 +89,7 @@ const WRITE_DEFAULTS = { addTags: [], removeTags: [], prefixId: '', transactiona
 export async function ogcCreateItem(context: HandlerContext): Promise<unknown> {
   const feature = await readJsonObject(bodyStream(context.request.raw, context.maxBody), 'invalidJsonFeatures');
   const { spaceId } = context.params;
-  const result = await context.hub.features.writeCollection({
+  const result = await context.hub.writes.writeCollection({
     caller: callerOf(context), spaceId, body: { type: 'Feature', feature }, onExists: 'error', onNotExists: 'create', onConflict: 'error', ...WRITE_DEFAULTS,
   });
   const id = result.inserted[0];
@@ -101,7 +101,7 @@ export async function ogcCreateItem(context: HandlerContext): Promise<unknown> {
 async function writeItem(context: HandlerContext, mode: 'put' | 'patch'): Promise<unknown> {
   const body = await readJsonObject(bodyStream(context.request.raw, context.maxBody), 'invalidJsonFeatures');
   const { spaceId, featureId } = context.params;
-  const json = await context.hub.features.writeOne({ caller: callerOf(context), spaceId, featureId, body, ...WRITE_DEFAULTS }, mode);
+  const json = await context.hub.writes.writeOne({ caller: callerOf(context), spaceId, featureId, body, ...WRITE_DEFAULTS }, mode);
   return context.reply.type(GEOJSON).send(json);
 }
 
@@ -109,6 +109,6 @@ export const ogcReplaceItem = (context: HandlerContext) => writeItem(context, 'p
 export const ogcUpdateItem = (context: HandlerContext) => writeItem(context, 'patch');
 
 export async function ogcDeleteItem(context: HandlerContext): Promise<unknown> {
-  await context.hub.features.deleteOne(callerOf(context), context.params.spaceId, context.params.featureId);
+  await context.hub.writes.deleteOne(callerOf(context), context.params.spaceId, context.params.featureId);
   return context.reply.code(204).send();
 }

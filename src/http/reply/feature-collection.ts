@@ -1,6 +1,6 @@
 // Writes FeatureCollection bodies from ready feature texts, in chunks, without re-parsing them.
 import { Readable } from 'node:stream';
-import type { WriteResult } from '../../hub/features/write-plan.js';
+import type { WriteResult } from '../../hub/writes/write-plan.js';
 
 /** `,"name":value` for each member, to follow the members already written. */
 export function members(values: Record<string, unknown>): string {

@@ -2,24 +2,15 @@
 import { randomUUID } from 'node:crypto';
 import { hubError } from '../../core/errors.js';
 import { isObject } from '../../core/json.js';
-import type { FeatureWrite, Storage, StoredSpace, WritePlan, WriteStep } from '../../storage/storage.js';
-import { type FeatureParts, featureTexts, parseStoredFeature } from '../features/feature-text.js';
+import type { FeatureWrite, Storage, StoredSpace, WriteStep } from '../../storage/storage.js';
+import type { FeatureChange } from '../feature-change.js';
+import { type FeatureParts, featureTexts, parseStoredFeature } from '../feature-text.js';
 import { type ActivityLogConfig, logListenerOf } from './log-listener.js';
 import { logSourceOf } from './log-spaces.js';
 import { stateDiff } from './state-diff.js';
 
 /** The namespace of a log feature's own members (docs/decisions.md, "Activity log"). */
 export const LOG_NS = '@ns:com:here:xyz:log';
-
-export type Operation = 'insert' | 'update' | 'delete';
-
-/** One changed feature of a write: its state before (absent on insert) and after (absent on delete). */
-interface Change {
-  id: string;
-  operation: Operation;
-  before?: FeatureParts;
-  after?: FeatureParts;
-}
 
 /** Where a logged space's writes are logged, and how. */
 export interface ActivityLog {
@@ -36,27 +27,13 @@ export async function activityLogOf(storage: Storage, space: StoredSpace): Promi
   return { config, log };
 }
 
-function changesOf(plan: WritePlan, existing: ReadonlyMap<string, string>): Change[] {
-  const changes: Change[] = [];
-  for (const write of plan.upserts) {
-    const stored = existing.get(write.id);
-    const after = parseStoredFeature(write.json);
-    changes.push(stored === undefined ? { id: write.id, operation: 'insert', after } : { id: write.id, operation: 'update', before: parseStoredFeature(stored), after });
-  }
-  for (const id of plan.deletes) {
-    const stored = existing.get(id);
-    if (stored !== undefined) changes.push({ id, operation: 'delete', before: parseStoredFeature(stored) });
-  }
-  return changes;
-}
-
 function logMembers(parts: FeatureParts): Record<string, unknown> {
   const log = parts.properties[LOG_NS];
   return isObject(log) ? log : {};
 }
 
 /** The log feature of one change; `states` lists the log ids kept for the feature, this one last. */
-function logFeature(log: ActivityLog, change: Change, stateId: string, states: string[], time: number): FeatureWrite {
+function logFeature(log: ActivityLog, change: FeatureChange, stateId: string, states: string[], time: number): FeatureWrite {
   const state = (change.after ?? change.before) as FeatureParts;
   const members: Record<string, unknown> = { id: change.id, operation: change.operation, uuid: stateId };
   if (change.before?.namespace.uuid !== undefined) members.puuid = change.before.namespace.uuid;
@@ -74,8 +51,7 @@ function logFeature(log: ActivityLog, change: Change, stateId: string, states: s
 }
 
 /** The previous state's log feature, marked as no longer current from `time` on. */
-function invalidated(json: string, time: number): FeatureWrite {
-  const parts = parseStoredFeature(json);
+function invalidated(parts: FeatureParts, time: number): FeatureWrite {
   return featureTexts({
     ...parts,
     properties: { ...parts.properties, [LOG_NS]: { ...logMembers(parts), invalidatedAt: time } },
@@ -84,15 +60,15 @@ function invalidated(json: string, time: number): FeatureWrite {
 }
 
 /**
- * The log step of a planned write: it reads the log features of the states the write replaces (their ids
- * are the stored features' uuids), appends one log feature per change, marks the replaced ones invalidated
- * when asked, and chains a step deleting the states beyond `states`. Undefined when the write changes nothing.
+ * The log step of a write to the logged space: it reads the log features of the states the write replaces (their
+ * ids are the stored features' uuids), appends one log feature per change, marks the replaced ones invalidated
+ * when asked, and chains a step deleting the states beyond `states`, then `then`. `changes` are what the write
+ * means to the space (a composite's deletes are deletes, though it stores tombstones), at `time`. Just `then`
+ * when the space has no log or the write changes nothing.
  */
-function logStep(log: ActivityLog, plan: WritePlan, existing: ReadonlyMap<string, string>, then: WriteStep | undefined): WriteStep | undefined {
-  const changes = changesOf(plan, existing);
-  if (changes.length === 0) return then;
+export function activityLogStep(log: ActivityLog | undefined, changes: readonly FeatureChange[], time: number, then: WriteStep | undefined): WriteStep | undefined {
+  if (!log || changes.length === 0) return then;
   const previousIds = changes.flatMap((change) => (change.before?.namespace.uuid === undefined ? [] : [change.before.namespace.uuid]));
-  const time = plan.timestamp;
   return {
     space: log.log.key,
     ids: previousIds,
@@ -102,14 +78,15 @@ function logStep(log: ActivityLog, plan: WritePlan, existing: ReadonlyMap<string
       for (const change of changes) {
         const previousId = change.before?.namespace.uuid;
         const previousJson = previousId === undefined ? undefined : previous.get(previousId);
-        const kept = previousJson === undefined ? [] : logMembers(parseStoredFeature(previousJson)).states;
+        const previousLog = previousJson === undefined ? undefined : parseStoredFeature(previousJson);
+        const kept = previousLog === undefined ? [] : logMembers(previousLog).states;
         const stateId = change.after?.namespace.uuid ?? randomUUID();
         const states = [...(Array.isArray(kept) ? kept.filter((id): id is string => typeof id === 'string') : []), stateId];
         const dropped = states.splice(0, Math.max(0, states.length - log.config.states));
         pruned.push(...dropped);
         upserts.push(logFeature(log, change, stateId, states, time));
-        if (log.config.writeInvalidatedAt && previousJson !== undefined && !dropped.includes(previousId as string)) {
-          upserts.push(invalidated(previousJson, time));
+        if (log.config.writeInvalidatedAt && previousLog !== undefined && !dropped.includes(previousId as string)) {
+          upserts.push(invalidated(previousLog, time));
         }
       }
       const next: WriteStep | undefined = pruned.length === 0 ? then : {
@@ -120,15 +97,4 @@ function logStep(log: ActivityLog, plan: WritePlan, existing: ReadonlyMap<string
       return { plan: { upserts, deletes: [], timestamp: time }, next };
     },
   };
-}
-
-/**
- * The planned write with its log appended in the same transaction, before the steps the write already chains.
- * `plan` is what the write means to the space (a composite's deletes are deletes, though it stores tombstones);
- * `existing` the states it replaces.
- */
-export function withActivityLog<P extends { plan: WritePlan; next?: WriteStep }>(log: ActivityLog | undefined, planned: P,
-  existing: ReadonlyMap<string, string>, plan: WritePlan = planned.plan): P {
-  if (!log) return planned;
-  return { ...planned, next: logStep(log, plan, existing, planned.next) };
 }

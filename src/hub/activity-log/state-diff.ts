@@ -1,7 +1,7 @@
 // The diff between two states of a feature as the activity log keeps it: a feature PATCH body (API.md 4.4) turning one into the other.
 import { isObject } from '../../core/json.js';
-import type { FeatureParts } from '../features/feature-text.js';
-import { NS } from '../features/namespace.js';
+import type { FeatureParts } from '../feature-text.js';
+import { NS } from '../namespace.js';
 import { deepEqual } from '../merge-patch.js';
 
 /** What of a state a diff compares: geometry, user properties, tags (where a PATCH body gives them) and foreign members. */

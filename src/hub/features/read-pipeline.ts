@@ -1,7 +1,7 @@
 // Turns stored feature rows into response texts: the database's joined text when nothing transforms, else the transform plan per feature.
 import { createHash } from 'node:crypto';
 import type { FeatureQuery } from '../../core/feature-query.js';
-import type { FeatureSource } from '../layers/feature-source.js';
+import type { FeatureSource } from '../feature-source.js';
 import { type TransformPlan, transformText } from './transform-plan.js';
 
 export interface ReadOptions {

@@ -13,7 +13,7 @@ import { enlargedBounds, type Tile, tileBounds } from '../../geo/tile-schemes.js
 import { MAX_VECTOR_TILE_LEVEL } from '../../geo/vector-tile.js';
 import { AccessRecord, decide } from '../access/authorization.js';
 import type { Claims } from '../access/claims.js';
-import type { FeatureSource } from '../layers/feature-source.js';
+import type { FeatureSource } from '../feature-source.js';
 import type { SpaceResolver } from '../resolve/space-resolver.js';
 import { cluster, type ClusterArea } from '../clustering/cluster.js';
 import { sampled, samplingRatio, simplifyStep, stripProperties, type Tweaks, type VizRead } from './display-tweaks.js';

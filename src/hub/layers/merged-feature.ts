@@ -1,6 +1,6 @@
 // The one feature a `merge` virtual space shows for the versions its upstreams hold of one id (API.md 3.7).
 import { isObject } from '../../core/json.js';
-import { NS } from '../features/namespace.js';
+import { NS } from '../namespace.js';
 
 interface StoredFeature {
   id: string;

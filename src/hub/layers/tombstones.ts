@@ -1,6 +1,6 @@
 // Deletion markers of a composite space: a feature deleted through it is hidden in its base, which stays unchanged.
 import type { FeatureWrite } from '../../storage/storage.js';
-import { NS } from '../features/namespace.js';
+import { NS } from '../namespace.js';
 
 /**
  * A tombstone is stored in the composite's own layer as a feature without geometry, tags or properties whose

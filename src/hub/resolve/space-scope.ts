@@ -4,9 +4,8 @@ import type { Storage, StoredSpace } from '../../storage/storage.js';
 import { AccessRecord, decide, type SpaceRef, type WriteActions } from '../access/authorization.js';
 import type { Claims } from '../access/claims.js';
 import { type ActivityLog, activityLogOf } from '../activity-log/activity-log.js';
-import { type FeatureSource, PlainSource } from '../layers/feature-source.js';
+import { type FeatureSource, PlainSource } from '../feature-source.js';
 import { LayeredSource, versionsByLayer } from '../layers/layered-source.js';
-import type { LayeredTarget } from '../layers/layered-write.js';
 import type { Layering } from '../layers/space-layout.js';
 
 /**
@@ -14,7 +13,7 @@ import type { Layering } from '../layers/space-layout.js';
  * record what the request does to each space and have authorization.ts decide before anything is read: a path
  * that forgets to ask cannot read. Writes record their plan's actions through `decideWriter` and `decideWrite`.
  */
-export class SpaceScope implements LayeredTarget {
+export class SpaceScope {
   private source?: FeatureSource;
   private readonly logs = new Map<string, Promise<ActivityLog | undefined>>();
 

@@ -8,7 +8,7 @@ import { roundPositions } from '../../geo/coordinates.js';
 import { hubError } from '../../core/errors.js';
 import { newFeatureId } from '../ids.js';
 import { normalizeTagList, NUL } from '../tags.js';
-import { NS, readNamespace } from './namespace.js';
+import { NS, readNamespace } from '../namespace.js';
 
 /** One input feature after normalization; `undefined` members were not given by the client. */
 export interface FeatureInput {

@@ -1,5 +1,5 @@
 // The `@ns:com:here:xyz` namespace inside feature properties (API.md 4.1).
-import { isObject } from '../../core/json.js';
+import { isObject } from '../core/json.js';
 
 export const NS = '@ns:com:here:xyz';
 

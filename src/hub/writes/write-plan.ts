@@ -7,8 +7,9 @@ import type { WriteActions } from '../access/authorization.js';
 import { type ErrorCode, type ErrorParams, type HubError, hubError } from '../../core/errors.js';
 import { applyPatch, deepEqual } from '../merge-patch.js';
 import type { FeatureInput } from './feature-input.js';
-import { featureTexts, type FeatureParts, parseStoredFeature } from './feature-text.js';
-import type { Namespace } from './namespace.js';
+import type { FeatureChange } from '../feature-change.js';
+import { featureTexts, type FeatureParts, parseStoredFeature } from '../feature-text.js';
+import type { Namespace } from '../namespace.js';
 
 export type OnExists = 'patch' | 'replace' | 'merge' | 'delete' | 'retain' | 'error';
 /** `notFound` is the single-feature routes' rule: a missing feature is a 404, not a per-feature failure. */
@@ -42,6 +43,11 @@ export interface SpaceContext {
   check?: (feature: FeatureParts, entry: WriteEntry) => void;
   /** The space a feature is stored in when it is not `id` (writes through a virtual space go to an upstream). */
   spaceOf?: (featureId: string) => string;
+  /**
+   * Whether a step after the features reads the plan's changes (an activity log): only then are they kept, since
+   * keeping 10,000 features' parts until the transaction ends costs a plain write more garbage collection.
+   */
+  keepChanges: boolean;
 }
 
 export interface Failure { id: string; position: number; message: string }
@@ -49,6 +55,8 @@ export interface Failure { id: string; position: number; message: string }
 /** What a write does (the storage's plan), what it answers, and the feature actions it needs rights for. */
 export interface PlannedWrite {
   plan: WritePlan;
+  /** Each feature the plan inserts or updates (in the order of its upserts), then each it deletes: parsed once, here; empty unless kept. */
+  changes: FeatureChange[];
   result: WriteResult;
   actions: WriteActions;
   /**
@@ -82,6 +90,8 @@ const hasTagParameters = (options: WriteOptions): boolean => options.addTags.len
 class Planner {
   private readonly upserts: FeatureWrite[] = [];
   private readonly deletes: string[] = [];
+  private readonly stored: FeatureChange[] = [];
+  private readonly deleted: FeatureChange[] = [];
   private readonly result: WriteResult = { features: [], inserted: [], updated: [], deleted: [], failed: [] };
   private readonly updatedTexts: string[] = [];
   private readonly unmodifiedTexts: string[] = [];
@@ -118,10 +128,15 @@ class Planner {
     return namespace;
   }
 
-  private store(entry: WriteEntry, parts: FeatureParts, list: 'inserted' | 'updated'): void {
+  /** `before` is the stored state an update replaces. */
+  private store(entry: WriteEntry, parts: FeatureParts, list: 'inserted' | 'updated', before?: FeatureParts): void {
     this.space.check?.(parts, entry);
     const texts = featureTexts(parts);
     this.upserts.push(texts.stored);
+    if (this.space.keepChanges) {
+      const after = { ...parts, geometry: texts.storedGeometry };
+      this.stored.push(before ? { id: parts.id, operation: 'update', before, after } : { id: parts.id, operation: 'insert', after });
+    }
     this.result[list].push(parts.id);
     if (list === 'inserted') this.actions.inserts = true;
     else this.actions.updates = true;
@@ -147,7 +162,7 @@ class Planner {
       namespace: this.namespace(entry.id,
         resultTags(feature.tags, hasTagParameters(this.options) ? stored.namespace.tags : [], this.options, entry.ruleTags), stored.namespace),
       extra: feature.extra,
-    }, 'updated');
+    }, 'updated', stored);
   }
 
   private patch(entry: WriteEntry, feature: FeatureInput, stored: FeatureParts, storedJson: string): void {
@@ -175,7 +190,7 @@ class Planner {
       properties: (properties ?? {}) as Record<string, unknown>,
       namespace: this.namespace(entry.id, tags, stored.namespace),
       extra,
-    }, 'updated');
+    }, 'updated', stored);
   }
 
   /** A stored feature answered as it is: the caller reads it (`e=retain` needs readFeatures). */
@@ -218,6 +233,7 @@ class Planner {
       case 'delete':
         this.actions.deletes = true;
         this.deletes.push(entry.id);
+        if (this.space.keepChanges) this.deleted.push({ id: entry.id, operation: 'delete', before: stored });
         this.result.deleted.push(entry.id);
         return;
       case 'replace':
@@ -239,7 +255,8 @@ class Planner {
       else this.onExisting(entry, storedJson);
     }
     this.result.features.push(...this.updatedTexts, ...this.unmodifiedTexts);
-    return { plan: { upserts: this.upserts, deletes: this.deletes, timestamp: this.now }, result: this.result, actions: this.actions, refusal: this.refusal };
+    const plan = { upserts: this.upserts, deletes: this.deletes, timestamp: this.now };
+    return { plan, changes: [...this.stored, ...this.deleted], result: this.result, actions: this.actions, refusal: this.refusal };
   }
 }
 

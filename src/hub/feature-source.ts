@@ -1,7 +1,7 @@
-// The features a read sees, whatever holds them: one space's own (here) or several spaces combined (layered-source.ts).
-import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage } from '../../core/feature-query.js';
-import type { VectorTileRequest } from '../../core/vector-tile-request.js';
-import type { SpaceStatistics, StatisticsOptions, Storage, StoredSpace } from '../../storage/storage.js';
+// The features a read sees, whatever holds them: one space's own (here) or several spaces combined (layers/layered-source.ts).
+import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage } from '../core/feature-query.js';
+import type { VectorTileRequest } from '../core/vector-tile-request.js';
+import type { SpaceStatistics, StatisticsOptions, Storage, StoredSpace } from '../storage/storage.js';
 
 /**
  * The read side of a space as FeatureService uses it: FeatureStore's reads without the space key. A row's `seq`

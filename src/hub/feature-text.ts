@@ -1,8 +1,8 @@
 // Turns a feature into the JSON texts the hub stores and answers with, serializing each part once.
-import type { Geometry } from '../../geo/geometry.js';
-import { as2D, pad3D } from '../../geo/coordinates.js';
-import { geometryBBox } from '../../geo/bbox.js';
-import type { FeatureWrite } from '../../storage/storage.js';
+import type { Geometry } from '../geo/geometry.js';
+import { as2D, pad3D } from '../geo/coordinates.js';
+import { geometryBBox } from '../geo/bbox.js';
+import type { FeatureWrite } from '../storage/storage.js';
 import { NS, type Namespace } from './namespace.js';
 
 /** A feature's parts after normalization, with the namespace held apart from the user properties. */
@@ -18,6 +18,8 @@ export interface FeatureParts {
 export interface FeatureTexts {
   /** What reads return: positions padded to 3D (API.md 5.1). */
   stored: FeatureWrite;
+  /** The geometry as `stored` holds it (padded to 3D), for what reads the stored state without parsing it again. */
+  storedGeometry: Geometry | null;
   /** What the write response returns: the geometry as written. Built only when asked for. */
   response(): string;
 }
@@ -37,6 +39,7 @@ export function featureTexts(parts: FeatureParts): FeatureTexts {
   const planar = parts.geometry && as2D(parts.geometry);
   const geometry2D = planar === null ? null : planar === parts.geometry ? geometryJson : JSON.stringify(planar);
   return {
+    storedGeometry: padded,
     response: () => (storedGeometryJson === geometryJson ? stored : compose(parts.id, geometryJson, propertiesJson, extraJson)),
     stored: {
       id: parts.id,
