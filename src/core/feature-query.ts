@@ -58,6 +58,8 @@ export interface FeatureQuery extends FeatureFilter {
   /** Only features whose insertion sequence is greater (iterate handles). */
   afterSeq?: number;
   limit: number;
+  /** The space as it was right after this version (ADR 002); absent: HEAD, read from the current rows alone. */
+  version?: number;
 }
 
 /** A stored feature as the read path sees it: its insertion sequence and its ready JSON text. */

@@ -13,6 +13,8 @@ export interface SpaceDefinition {
   searchableProperties?: Record<string, boolean>;
   /** Seconds a client may cache feature reads (API.md 1.9). */
   cacheTTL?: number;
+  /** How many versions reads can reach back (ADR 002); above 1 the space keeps history. */
+  versionsToKeep?: number;
   createdAt: number;
   updatedAt: number;
   [member: string]: unknown;

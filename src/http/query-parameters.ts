@@ -23,6 +23,8 @@ export const QUERY_PARAMETERS = {
   access_token: text('The access token, when no Authorization header is sent (API.md 1.3).'),
   limit: integer(`The most features, cells, spaces or projects to return (API.md 1.8): at most ${MAX_LIMIT} on the hub, 10,000 (default 10) for OGC items.`, 1, MAX_LIMIT),
   handle: text('Where a page continues: the handle of the previous page.'),
+  version: text('The version to read at (ADR 002): a number, HEAD (the default), or * for every kept state of a feature (by id).'),
+  versionRef: text('The same as version.'),
   nextPageToken: text('The same as handle.'),
   id: list('Feature ids, comma-separated or repeated.'),
   tags: text('Tag expression: "," separates alternatives, "+" tags that must all be present (API.md 1.2); "*" deletes all.'),

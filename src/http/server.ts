@@ -11,6 +11,7 @@ import { randomId } from '../hub/ids.js';
 import { VIEWER_ROOT } from './handlers/viewer.js';
 import { registerLoadShedding, type SheddingSettings } from './load-shedding.js';
 import { RawQuery } from './query/raw-query.js';
+import { refuseVersionReads, VERSION_PARAMETERS } from './query/version-ref.js';
 import { sendError, sendFrameworkError, uriOverLimit, writeClientError } from './reply/error-reply.js';
 import type { HandlerContext } from './request-context.js';
 import { checkSameOrigin, sessionIdOf } from './session-cookie.js';
@@ -42,7 +43,7 @@ function register(app: FastifyInstance, hub: Hub, route: Route, options: ServerO
   const publicOrigin = options.publicUrl ? new URL(options.publicUrl).origin : undefined;
   const secureCookies = publicOrigin?.startsWith('https:') === true;
   // Every route may take the token as `access_token` (API.md 1.3).
-  const declared = new Set(['access_token', ...(route.query ?? [])].map((name) => name.toLowerCase()));
+  const declared = new Set(['access_token', ...(route.query ?? []), ...(route.versions ? VERSION_PARAMETERS : [])].map((name) => name.toLowerCase()));
   app.route({
     method: route.method,
     url: route.path,
@@ -53,6 +54,7 @@ function register(app: FastifyInstance, hub: Hub, route: Route, options: ServerO
       if (route.session) checkSameOrigin(request, publicOrigin);
       const account = route.session === true ? await hub.accounts.authenticateSession(sessionIdOf(request)) : undefined;
       const claims = route.public || route.session ? undefined : await hub.access.authenticate(tokenOf(request, query));
+      if (route.versions === 'head') refuseVersionReads(query, route.path);
       const context: HandlerContext = {
         request, reply, query, claims, account, hub, maxBody: options.maxBody, hereTileEncoding: options.hereTileEncoding,
         params: request.params as Record<string, string>, secureCookies,

@@ -1,7 +1,7 @@
 // The features a read sees, whatever holds them: one space's own (here) or several spaces combined (layers/layered-source.ts).
 import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage } from '../core/feature-query.js';
 import type { VectorTileRequest } from '../core/vector-tile-request.js';
-import type { SpaceStatistics, StatisticsOptions, Storage, StoredSpace } from '../storage/storage.js';
+import type { SpaceStatistics, SpaceVersions, StatisticsOptions, Storage, StoredSpace } from '../storage/storage.js';
 
 /**
  * The read side of a space as FeatureService uses it: FeatureStore's reads without the space key. A row's `seq`
@@ -21,6 +21,10 @@ export interface FeatureSource {
   countUpTo(query: Omit<FeatureQuery, 'ids'>, signal?: AbortSignal): Promise<number>;
   vectorTile(query: FeatureQuery, tile: VectorTileRequest, signal?: AbortSignal): Promise<Buffer>;
   statistics(options: StatisticsOptions): Promise<SpaceStatistics>;
+  /** The space's HEAD version and where its history begins (ADR 002). */
+  versions(): Promise<SpaceVersions>;
+  /** Every state of the ids that existed at `oldest` or later, oldest first, in the order of the ids. */
+  featureStates(ids: readonly string[], oldest: number): Promise<FeatureRow[]>;
 }
 
 /** A space read as it is stored. */
@@ -56,5 +60,13 @@ export class PlainSource implements FeatureSource {
 
   statistics(options: StatisticsOptions): Promise<SpaceStatistics> {
     return this.storage.features.statistics(this.space.key, options);
+  }
+
+  versions(): Promise<SpaceVersions> {
+    return this.storage.features.versions(this.space.key);
+  }
+
+  featureStates(ids: readonly string[], oldest: number): Promise<FeatureRow[]> {
+    return this.storage.features.featureStates(this.space.key, ids, oldest);
   }
 }

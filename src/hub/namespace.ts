@@ -11,6 +11,9 @@ export interface Namespace {
   uuid?: string;
   puuid?: string;
   tags: string[];
+  /** A space keeping history only (API.md 4.1): the version that last changed the feature, and who wrote it. */
+  version?: number;
+  author?: string;
 }
 
 export function readNamespace(properties: unknown): Record<string, unknown> | undefined {

@@ -89,7 +89,26 @@ export interface WritePlan {
  * It runs inside the storage transaction, so its decisions (exists/not, uuid checks) cannot
  * race with another writer; throwing aborts the whole write.
  */
-export type WritePlanner<T> = (existing: ReadonlyMap<string, string>) => { plan: WritePlan; result: T; next?: WriteStep };
+export type WritePlanner<T> = (existing: ReadonlyMap<string, string>, versions: ReadonlyMap<number, number>) => { plan: WritePlan; result: T; next?: WriteStep };
+
+/**
+ * The spaces of a write that keep history (`versionsToKeep` > 1, ADR 002): their next versions are taken, under
+ * the lock of their counters, before anything is planned, and handed to the planners by `sid`, so that the texts
+ * carry them. A space of the write that keeps no history takes its number as the transaction's last statement.
+ * Either kind keeps its number only when its step changes a feature.
+ */
+export interface HistoryOfWrite {
+  versioned: readonly SpaceKey[];
+  /** Who the versions are recorded for (the caller's account). */
+  author: string;
+}
+
+/** A space's version numbers (ADR 002): HEAD (−1 before the first write) and the oldest version its history can restore. */
+export interface SpaceVersions {
+  head: number;
+  /** The last version written without history (or 0): older versions cannot be rebuilt, whatever versionsToKeep says. */
+  historyFrom: number;
+}
 
 /**
  * A further write in the same transaction, in another space of the same database (an activity log, the layer
@@ -100,7 +119,7 @@ export type WritePlanner<T> = (existing: ReadonlyMap<string, string>) => { plan:
 export interface WriteStep {
   space: SpaceKey;
   ids: readonly string[];
-  planner: (existing: ReadonlyMap<string, string>) => { plan: WritePlan; next?: WriteStep };
+  planner: (existing: ReadonlyMap<string, string>, versions: ReadonlyMap<number, number>) => { plan: WritePlan; next?: WriteStep };
 }
 
 export interface TagCount { key: string; count: number }
@@ -133,11 +152,21 @@ export interface StatisticsOptions {
  */
 export interface FeatureStore {
   /** Throws a StorageError `spaceGone` when the space (or a step's space) was deleted in the meantime. */
-  write<T>(space: SpaceKey, ids: readonly string[], planner: WritePlanner<T>): Promise<T>;
-  /** Deletes the features matching the filter (all of them for an empty filter); returns how many. */
+  write<T>(space: SpaceKey, ids: readonly string[], planner: WritePlanner<T>, history?: HistoryOfWrite): Promise<T>;
+  /**
+   * Deletes the features matching the filter (all of them for an empty filter); returns how many. Only for a space
+   * keeping no history: each transaction deleting something takes the next version, and no history is written.
+   */
   deleteMatching(space: SpaceKey, filter: FeatureFilter): Promise<number>;
+  versions(space: SpaceKey): Promise<SpaceVersions>;
+  /**
+   * Every state of the features that existed at `oldest` or later, oldest first, an id's states together in the
+   * order of `ids`: the superseded ones from the history, then the current one.
+   */
+  featureStates(space: SpaceKey, ids: readonly string[], oldest: number): Promise<FeatureRow[]>;
   /**
    * Streams matching features in insertion order (or in the order of `ids`), a page of rows at a time:
+   * with `query.version`, as they were right after that version (no spatial condition then).
    * one await per page instead of per row keeps large reads cheap.
    */
   query(space: SpaceKey, query: FeatureQuery, signal?: AbortSignal): AsyncIterable<FeatureRow[]>;

@@ -5,6 +5,8 @@ import type { ReadOptions } from '../../hub/features/read-pipeline.js';
 import { callerOf, type HandlerContext } from '../request-context.js';
 import { clientGone, sendFeatureCollection, sendFeatureText, sendJsonRead } from '../reply/read-reply.js';
 import { featureFilter, readOptions as readParameters } from './read-parameters.js';
+import { versionRefOf } from '../query/version-ref.js';
+import type { VersionRef } from '../../hub/versions/space-versions.js';
 
 /** The read parameters of the request, and its signal that aborts when the client goes away. */
 function readOptions(context: HandlerContext): ReadOptions {
@@ -14,32 +16,46 @@ function readOptions(context: HandlerContext): ReadOptions {
 export async function getFeaturesById(context: HandlerContext): Promise<unknown> {
   const ids = context.query.values('id').filter((id) => id !== '');
   if (ids.length === 0) throw hubError('missingFeatureIds');
-  const result = await context.hub.features.getByIds(callerOf(context), context.params.spaceId, ids, readOptions(context));
+  const result = await context.hub.features.getByIds(callerOf(context), context.params.spaceId, ids, readOptions(context), versionRefOf(context.query));
   return sendFeatureCollection(context.request, context.reply, result);
 }
 
 /** One short statement: nothing worth cancelling, so no signal is set up for the most frequent read. */
 export async function getFeature(context: HandlerContext): Promise<unknown> {
   const { spaceId, featureId } = context.params;
-  const feature = await context.hub.features.getOne(callerOf(context), spaceId, featureId, readParameters(context));
+  const at = versionRefOf(context.query);
+  if (at === '*') {
+    const states = await context.hub.features.getByIds(callerOf(context), spaceId, [featureId], readOptions(context), at);
+    return sendFeatureCollection(context.request, context.reply, states);
+  }
+  const feature = await context.hub.features.getOne(callerOf(context), spaceId, featureId, readParameters(context), at);
   return sendFeatureText(context.request, context.reply, feature.json, feature.etag, feature.cacheTTL);
 }
 
 export async function searchFeatures(context: HandlerContext): Promise<unknown> {
   const limit = context.query.limit();
-  const result = await context.hub.features.search(callerOf(context), context.params.spaceId, { ...featureFilter(context), limit }, readOptions(context));
+  const result = await context.hub.features.search(callerOf(context), context.params.spaceId, { ...featureFilter(context), limit }, readOptions(context),
+    versionRefOf(context.query));
   return sendFeatureCollection(context.request, context.reply, result);
 }
 
-/** `handle` (or `nextPageToken`) as a previous page returned it; `0` starts over (API.md 5.7). */
-function handleOf(context: HandlerContext): number {
-  return parseHandle(context.query.first('handle') ?? context.query.first('nextPageToken'));
+/**
+ * `handle` (or `nextPageToken`) as a previous page returned it; `0` starts over (API.md 5.7). A handle of a read at a
+ * version goes on at that version; asking for another one with it is a 400.
+ */
+function handleOf(context: HandlerContext): { afterSeq: number; at: VersionRef } {
+  const handle = context.query.first('handle') ?? context.query.first('nextPageToken');
+  const position = parseHandle(handle);
+  const asked = versionRefOf(context.query);
+  if (position.version === undefined) return { afterSeq: position.afterSeq, at: asked };
+  if (asked !== 'HEAD' && asked !== position.version) throw hubError('invalidHandle', { handle: (handle ?? '').slice(0, 40) });
+  return { afterSeq: position.afterSeq, at: position.version };
 }
 
 export async function iterateFeatures(context: HandlerContext): Promise<unknown> {
   const limit = context.query.limit();
-  const afterSeq = handleOf(context);
-  const result = await context.hub.features.iterate(callerOf(context), context.params.spaceId, featureFilter(context), afterSeq, limit, readOptions(context));
+  const { afterSeq, at } = handleOf(context);
+  const result = await context.hub.features.iterate(callerOf(context), context.params.spaceId, featureFilter(context), afterSeq, limit, readOptions(context), at);
   return sendFeatureCollection(context.request, context.reply, result);
 }
 

@@ -1,13 +1,23 @@
 // The iterate handle (API.md 5.7) as a read position: the decimal text of an exact integer, as a previous page returned it.
 import { hubError } from '../../core/errors.js';
+import { type IteratePosition, positionOf } from '../../hub/versions/iterate-position.js';
 
 /**
  * A handle is the position after the last feature of a page: an insertion sequence, or for a virtual or
- * composite space a layer and a sequence in one integer (hub/layers/layer-cursor.ts), hence up to 16 digits.
+ * composite space a layer and a sequence in one integer (hub/layers/layer-cursor.ts), hence up to 16 digits;
+ * a read at a version carries the version in the digits above (hub/versions/iterate-position.ts).
  * Empty or absent starts at the beginning.
  */
-export function parseHandle(handle: string | undefined): number {
-  if (handle === undefined || handle === '') return 0;
-  if (!/^\d{1,16}$/.test(handle) || !Number.isSafeInteger(Number(handle))) throw hubError('invalidHandle', { handle: handle.slice(0, 40) });
-  return Number(handle);
+export function parseHandle(handle: string | undefined): IteratePosition {
+  if (handle === undefined || handle === '') return { afterSeq: 0 };
+  const position = positionOf(handle);
+  if (!position) throw hubError('invalidHandle', { handle: handle.slice(0, 40) });
+  return position;
+}
+
+/** The handle of a read served at HEAD only (OGC items): a handle of a read at a version is not one of its. */
+export function parseHeadHandle(handle: string | undefined): number {
+  const position = parseHandle(handle);
+  if (position.version !== undefined) throw hubError('invalidHandle', { handle: (handle ?? '').slice(0, 40) });
+  return position.afterSeq;
 }

@@ -1,5 +1,5 @@
 // Parses the query parameters of OGC API Features items requests: limit, bbox, bbox-crs, datetime, the paging handle and property equality.
-import { parseHandle } from './iterate-handle.js';
+import { parseHeadHandle } from './iterate-handle.js';
 import { hubError } from '../../core/errors.js';
 import type { PropertyCondition } from '../../core/feature-query.js';
 import { DECIMAL, typeScalar } from '../../core/typed-values.js';
@@ -28,7 +28,7 @@ export function ogcLimit(query: RawQuery): number {
 
 /** The last insertion sequence of the previous page, as put into `next` links; 0 starts at the beginning. */
 export function ogcHandle(query: RawQuery): number {
-  return parseHandle(query.first('handle'));
+  return parseHeadHandle(query.first('handle'));
 }
 
 /** `crs` and `bbox-crs` may only name CRS84 (CRS84h for a bbox with heights). */

@@ -10,6 +10,8 @@ import { answerKey, type FeatureCollectionStream, type ReadOptions, renderPages 
 import { transformText } from './transform-plan.js';
 import type { FeatureSource } from '../feature-source.js';
 import type { SpaceResolver } from '../resolve/space-resolver.js';
+import { iterateHandle } from '../versions/iterate-position.js';
+import { checkReadable, oldestReadable, type VersionRef } from '../versions/space-versions.js';
 
 /** A page of an iterate read; `returned` and `lastSeq` are final once its features have been consumed. */
 export interface IteratePage extends FeatureCollectionStream {
@@ -36,8 +38,20 @@ export class FeatureService {
     return (await this.spaces.open(caller, spaceId)).reader();
   }
 
-  /** The space and the feature come from one lookup (see SpaceResolver.openWithFeature). */
-  async getOne(caller: Claims, spaceId: string, featureId: string, options: ReadOptions): Promise<SingleFeature> {
+  /**
+   * The version a read of the source asks for, checked against what the space keeps (a 400 names the oldest one it
+   * can read); undefined for HEAD, which reads the current rows alone.
+   */
+  private async versionOf(source: FeatureSource, ref: VersionRef): Promise<number | undefined> {
+    if (ref === 'HEAD') return undefined;
+    if (ref === '*') throw hubError('invalidParameter', { name: 'version', problem: '* (every version) is served by id only: /features/{featureId} and /features?id=' });
+    checkReadable(source.space.definition, await source.versions(), ref);
+    return ref;
+  }
+
+  /** The space and the feature come from one lookup at HEAD (see SpaceResolver.openWithFeature). */
+  async getOne(caller: Claims, spaceId: string, featureId: string, options: ReadOptions, at: VersionRef = 'HEAD'): Promise<SingleFeature> {
+    if (at !== 'HEAD') return this.getOneAt(caller, spaceId, featureId, options, at);
     const found = await this.spaces.openWithFeature(caller, spaceId, featureId);
     const stored = await found.read();
     const json = stored === undefined ? undefined : transformText(stored, options.transforms);
@@ -45,22 +59,54 @@ export class FeatureService {
     return { etag: bodyEtag(json), cacheTTL: cacheTTLOf(found.definition), json };
   }
 
-  async getByIds(caller: Claims, spaceId: string, ids: string[], options: ReadOptions): Promise<FeatureCollectionStream> {
+  private async getOneAt(caller: Claims, spaceId: string, featureId: string, options: ReadOptions, at: number | '*'): Promise<SingleFeature> {
+    const source = await this.reader(caller, spaceId);
+    const version = await this.versionOf(source, at);
+    let stored: string | undefined;
+    for await (const rows of source.query({ ids: [featureId], limit: 1, version }, options.signal)) stored = rows[0]?.json;
+    const json = stored === undefined ? undefined : transformText(stored, options.transforms);
+    if (json === undefined) throw hubError('featureNotFound');
+    return { etag: bodyEtag(json), cacheTTL: cacheTTLOf(source.space.definition), json };
+  }
+
+  async getByIds(caller: Claims, spaceId: string, ids: string[], options: ReadOptions, at: VersionRef = 'HEAD'): Promise<FeatureCollectionStream> {
     const source = await this.reader(caller, spaceId);
     const unique = [...new Set(ids)];
-    return this.collection(source, { ids: unique, limit: unique.length }, options);
+    if (at === '*') return this.states(source, unique, options);
+    return this.collection(source, { ids: unique, limit: unique.length, version: await this.versionOf(source, at) }, options);
+  }
+
+  /**
+   * Every kept state of the features (`version=*`), oldest first, an id's states together in the order of the ids:
+   * a FeatureCollection, as the reference hub answers, each state with the version that wrote it in its namespace.
+   */
+  private async states(source: FeatureSource, ids: string[], options: ReadOptions): Promise<FeatureCollectionStream> {
+    const oldest = oldestReadable(source.space.definition, await source.versions());
+    const rows = await source.featureStates(ids, oldest);
+    async function* features(): AsyncIterable<string> {
+      const texts = rows.flatMap((row) => transformText(row.json, options.transforms) ?? []);
+      if (texts.length > 0) yield texts.join(',');
+    }
+    return { key: answerKey(source, options.etagKey), cacheTTL: cacheTTLOf(source.space.definition), features: features(), trailer: () => ({}) };
   }
 
   /** Search and the spatial reads: the query's filters, spatial condition and limit, in insertion order. */
-  async search(caller: Claims, spaceId: string, query: Omit<FeatureQuery, 'ids' | 'afterSeq'>, options: ReadOptions): Promise<FeatureCollectionStream> {
+  async search(caller: Claims, spaceId: string, query: Omit<FeatureQuery, 'ids' | 'afterSeq'>, options: ReadOptions,
+    at: VersionRef = 'HEAD'): Promise<FeatureCollectionStream> {
     const source = await this.reader(caller, spaceId);
-    return this.collection(source, query, options);
+    return this.collection(source, { ...query, version: await this.versionOf(source, at) }, options);
   }
 
-  /** A handle is the last insertion sequence returned; one comes back only when the page is full (API.md 5.7). */
-  async iterate(caller: Claims, spaceId: string, filter: FeatureFilter, afterSeq: number, limit: number, options: ReadOptions): Promise<FeatureCollectionStream> {
-    const page = await this.iteratePage(caller, spaceId, filter, afterSeq, limit, options);
-    const handle = () => String(page.lastSeq());
+  /**
+   * A handle is the last insertion sequence returned, and the version read when not HEAD, so that the next page reads
+   * the same one; one comes back only when the page is full (API.md 5.7).
+   */
+  async iterate(caller: Claims, spaceId: string, filter: FeatureFilter, afterSeq: number, limit: number, options: ReadOptions,
+    at: VersionRef = 'HEAD'): Promise<FeatureCollectionStream> {
+    // HEAD opens the space once, in iteratePage, as before versions.
+    const version = at === 'HEAD' ? undefined : await this.versionOf(await this.reader(caller, spaceId), at);
+    const page = await this.iteratePage(caller, spaceId, { ...filter, version }, afterSeq, limit, options);
+    const handle = () => iterateHandle({ afterSeq: page.lastSeq(), version });
     return { ...page, trailer: () => (page.returned() === limit ? { handle: handle(), nextPageToken: handle() } : {}) };
   }
 

@@ -5,7 +5,8 @@ import { vectorTileOf } from '../../geo/vector-tile.js';
 import { type BBox, geometryBBox } from '../../geo/bbox.js';
 import type { Geometry } from '../../geo/geometry.js';
 import { byCountThenKey, type SampledFeature, sampleStatistics, STATISTICS_SAMPLE } from '../../storage/shared/space-statistics.js';
-import type { PropertyStatistic, SpaceStatistics, StatisticsOptions, Storage, StoredSpace } from '../../storage/storage.js';
+import type { PropertyStatistic, SpaceStatistics, SpaceVersions, StatisticsOptions, Storage, StoredSpace } from '../../storage/storage.js';
+import { hubError } from '../../core/errors.js';
 import { storedFeatureId } from '../feature-text.js';
 import type { FeatureSource } from '../feature-source.js';
 import { decodePosition, encodePosition } from './layer-cursor.js';
@@ -255,6 +256,15 @@ export class LayeredSource implements FeatureSource {
    * A group sums its layers' statistics (API.md 3.7). The other combinations read what they show: the count and
    * data size exactly, the rest from the first STATISTICS_SAMPLE features (estimated when there are more).
    */
+  /** Each layer has versions of its own: what the space shows at a version of one is not defined yet (ADR 002). */
+  versions(): Promise<SpaceVersions> {
+    return Promise.reject(hubError('versionOfLayers'));
+  }
+
+  featureStates(): Promise<FeatureRow[]> {
+    return Promise.reject(hubError('versionOfLayers'));
+  }
+
   async statistics(options: StatisticsOptions): Promise<SpaceStatistics> {
     if (this.combination === 'group') return sumStatistics(await Promise.all(this.layers.map((layer) => this.storage.features.statistics(layer.key, options))));
     let count = 0;

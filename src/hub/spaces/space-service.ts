@@ -105,7 +105,7 @@ export class SpaceService {
       owner: (given.owner as string | undefined) ?? claims.aid,
       cid: (given.cid as string | undefined) ?? claims.cid,
       storage: given.storage ?? { id: this.defaultStorageId },
-      versionsToKeep: given.versionsToKeep ?? 1,
+      versionsToKeep: (given.versionsToKeep as number | undefined) ?? 1,
       createdAt: now,
       updatedAt: now,
     };

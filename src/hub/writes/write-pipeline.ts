@@ -9,6 +9,7 @@ import { decidePlan, decideWriter } from './rights-policy.js';
 import { SchemaPolicy } from './schema-policy.js';
 import { activityLogs, storageSteps } from './storage-steps.js';
 import { applyTaggingRules } from './tagging-rules-policy.js';
+import { authorOf, keepsHistory } from '../versions/space-versions.js';
 import { planWrite, type WriteEntry, type WriteOptions, type WriteResult } from './write-plan.js';
 
 /**
@@ -29,9 +30,16 @@ export async function writeThrough(storage: Storage, processors: ProcessorCache,
   const logs = await activityLogs(scope, targets);
   const top = targets.layers[targets.top];
   const keepChanges = [...logs.values()].some((log) => log !== undefined);
-  return storage.features.write(targets.layers[targets.primary].key, targets.ids, (fresh) => {
+  // Each layer the write may change and that keeps history takes its next version before the plan (ADR 002).
+  const versioned = targets.reachable().map((index) => targets.layers[index]).filter((layer) => keepsHistory(layer.definition));
+  const author = authorOf(scope.caller);
+  return storage.features.write(targets.layers[targets.primary].key, targets.ids, (fresh, versions) => {
     const { check, refuse } = schema.start();
-    const context = { id: top.id, enableUUID: scope.space.definition.enableUUID === true, check, spaceOf: targets.spaceOf, keepChanges };
+    const stampOf = (id: string) => {
+      const version = versions.get(targets.layers[targets.targetOf(id)].key.sid);
+      return version === undefined ? undefined : { version, author };
+    };
+    const context = { id: top.id, enableUUID: scope.space.definition.enableUUID === true, check, spaceOf: targets.spaceOf, keepChanges, stampOf };
     const planned = planWrite(context, entries, options, targets.existing(fresh));
     const writes = targets.split(planned, fresh);
     decidePlan(scope, planned.actions, writes);
@@ -40,5 +48,5 @@ export async function writeThrough(storage: Storage, processors: ProcessorCache,
     refuse();
     quota.check(writes);
     return { ...storageSteps(targets, writes, logs, planned.plan.timestamp), result: planned.result };
-  });
+  }, { versioned: versioned.map((layer) => layer.key), author });
 }

@@ -48,6 +48,8 @@ export interface SpaceContext {
    * keeping 10,000 features' parts until the transaction ends costs a plain write more garbage collection.
    */
   keepChanges: boolean;
+  /** The version a feature is written at and its author, where its space keeps history (ADR 002). */
+  stampOf?: (featureId: string) => { version: number; author: string } | undefined;
 }
 
 export interface Failure { id: string; position: number; message: string }
@@ -124,6 +126,11 @@ class Planner {
     if (this.space.enableUUID) {
       namespace.uuid = randomUUID();
       if (stored?.uuid) namespace.puuid = stored.uuid;
+    }
+    const stamp = this.space.stampOf?.(id);
+    if (stamp) {
+      namespace.version = stamp.version;
+      namespace.author = stamp.author;
     }
     return namespace;
   }

@@ -12,6 +12,7 @@ import { normalizeFeature } from './feature-input.js';
 import { refuseReadOnlySpace } from './read-only-policy.js';
 import { type EntryDefaults, type WriteBody, writeEntries } from './write-entries.js';
 import { writeThrough } from './write-pipeline.js';
+import { keepsHistory } from '../versions/space-versions.js';
 import type { WriteEntry, WriteOptions, WriteResult } from './write-plan.js';
 
 export interface CollectionWrite extends WriteOptions, EntryDefaults {
@@ -81,8 +82,11 @@ export class WriteService {
     const scope = await this.writable(caller, spaceId);
     const source = scope.deletable();
     // A layered space's features are deleted where its layers hold them; the storage's bulk delete bypasses the
-    // write plan, so a logged space's deletes would go unlogged: both go through the write path, page by page.
-    if (scope.layering.kind !== 'plain' || logListenerOf(scope.space.definition)) return this.deletePaged(scope, source, filter);
+    // write plan, so a logged space's deletes would go unlogged and a versioned space's deleted states unkept: they
+    // go through the write path, page by page (each page a version).
+    if (scope.layering.kind !== 'plain' || logListenerOf(scope.space.definition) || keepsHistory(scope.space.definition)) {
+      return this.deletePaged(scope, source, filter);
+    }
     return this.storage.features.deleteMatching(scope.space.key, filter);
   }
 

@@ -2,9 +2,11 @@
 import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage } from '../../core/feature-query.js';
 import type { VectorTileRequest } from '../../core/vector-tile-request.js';
 import { keysetPages } from '../shared/keyset-pages.js';
+import { type StateRow, statesInOrder } from '../shared/feature-states.js';
 import { planWrite, type StoredRow } from '../shared/write-diff.js';
 import { StorageError } from '../storage-error.js';
-import type { FeatureStore, SpaceKey, SpaceStatistics, StatisticsOptions, WritePlan, WritePlanner, WriteStep } from '../storage.js';
+import type { FeatureStore, HistoryOfWrite, SpaceKey, SpaceStatistics, SpaceVersions, StatisticsOptions, WritePlan, WritePlanner,
+  WriteStep } from '../storage.js';
 import type { Client, Database, Prepared } from './database.js';
 import { compileFilter, isEmptyFilter, SqlParams } from './filter-sql.js';
 import type { Locations } from './locations.js';
@@ -83,6 +85,48 @@ const LOCK_STORED: Prepared = {
 const COUNT: Prepared = { name: 'count_features', text: 'SELECT feature_count AS n FROM space_counters WHERE sid = $1' };
 
 /**
+ * The version lock of a space keeping history (ADR 002), taken before the write plans: its writers take turns from
+ * here to their commit, so each plans with the next version and versions commit in order. It does not conflict with
+ * the KEY SHARE lock of HOLD_SPACE that writers of spaces without history hold.
+ */
+const LOCK_VERSION: Prepared = { name: 'lock_version', text: 'SELECT version FROM space_contents WHERE sid = $1 FOR NO KEY UPDATE' };
+/**
+ * A space without history takes its version as the transaction's last statement: its writers run in parallel and
+ * queue only for this row from here to their commit. Such a version is the oldest a read can ask for.
+ */
+const NEXT_VERSION: Prepared = {
+  name: 'next_version', text: 'UPDATE space_contents SET version = version + 1, history_from = version + 1 WHERE sid = $1',
+};
+const SET_VERSION: Prepared = { name: 'set_version', text: 'UPDATE space_contents SET version = $2 WHERE sid = $1' };
+const RECORD_VERSION: Prepared = { name: 'record_version', text: 'INSERT INTO space_versions (sid, version, author, created_at) VALUES ($1, $2, $3, $4)' };
+/** The states a write at version $2 supersedes, appended to the history before the rows change. */
+const KEEP_STATES: Prepared = {
+  name: 'keep_states',
+  text: `INSERT INTO feature_history (sid, version_to, seq, id, version_from, feature, properties, geom, geometry_type, tags)
+         SELECT sid, $2, seq, id, version, feature, properties, geom, geometry_type, tags FROM features WHERE sid = $1 AND seq = ANY($3::bigint[])`,
+};
+const VERSIONS: Prepared = { name: 'space_versions', text: 'SELECT version AS head, history_from AS "historyFrom" FROM space_contents WHERE sid = $1' };
+const HISTORY_OF: Prepared = {
+  name: 'history_of',
+  text: `SELECT h.seq, h.id, h.feature AS json FROM unnest($2::text[]) WITH ORDINALITY AS u(id, ord)
+           JOIN feature_history h ON h.sid = $1 AND h.id = u.id AND h.version_to > $3 ORDER BY u.ord, h.version_to`,
+};
+const CURRENT_OF: Prepared = {
+  name: 'current_of', text: 'SELECT seq, id, feature AS json FROM features WHERE sid = $1 AND id = ANY($2::text[])',
+};
+
+/**
+ * The space right after the version `$v` (ADR 002), with the columns reads filter on: the current rows written at it
+ * or before (NULL: before history began), and the superseded states that were current then.
+ */
+function atVersion(version: string): string {
+  const columns = 'seq, sid, id, feature, properties, geom, geometry_type, tags';
+  return `(SELECT ${columns} FROM features WHERE sid = $1 AND (version IS NULL OR version <= ${version}::bigint)
+           UNION ALL SELECT ${columns} FROM feature_history
+            WHERE sid = $1 AND version_to > ${version}::bigint AND (version_from IS NULL OR version_from <= ${version}::bigint))`;
+}
+
+/**
  * The planner knows how many rows a space has only from the table statistics. A space that grew far
  * beyond them looks small, and keyset pages get a bitmap scan plus a sort of everything after the
  * handle instead of the ordered primary-key scan: quadratic over an iterate. So the statistics are
@@ -134,12 +178,22 @@ async function recordChange(client: Client, sid: number, features: number, size:
   return row.change;
 }
 
+/** What the steps of one write share: the versions taken first, the author, and the counter changes and plain spaces changed. */
+interface WriteState {
+  versions: Map<number, number>;
+  author: string;
+  changes: Map<number, number>;
+  /** The spaces without history the write changed: each takes its version at the end. */
+  unversioned: Set<number>;
+}
+
 /**
  * One space's part of a write, inside its transaction: the stored rows it names (locked), its plan, its row
- * changes and its counter change, whose number goes into `changes` by space.
+ * changes and its counter change, whose number goes into `changes` by space. With history (`versions` has the
+ * space) the states it supersedes are kept first and its version is recorded with the author.
  */
 async function writeStep<P extends { plan: WritePlan; next?: WriteStep }>(client: Client, sid: number, ids: readonly string[],
-  planner: (existing: ReadonlyMap<string, string>) => P, changes: Map<number, number>): Promise<P> {
+  planner: (existing: ReadonlyMap<string, string>) => P, state: WriteState): Promise<P> {
   await holdSpace(client, sid);
   const stored = new Map<string, StoredRow>();
   const lookup = ids.filter((id) => !cannotExist(id));
@@ -152,13 +206,38 @@ async function writeStep<P extends { plan: WritePlan; next?: WriteStep }>(client
     for (const [seq, id, json] of rows) stored.set(id, { seq, json });
   }
   const { diff, planned } = planWrite(stored, planner);
-  if (diff.inserts.length > 0) await copyNewRows(client, sid, diff.inserts);
+  const version = state.versions.get(sid) ?? null;
+  const superseded = [...diff.updates.map((update) => update.seq), ...diff.deletes];
+  if (version !== null && superseded.length > 0) await client.query({ ...KEEP_STATES, values: [sid, version, superseded] });
+  if (diff.inserts.length > 0) await copyNewRows(client, sid, diff.inserts, version);
   for (const chunk of chunks(diff.updates, (update) => update.feature.json)) {
-    await client.query(UPDATE_ROWS, [sid, ...updateParameters(chunk)]);
+    await client.query(UPDATE_ROWS, [sid, ...updateParameters(chunk, version)]);
   }
   if (diff.deletes.length > 0) await client.query('DELETE FROM features WHERE sid = $1 AND seq = ANY($2::bigint[])', [sid, diff.deletes]);
-  if (diff.changed) changes.set(sid, await recordChange(client, sid, diff.countDelta, diff.sizeDelta, diff.timestamp));
+  if (!diff.changed) return planned;
+  state.changes.set(sid, await recordChange(client, sid, diff.countDelta, diff.sizeDelta, diff.timestamp));
+  if (version === null) state.unversioned.add(sid);
+  else {
+    await client.query({ ...SET_VERSION, values: [sid, version] });
+    await client.query({ ...RECORD_VERSION, values: [sid, version, state.author, diff.timestamp] });
+  }
   return planned;
+}
+
+/** The next version of each space keeping history, under its version lock, taken in sid order so that two writes cannot deadlock. */
+async function lockVersions(client: Client, spaces: readonly SpaceKey[]): Promise<Map<number, number>> {
+  const versions = new Map<number, number>();
+  for (const sid of [...new Set(spaces.map((space) => space.sid))].sort((a, b) => a - b)) {
+    const { rows } = await client.query<{ version: string }>({ ...LOCK_VERSION, values: [sid] });
+    if (rows.length === 0) throw new StorageError('spaceGone');
+    versions.set(sid, Number(rows[0].version) + 1);
+  }
+  return versions;
+}
+
+/** The last statements of a write: each space without history it changed takes its next version, in sid order. */
+async function takeVersions(client: Client, sids: Iterable<number>): Promise<void> {
+  for (const sid of [...sids].sort((a, b) => a - b)) await client.query({ ...NEXT_VERSION, values: [sid] });
 }
 
 export class PostgresFeatureStore implements FeatureStore {
@@ -177,19 +256,37 @@ export class PostgresFeatureStore implements FeatureStore {
     return batches;
   }
 
-  async write<T>(space: SpaceKey, ids: readonly string[], planner: WritePlanner<T>): Promise<T> {
+  async write<T>(space: SpaceKey, ids: readonly string[], planner: WritePlanner<T>, history?: HistoryOfWrite): Promise<T> {
     const db = this.locations.byId(space.location);
     const changes = new Map<number, number>();
     const outcome = await db.transaction(async (client) => {
       changes.clear();
-      const first = await writeStep(client, space.sid, ids, planner, changes);
-      for (let step = first.next; step; step = (await writeStep(client, step.space.sid, step.ids, step.planner, changes)).next) {
+      const versions = await lockVersions(client, history?.versioned ?? []);
+      const state: WriteState = { versions, author: history?.author ?? '', changes, unversioned: new Set() };
+      const first = await writeStep(client, space.sid, ids, (existing) => planner(existing, versions), state);
+      for (let step = first.next; step;) {
         if (step.space.location !== space.location) throw new StorageError('crossDatabase', step.space.location);
+        const { planner: plan } = step;
+        step = (await writeStep(client, step.space.sid, step.ids, (existing) => plan(existing, versions), state)).next;
       }
+      await takeVersions(client, state.unversioned);
       return first.result;
     });
     for (const [sid, change] of changes) await this.afterChange(db, sid, change);
     return outcome;
+  }
+
+  async versions(space: SpaceKey): Promise<SpaceVersions> {
+    const [row] = await this.locations.byId(space.location).query<{ head: string; historyFrom: string }>(VERSIONS, [space.sid]);
+    return row ? { head: Number(row.head), historyFrom: Number(row.historyFrom) } : { head: -1, historyFrom: 0 };
+  }
+
+  async featureStates(space: SpaceKey, ids: readonly string[], oldest: number): Promise<FeatureRow[]> {
+    const db = this.locations.byId(space.location);
+    const lookup = ids.filter((id) => !cannotExist(id));
+    const history = await db.query<StateRow>(HISTORY_OF, [space.sid, lookup, oldest]);
+    const current = await db.query<StateRow>(CURRENT_OF, [space.sid, lookup]);
+    return statesInOrder(ids, history, current);
   }
 
   async deleteMatching(space: SpaceKey, filter: FeatureFilter): Promise<number> {
@@ -205,7 +302,10 @@ export class PostgresFeatureStore implements FeatureStore {
       const { rows: [victims] } = await client.query<{ count: number; size: number }>(
         `WITH victims AS (DELETE FROM features f WHERE f.sid = $1 AND ${where} RETURNING char_length(f.feature) AS size)
          SELECT count(*) AS count, coalesce(sum(size), 0)::bigint AS size FROM victims`, params.values);
-      if (victims.count > 0) change = await recordChange(client, sid, -victims.count, -victims.size, Date.now());
+      if (victims.count > 0) {
+        change = await recordChange(client, sid, -victims.count, -victims.size, Date.now());
+        await takeVersions(client, [sid]);
+      }
       return victims.count;
     });
     await this.afterChange(db, sid, change);
@@ -270,19 +370,22 @@ export class PostgresFeatureStore implements FeatureStore {
       params.add(query.ids.filter((id) => !cannotExist(id)));
       params.add(query.limit);
       const where = compileQuery(query, params);
+      const from = query.version === undefined ? 'features' : atVersion(params.add(query.version));
       const sql = how.outer(`SELECT f.seq, f.feature FROM unnest($2::text[]) WITH ORDINALITY AS u(id, ord)
-                     JOIN features f ON f.sid = $1 AND f.id = u.id
+                     JOIN ${from} f ON f.sid = $1 AND f.id = u.id
                     WHERE ${where} ORDER BY u.ord LIMIT $3`);
       // Looking ids up one by one is the right plan whatever the values, so without a filter it is prepared once.
-      const page = how.shape(await db.queryArrays(isEmptyFilter(query) && !query.spatial ? { name: how.name, text: sql } : sql, params.values, signal));
+      const prepare = isEmptyFilter(query) && !query.spatial && query.version === undefined;
+      const page = how.shape(await db.queryArrays(prepare ? { name: how.name, text: sql } : sql, params.values, signal));
       if (how.measure(page).count > 0) yield page;
       return;
     }
     params.add(0);
     params.add(0);
     const where = compileQuery(query, params);
-    const sql = how.outer(`SELECT f.seq, f.feature FROM features f WHERE f.sid = $1 AND f.seq > $2 AND ${where} ORDER BY f.seq LIMIT $3`);
-    let probe = how.probed && probes(query) ? prepared(how.probed(where)) : undefined;
+    const from = query.version === undefined ? 'features' : atVersion(params.add(query.version));
+    const sql = how.outer(`SELECT f.seq, f.feature FROM ${from} f WHERE f.sid = $1 AND f.seq > $2 AND ${where} ORDER BY f.seq LIMIT $3`);
+    let probe = how.probed && probes(query) && query.version === undefined ? prepared(how.probed(where)) : undefined;
     const pageSize = probe ? PROBED_PAGES : query.spatial ? SPATIAL_PAGES : PAGE_SIZE;
     const fetchPage = async (after: number, size: number): Promise<T> => {
       const values = [...params.values];

@@ -137,6 +137,33 @@ const contentMigrations: Migrations = [
   `CREATE EXTENSION IF NOT EXISTS btree_gist;
    CREATE INDEX features_by_space_geometry ON features USING gist (sid, geom);
    DROP INDEX features_by_geometry;`,
+  // Versions and history (docs/adr-002-history.md): the space's HEAD version and the oldest one its history can restore
+  // next to its counters, the version that last changed each row (NULL: written without history), the superseded states
+  // with the columns reads filter on (append-only, keyed by the version that ended them), and who wrote each version of a
+  // space keeping history. A nullable column without default is added without rewriting the table.
+  `ALTER TABLE space_contents ADD COLUMN version bigint NOT NULL DEFAULT -1, ADD COLUMN history_from bigint NOT NULL DEFAULT 0;
+   ALTER TABLE features ADD COLUMN version bigint;
+   CREATE TABLE feature_history (
+     sid bigint NOT NULL,
+     version_to bigint NOT NULL,
+     seq bigint NOT NULL,
+     id text COLLATE "C" NOT NULL,
+     version_from bigint,
+     feature text NOT NULL,
+     properties jsonb NOT NULL,
+     geom geometry(Geometry, 4326),
+     geometry_type text COLLATE "C",
+     tags text[] COLLATE "C" NOT NULL,
+     PRIMARY KEY (sid, version_to, seq)
+   );
+   CREATE INDEX feature_history_by_id ON feature_history (sid, id, version_to);
+   CREATE TABLE space_versions (
+     sid bigint NOT NULL,
+     version bigint NOT NULL,
+     author text NOT NULL,
+     created_at bigint NOT NULL,
+     PRIMARY KEY (sid, version)
+   );`,
 ];
 
 export const CATALOG: SchemaComponent = { name: 'catalog', migrations: catalogMigrations };

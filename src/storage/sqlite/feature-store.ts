@@ -8,9 +8,11 @@ import { vectorTileOf } from '../../geo/vector-tile.js';
 import { performance } from 'node:perf_hooks';
 import { keysetPages } from '../shared/keyset-pages.js';
 import { checkDeadline, throwIfCancelled } from '../shared/read-bounds.js';
+import { statesInOrder } from '../shared/feature-states.js';
 import { planWrite, type StoredRow } from '../shared/write-diff.js';
 import { StorageError } from '../storage-error.js';
-import type { FeatureStore, FeatureWrite, SpaceKey, SpaceStatistics, StatisticsOptions, WritePlan, WritePlanner, WriteStep } from '../storage.js';
+import type { FeatureStore, FeatureWrite, HistoryOfWrite, SpaceKey, SpaceStatistics, SpaceVersions, StatisticsOptions, WritePlan, WritePlanner,
+  WriteStep } from '../storage.js';
 import { compileFilter, type SqlFragment } from './filter-sql.js';
 import { type OrderedSource, SpatialIndex, type SpatialPlan } from './spatial-sql.js';
 import { readStatistics } from './statistics.js';
@@ -27,6 +29,13 @@ const DELETE_CHUNK = 1000;
  * loop: with a plain JOIN the planner scans every feature of the space and the id list for each one.
  */
 const BY_IDS = 'FROM json_each(?) j CROSS JOIN features f ON f.sid = ? AND f.id = j.value';
+/**
+ * The space right after a version (ADR 002): the current rows written at it or before (NULL: before history began),
+ * and the superseded states that were current then. Each feature is in one part at most, under its seq.
+ */
+const AT_VERSION = `(SELECT seq, sid, id, json FROM features WHERE sid = ? AND (version IS NULL OR version <= ?)
+  UNION ALL SELECT seq, sid, id, json FROM feature_history WHERE sid = ? AND version_to > ? AND (version_from IS NULL OR version_from <= ?))`;
+const atVersion = (sid: number, version: number): unknown[] => [sid, version, sid, version, version];
 /** The features of a list of seqs, each looked up by primary key. */
 const BY_SEQS = 'FROM json_each(?) j CROSS JOIN features f ON f.seq = j.value AND f.sid = ?';
 
@@ -53,6 +62,12 @@ export class SqliteFeatureStore implements FeatureStore {
   private readonly updateCounters;
   private readonly selectCount;
   private readonly selectLastSeq;
+  private readonly selectVersions;
+  private readonly selectHistoryOf;
+  private readonly keepState;
+  private readonly setVersion;
+  private readonly recordVersion;
+  private readonly bumpVersion;
   private readonly spatial;
 
   /**
@@ -64,9 +79,9 @@ export class SqliteFeatureStore implements FeatureStore {
     this.selectExisting = db.prepare<[string, number], ExistingRow>(
       `SELECT f.seq, f.id, f.json ${BY_IDS}`);
     this.insertFeature = db.prepare(
-      'INSERT INTO features (sid, id, json, geometry_type, min_x, min_y, max_x, max_y) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+      'INSERT INTO features (sid, id, json, geometry_type, min_x, min_y, max_x, max_y, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
     this.updateFeature = db.prepare(
-      'UPDATE features SET json = ?, geometry_type = ?, min_x = ?, min_y = ?, max_x = ?, max_y = ? WHERE seq = ?');
+      'UPDATE features SET json = ?, geometry_type = ?, min_x = ?, min_y = ?, max_x = ?, max_y = ?, version = ? WHERE seq = ?');
     this.deleteFeature = db.prepare('DELETE FROM features WHERE seq = ?');
     this.insertBounds = db.prepare('INSERT INTO feature_bounds (seq, min_x, max_x, min_y, max_y) VALUES (?, ?, ?, ?, ?)');
     this.insertTag = db.prepare('INSERT OR IGNORE INTO feature_tags (sid, tag, seq) VALUES (?, ?, ?)');
@@ -76,6 +91,17 @@ export class SqliteFeatureStore implements FeatureStore {
          revision = revision + 1, content_updated_at = ? WHERE sid = ?`);
     this.selectLastSeq = db.prepare<[number], number>('SELECT seq FROM features WHERE sid = ? ORDER BY seq DESC LIMIT 1').pluck();
     this.selectCount = db.prepare<[number], { n: number }>('SELECT feature_count AS n FROM spaces WHERE sid = ?');
+    this.selectVersions = db.prepare<[number], { head: number; historyFrom: number }>(
+      'SELECT version AS head, history_from AS historyFrom FROM spaces WHERE sid = ?');
+    this.selectHistoryOf = db.prepare<[string, number, number], ExistingRow>(
+      `SELECT h.seq, h.id, h.json FROM json_each(?) j CROSS JOIN feature_history h ON h.sid = ? AND h.id = j.value AND h.version_to > ?
+        ORDER BY j.key, h.version_to`);
+    this.keepState = db.prepare(`INSERT INTO feature_history (sid, version_to, seq, id, version_from, json, geometry_type, min_x, min_y, max_x, max_y)
+      SELECT sid, ?, seq, id, version, json, geometry_type, min_x, min_y, max_x, max_y FROM features WHERE seq = ?`);
+    this.setVersion = db.prepare('UPDATE spaces SET version = ? WHERE sid = ?');
+    this.recordVersion = db.prepare('INSERT INTO space_versions (sid, version, author, created_at) VALUES (?, ?, ?, ?)');
+    // A version written without history is the oldest one a read can ask for until history is kept again.
+    this.bumpVersion = db.prepare('UPDATE spaces SET version = version + 1, history_from = version + 1 WHERE sid = ?');
     this.spatial = new SpatialIndex(db);
   }
 
@@ -111,13 +137,13 @@ export class SqliteFeatureStore implements FeatureStore {
   }
 
   /** Writes a feature's row and tags; returns its seq. A new feature's R*Tree entry is left to indexBounds. */
-  private storeRow(sid: number, feature: FeatureWrite, existingSeq: number | undefined): number {
+  private storeRow(sid: number, feature: FeatureWrite, existingSeq: number | undefined, version: number | null): number {
     const [minX, minY, maxX, maxY] = feature.bbox ?? [null, null, null, null];
     let seq = existingSeq;
     if (seq === undefined) {
-      seq = Number(this.insertFeature.run(sid, feature.id, feature.json, feature.geometryType, minX, minY, maxX, maxY).lastInsertRowid);
+      seq = Number(this.insertFeature.run(sid, feature.id, feature.json, feature.geometryType, minX, minY, maxX, maxY, version).lastInsertRowid);
     } else {
-      this.updateFeature.run(feature.json, feature.geometryType, minX, minY, maxX, maxY, seq);
+      this.updateFeature.run(feature.json, feature.geometryType, minX, minY, maxX, maxY, version, seq);
       this.deleteTagsOfFeature.run(seq);
     }
     for (const tag of feature.tags) this.insertTag.run(sid, tag, seq);
@@ -137,37 +163,70 @@ export class SqliteFeatureStore implements FeatureStore {
     for (const { seq, bbox: [west, south, east, north] } of inserted) this.insertBounds.run(seq, west, east, south, north);
   }
 
-  async write<T>(space: SpaceKey, ids: readonly string[], planner: WritePlanner<T>): Promise<T> {
+  /**
+   * The transaction holds the file's one write lock, so the versions of the spaces keeping history are taken at its
+   * start and the others' at the end of their steps alike: no other writer can come between (ADR 002).
+   */
+  async write<T>(space: SpaceKey, ids: readonly string[], planner: WritePlanner<T>, history?: HistoryOfWrite): Promise<T> {
     return this.writes.run(() => {
-      const first = this.writeStep(space.sid, ids, planner);
-      for (let step = first.next; step; step = this.writeStep(step.space.sid, step.ids, step.planner).next) {
+      const versions = new Map<number, number>();
+      for (const { sid } of history?.versioned ?? []) versions.set(sid, (this.selectVersions.get(sid)?.head ?? -1) + 1);
+      const author = history?.author ?? '';
+      const first = this.writeStep(space.sid, ids, (existing) => planner(existing, versions), versions, author);
+      for (let step = first.next; step;) {
         if (step.space.location !== space.location) throw new StorageError('crossDatabase', step.space.location);
+        const { planner: plan } = step;
+        step = this.writeStep(step.space.sid, step.ids, (existing) => plan(existing, versions), versions, author).next;
       }
       return first.result;
     });
   }
 
-  /** One space's part of a write, inside its transaction: the stored rows it names, its plan, its row and counter changes. */
+  /**
+   * One space's part of a write, inside its transaction: the stored rows it names, its plan, its row and counter
+   * changes, and, when it changes something, its version: with history (`versions` has the space) the states it
+   * supersedes are kept first and the version is recorded with its author.
+   */
   private writeStep<P extends { plan: WritePlan; next?: WriteStep }>(sid: number, ids: readonly string[],
-    planner: (existing: ReadonlyMap<string, string>) => P): P {
+    planner: (existing: ReadonlyMap<string, string>) => P, versions: ReadonlyMap<number, number>, author: string): P {
     this.assertSpace(sid);
     const stored = new Map<string, ExistingRow>();
     for (const row of this.selectExisting.all(JSON.stringify(ids), sid)) stored.set(row.id, row);
     const { diff, planned } = planWrite(stored, planner);
+    const version = versions.get(sid) ?? null;
+    if (version !== null && diff.changed) {
+      for (const { seq } of diff.updates) this.keepState.run(version, seq);
+      for (const seq of diff.deletes) this.keepState.run(version, seq);
+    }
     const inserted: NewBounds[] = [];
     for (const feature of diff.inserts) {
-      const seq = this.storeRow(sid, feature, undefined);
+      const seq = this.storeRow(sid, feature, undefined, version);
       const { bbox } = feature;
       if (bbox) inserted.push({ seq, bbox, along: hilbertIndex((bbox[0] + bbox[2]) / 2, (bbox[1] + bbox[3]) / 2) });
     }
     this.indexBounds(inserted);
-    for (const { seq, feature } of diff.updates) this.storeRow(sid, feature, seq);
+    for (const { seq, feature } of diff.updates) this.storeRow(sid, feature, seq, version);
     for (const seq of diff.deletes) {
       this.deleteTagsOfFeature.run(seq);
       this.deleteFeature.run(seq);
     }
-    if (diff.changed) this.updateCounters.run(diff.countDelta, diff.sizeDelta, diff.timestamp, sid);
+    if (!diff.changed) return planned;
+    this.updateCounters.run(diff.countDelta, diff.sizeDelta, diff.timestamp, sid);
+    if (version === null) this.bumpVersion.run(sid);
+    else {
+      this.setVersion.run(version, sid);
+      this.recordVersion.run(sid, version, author, diff.timestamp);
+    }
     return planned;
+  }
+
+  async versions(space: SpaceKey): Promise<SpaceVersions> {
+    return this.selectVersions.get(space.sid) ?? { head: -1, historyFrom: 0 };
+  }
+
+  async featureStates(space: SpaceKey, ids: readonly string[], oldest: number): Promise<FeatureRow[]> {
+    const list = JSON.stringify(ids);
+    return statesInOrder(ids, this.selectHistoryOf.all(list, space.sid, oldest), this.selectExisting.all(list, space.sid));
   }
 
   /**
@@ -191,7 +250,10 @@ export class SqliteFeatureStore implements FeatureStore {
         this.deleteFeature.run(victim.seq);
         size += victim.size;
       }
-      if (victims.length > 0) this.updateCounters.run(-victims.length, -size, Date.now(), sid);
+      if (victims.length > 0) {
+        this.updateCounters.run(-victims.length, -size, Date.now(), sid);
+        this.bumpVersion.run(sid);
+      }
       return { deleted: victims.length, candidates: chunk.length, lastCandidate: chunk[chunk.length - 1] };
     };
     this.assertSpace(sid);
@@ -241,6 +303,10 @@ export class SqliteFeatureStore implements FeatureStore {
   }
 
   async *query(space: SpaceKey, query: FeatureQuery, signal?: AbortSignal): AsyncIterable<FeatureRow[]> {
+    if (query.version !== undefined) {
+      yield* this.queryAt(space.sid, query, query.version, signal);
+      return;
+    }
     const { sid } = space;
     const spatial = this.spatialPlan(sid, query);
     const run = <T>(statement: () => T): T => spatial ? spatial.during(statement) : statement();
@@ -268,7 +334,27 @@ export class SqliteFeatureStore implements FeatureStore {
     return { text: text ?? Buffer.alloc(0), count, lastSeq: lastSeq ?? 0 };
   }
 
+  /** A read at a version: the same statements over the current rows and the superseded states (AT_VERSION). */
+  private async *queryAt(sid: number, query: FeatureQuery, version: number, signal?: AbortSignal): AsyncIterable<FeatureRow[]> {
+    if (query.spatial) throw new Error('a read at a version has no spatial condition');
+    const where = compileFilter(query, true);
+    if (query.ids) {
+      yield this.rows(`SELECT f.seq, f.json FROM json_each(?) j CROSS JOIN ${AT_VERSION} f ON f.id = j.value WHERE ${where.sql} ORDER BY j.key LIMIT ?`,
+        [JSON.stringify(query.ids), ...atVersion(sid, version), ...where.params, query.limit]);
+      return;
+    }
+    const sql = `SELECT f.seq, f.json FROM ${AT_VERSION} f WHERE f.seq > ? AND ${where.sql} ORDER BY f.seq LIMIT ?`;
+    yield* keysetPages(query.limit, query.afterSeq ?? 0, PAGE_SIZE, (after, size) => this.rows(sql, [...atVersion(sid, version), after, ...where.params, size]),
+      (rows) => ({ count: rows.length, lastSeq: rows[rows.length - 1]?.seq ?? 0 }), { deadlineMs: this.deadlineMs, signal });
+  }
+
   async *queryText(space: SpaceKey, query: FeatureQuery, signal?: AbortSignal): AsyncIterable<FeatureTextPage> {
+    if (query.version !== undefined) {
+      for await (const rows of this.queryAt(space.sid, query, query.version, signal)) {
+        yield { text: rows.map((row) => row.json).join(','), count: rows.length, lastSeq: rows[rows.length - 1]?.seq ?? 0 };
+      }
+      return;
+    }
     const { sid } = space;
     const spatial = this.spatialPlan(sid, query);
     const run = <T>(statement: () => T): T => spatial ? spatial.during(statement) : statement();
@@ -320,3 +406,4 @@ export class SqliteFeatureStore implements FeatureStore {
     return readStatistics(this.db, space.sid, options);
   }
 }
+

@@ -57,22 +57,29 @@ function compileCondition(column: string, condition: PropertyCondition, params: 
   return alternatives.length === 1 ? alternatives[0] : `(${alternatives.join(' OR ')})`;
 }
 
-function compileTags(tags: TagExpression, params: unknown[]): string {
+/** A superseded state's tags are only in its text: the tag index holds the current rows' (by seq, which states share). */
+const TAG_IN_INDEX = 'f.seq IN (SELECT t.seq FROM feature_tags t WHERE t.sid = f.sid AND t.tag = ?)';
+const TAG_IN_TEXT = `EXISTS (SELECT 1 FROM json_each(f.json, '$.properties."@ns:com:here:xyz".tags') t WHERE t.value = ?)`;
+
+function compileTags(tags: TagExpression, params: unknown[], fromText: boolean): string {
   const groups = tags.map((group) => {
     const members = group.map((tag) => {
       params.push(tag);
-      return 'f.seq IN (SELECT t.seq FROM feature_tags t WHERE t.sid = f.sid AND t.tag = ?)';
+      return fromText ? TAG_IN_TEXT : TAG_IN_INDEX;
     });
     return `(${members.join(' AND ')})`;
   });
   return `(${groups.join(' OR ')})`;
 }
 
-/** The WHERE conditions (joined with AND) for a filter over the features table aliased `f`. */
-export function compileFilter(filter: FeatureFilter): SqlFragment {
+/**
+ * The WHERE conditions (joined with AND) for a filter over the features table aliased `f`; `tagsFromText` for rows
+ * that are not all current (a read at a version), whose tags the tag index does not hold.
+ */
+export function compileFilter(filter: FeatureFilter, tagsFromText = false): SqlFragment {
   const clauses: string[] = [];
   const params: unknown[] = [];
-  if (filter.tags && filter.tags.length > 0) clauses.push(compileTags(filter.tags, params));
+  if (filter.tags && filter.tags.length > 0) clauses.push(compileTags(filter.tags, params, tagsFromText));
   for (const condition of filter.properties ?? []) clauses.push(compileCondition('f.json', condition, params));
   if (filter.sample !== undefined && filter.sample > 1) {
     params.push(filter.sample);

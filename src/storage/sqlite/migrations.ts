@@ -108,6 +108,31 @@ export const SCHEMA: SchemaComponent = { name: 'SQLite', migrations: [
   // R*Tree pages, about three times as many per feature (docs/decisions.md, "SQLite ingest"). Updates and deletes keep
   // their triggers; the feature store is the only writer of new rows.
   `DROP TRIGGER feature_bounds_insert;`,
+  // Versions and history (docs/adr-002-history.md): the space's HEAD version and the oldest one its history can restore,
+  // the version that last changed each row (NULL: written without history), the superseded states (append-only, keyed
+  // by the version that ended them), and who wrote each version of a space keeping history.
+  `ALTER TABLE spaces ADD COLUMN version INTEGER NOT NULL DEFAULT -1;
+   ALTER TABLE spaces ADD COLUMN history_from INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE features ADD COLUMN version INTEGER;
+   CREATE TABLE feature_history (
+     sid INTEGER NOT NULL,
+     version_to INTEGER NOT NULL,
+     seq INTEGER NOT NULL,
+     id TEXT NOT NULL,
+     version_from INTEGER,
+     json TEXT NOT NULL,
+     geometry_type TEXT,
+     min_x REAL, min_y REAL, max_x REAL, max_y REAL,
+     PRIMARY KEY (sid, version_to, seq)
+   ) WITHOUT ROWID;
+   CREATE INDEX feature_history_by_id ON feature_history (sid, id, version_to);
+   CREATE TABLE space_versions (
+     sid INTEGER NOT NULL,
+     version INTEGER NOT NULL,
+     author TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     PRIMARY KEY (sid, version)
+   ) WITHOUT ROWID;`,
 ] };
 
 /** The schema version is the database's `user_version`; each step commits with its new version. */

@@ -66,6 +66,7 @@ export class SqliteSpaceStore implements SpaceStore {
   private readonly deleteSpace;
   private readonly deleteFeatures;
   private readonly deleteTags;
+  private readonly deleteHistory;
 
   constructor(private readonly db: Database.Database, private readonly writes: WriteTransactions) {
     this.insert = db.prepare<[string, string, number], { sid: number }>(
@@ -76,6 +77,7 @@ export class SqliteSpaceStore implements SpaceStore {
     this.deleteSpace = db.prepare('DELETE FROM spaces WHERE sid = ?');
     this.deleteFeatures = db.prepare('DELETE FROM features WHERE sid = ?');
     this.deleteTags = db.prepare('DELETE FROM feature_tags WHERE sid = ?');
+    this.deleteHistory = [db.prepare('DELETE FROM feature_history WHERE sid = ?'), db.prepare('DELETE FROM space_versions WHERE sid = ?')];
   }
 
   /** One database holds every space, so a space to be created `near` another is always there. */
@@ -131,6 +133,7 @@ export class SqliteSpaceStore implements SpaceStore {
       if (!row) return undefined;
       this.deleteTags.run(row.sid);
       this.deleteFeatures.run(row.sid);
+      for (const statement of this.deleteHistory) statement.run(row.sid);
       this.deleteSpace.run(row.sid);
       return toSpace(row);
     });
