@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { cityFeature, loadCities } from './data.js';
 import { HubClient } from './http.js';
 import { startBenchHub, type BenchHub } from './hub-server.js';
+import { randomBytes } from 'node:crypto';
 import { readCpuSeconds } from './process-cpu.js';
 import { PROCESSORS } from './processors-ingest.js';
 
@@ -41,9 +42,12 @@ function options(argv: string[]): { before: string; turns: number; storage?: str
   return { before: resolve(before), turns, storage };
 }
 
-async function start(name: string, main: string | undefined, storage: string | undefined): Promise<Side> {
+/**
+ * Hubs on one shared storage (PostgreSQL) share its admin token: a hub starting with another one revokes the first's.
+ */
+async function start(name: string, main: string | undefined, storage: string | undefined, token: string): Promise<Side> {
   const dataDir = mkdtempSync(join(tmpdir(), `write-ab-${name}-`));
-  const hub = await startBenchHub({ dataDir, main, env: storage ? { HUB_STORAGE: storage } : {} });
+  const hub = await startBenchHub({ dataDir, main, env: storage ? { HUB_STORAGE: storage } : {}, token: storage ? token : undefined });
   return { name, hub, client: new HubClient(hub.origin, hub.token), dataDir };
 }
 
@@ -89,7 +93,8 @@ async function main(): Promise<void> {
     update: Buffer.from(JSON.stringify({ type: 'FeatureCollection', features: features.map((feature) =>
       ({ ...feature, properties: { ...feature.properties, population: Number(feature.properties.population) + 1 } })) })),
   };
-  const sides = [await start('before', join(before, 'dist', 'src', 'main.js'), storage), await start('after', undefined, storage)];
+  const token = `bench-${randomBytes(16).toString('hex')}`;
+  const sides = [await start('before', join(before, 'dist', 'src', 'main.js'), storage, token), await start('after', undefined, storage, token)];
   const figures = new Map<string, Array<{ cpu: number; wall: number }>>();
   const record = (key: string, value: { cpu: number; wall: number }) => figures.set(key, [...(figures.get(key) ?? []), value]);
   try {
