@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { assertError, call, createSpace, type FeatureJson, type TestResponse } from '../helpers/http-client.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
 import { seededRandom } from '../helpers/seeded-random.js';
+import { issueToken, ownerRights } from '../helpers/tokens.js';
 
 const NS = '@ns:com:here:xyz';
 const point = (id: string, properties: Record<string, unknown> = {}, tags: string[] = []) =>
@@ -114,6 +115,20 @@ for (const backend of BACKENDS) {
         assert.equal((await call(hub, 'GET', `/hub/spaces/${space}/${path}${path.includes('?') ? '&' : '?'}version=HEAD`)).status, 200, path);
       }
       assertError(await call(hub, 'GET', `/ogc/collections/${space}/items?version=2`), 400, 'versionUnsupported');
+    });
+
+    test('a caller who may not read the space learns nothing of it at any version', async () => {
+      const space = await createSpace(hub, { versionsToKeep: 10 });
+      await put(space, [point('secret', { n: 0 })]);
+      await put(space, [point('secret', { n: 1 })]);
+      const { token } = await issueToken(hub, { aid: 'versions-outsider', urm: ownerRights('versions-outsider') });
+      const headers = { authorization: `Bearer ${token}` };
+      for (const path of ['features/secret?version=0', 'features/secret?version=*', 'features?id=secret&version=*', 'features?id=secret&version=0',
+        'search?version=0', 'iterate?version=0', 'features/secret?version=99', 'iterate?handle=10000000000000000']) {
+        const response = await call(hub, 'GET', `/hub/spaces/${space}/${path}`, { headers });
+        assertError(response, 403, 'insufficientRights');
+        assert.ok(!response.text.includes('"n"'), `${path}: ${response.text}`);
+      }
     });
 
     test('a write through a composite space versions its own layer', async () => {

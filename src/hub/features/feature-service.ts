@@ -103,9 +103,9 @@ export class FeatureService {
    */
   async iterate(caller: Claims, spaceId: string, filter: FeatureFilter, afterSeq: number, limit: number, options: ReadOptions,
     at: VersionRef = 'HEAD'): Promise<FeatureCollectionStream> {
-    // HEAD opens the space once, in iteratePage, as before versions.
-    const version = at === 'HEAD' ? undefined : await this.versionOf(await this.reader(caller, spaceId), at);
-    const page = await this.iteratePage(caller, spaceId, { ...filter, version }, afterSeq, limit, options);
+    const source = await this.reader(caller, spaceId);
+    const version = await this.versionOf(source, at);
+    const page = this.pageOf(source, { ...filter, version }, afterSeq, limit, options);
     const handle = () => iterateHandle({ afterSeq: page.lastSeq(), version });
     return { ...page, trailer: () => (page.returned() === limit ? { handle: handle(), nextPageToken: handle() } : {}) };
   }
@@ -116,7 +116,11 @@ export class FeatureService {
    */
   async iteratePage(caller: Claims, spaceId: string, filter: Omit<FeatureQuery, 'ids' | 'afterSeq' | 'limit'>, afterSeq: number, limit: number,
     options: ReadOptions): Promise<IteratePage> {
-    const source = await this.reader(caller, spaceId);
+    return this.pageOf(await this.reader(caller, spaceId), filter, afterSeq, limit, options);
+  }
+
+  private pageOf(source: FeatureSource, filter: Omit<FeatureQuery, 'ids' | 'afterSeq' | 'limit'>, afterSeq: number, limit: number,
+    options: ReadOptions): IteratePage {
     let returned = 0;
     let lastSeq = afterSeq;
     const onPage = (count: number, last: number) => {

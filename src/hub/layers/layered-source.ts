@@ -252,10 +252,6 @@ export class LayeredSource implements FeatureSource {
     return vectorTileOf(this.query(query, signal), tile);
   }
 
-  /**
-   * A group sums its layers' statistics (API.md 3.7). The other combinations read what they show: the count and
-   * data size exactly, the rest from the first STATISTICS_SAMPLE features (estimated when there are more).
-   */
   /** Each layer has versions of its own: what the space shows at a version of one is not defined yet (ADR 002). */
   versions(): Promise<SpaceVersions> {
     return Promise.reject(hubError('versionOfLayers'));
@@ -265,6 +261,10 @@ export class LayeredSource implements FeatureSource {
     return Promise.reject(hubError('versionOfLayers'));
   }
 
+  /**
+   * A group sums its layers' statistics (API.md 3.7). The other combinations read what they show: the count and
+   * data size exactly, the rest from the first STATISTICS_SAMPLE features (estimated when there are more).
+   */
   async statistics(options: StatisticsOptions): Promise<SpaceStatistics> {
     if (this.combination === 'group') return sumStatistics(await Promise.all(this.layers.map((layer) => this.storage.features.statistics(layer.key, options))));
     let count = 0;
