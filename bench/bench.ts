@@ -28,8 +28,9 @@ import { scaleSpace } from './scale-space.js';
 import { spatialReads } from './spatial-reads.js';
 import { uploadMemory } from './upload-memory.js';
 import { workerReads } from './worker-reads.js';
+import { historyCosts } from './history-costs.js';
 
-const SECTIONS = ['spaces', 'ingest', 'get', 'iterate', 'search', 'parallel', 'million', 'spatial', 'etag', 'ogc', 'virtual', 'processors', 'upload', 'upload-memory', 'bigspace', 'scale', 'workers'] as const;
+const SECTIONS = ['spaces', 'ingest', 'get', 'iterate', 'search', 'parallel', 'million', 'spatial', 'etag', 'ogc', 'virtual', 'processors', 'upload', 'upload-memory', 'bigspace', 'scale', 'workers', 'history'] as const;
 type Section = (typeof SECTIONS)[number];
 /** Sections that run only when named with --only: they take far longer than the rest together. */
 const NAMED_ONLY: readonly Section[] = ['scale'];
@@ -107,6 +108,8 @@ function sizes(quick: boolean) {
     virtualTurns: quick ? 3 : 6,
     /** Timed 10,000-feature PUTs per side in the processors section. */
     processorsTurns: quick ? 6 : 10,
+    /** The history section's 1,000-feature PUTs per space: more than the 100 versions its read at a version goes back. */
+    historyWrites: 110,
   };
 }
 
@@ -647,6 +650,13 @@ async function main(): Promise<void> {
     if (sections.has('processors')) {
       await processorsIngest({
         client, hubPid: hub.pid, turns: sizes(settings.quick).processorsTurns, goal: settings.engine.goals.processors,
+        addRow: (row) => rows.push(row), note: (text) => notes.push(text), log,
+      });
+    }
+    if (sections.has('history')) {
+      const size = sizes(settings.quick);
+      await historyCosts({
+        hub, client, engine: settings.engine, points: size.millionPoints, fillBatch: size.fillBatch, writes: size.historyWrites, turns: size.turns,
         addRow: (row) => rows.push(row), note: (text) => notes.push(text), log,
       });
     }
