@@ -29,6 +29,7 @@ import { spatialReads } from './spatial-reads.js';
 import { uploadMemory } from './upload-memory.js';
 import { workerReads } from './worker-reads.js';
 import { historyCosts } from './history-costs.js';
+import { historyScale } from './history-scale.js';
 
 const SECTIONS = ['spaces', 'ingest', 'get', 'iterate', 'search', 'parallel', 'million', 'spatial', 'etag', 'ogc', 'virtual', 'processors', 'upload', 'upload-memory', 'bigspace', 'scale', 'workers', 'history'] as const;
 type Section = (typeof SECTIONS)[number];
@@ -110,6 +111,9 @@ function sizes(quick: boolean) {
     processorsTurns: quick ? 6 : 10,
     /** The history section's 1,000-feature PUTs per space: more than the 100 versions its read at a version goes back. */
     historyWrites: 110,
+    /** The long histories: changesets streamed over 100,000 versions, 1,000,000 old versions pruned. */
+    changesetVersions: quick ? 20_000 : 100_000,
+    pruneVersions: quick ? 100_000 : 1_000_000,
   };
 }
 
@@ -658,6 +662,10 @@ async function main(): Promise<void> {
       await historyCosts({
         hub, client, engine: settings.engine, points: size.millionPoints, fillBatch: size.fillBatch, writes: size.historyWrites, turns: size.turns,
         addRow: (row) => rows.push(row), note: (text) => notes.push(text), log,
+      });
+      await historyScale({
+        hub, client, engine: settings.engine, changesetVersions: size.changesetVersions, pruneVersions: size.pruneVersions, writerSeconds: 5,
+        withMemory: (figure, work) => withMemory(hub, figure, work), table: (heading, lines) => sectionTables.push({ heading, lines }), log,
       });
     }
     if (sections.has('upload')) await upload(hub, client, floor, settings);

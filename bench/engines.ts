@@ -40,6 +40,17 @@ export async function openStorage(spec: StorageSpec): Promise<Storage> {
   return spec.engine === 'sqlite' ? SqliteStorage.open(spec.path, { queryTimeout: 0 }) : new PostgresStorage([spec.url], { poolSize: 10, queryTimeout: 0 });
 }
 
+/**
+ * A second connection for filling the hub's storage fast, where losing the last commits on a crash does not matter:
+ * commits are not flushed to disk (SQLite `synchronous = OFF`, PostgreSQL `synchronous_commit = off` for its sessions).
+ */
+export async function openBulkStorage(spec: StorageSpec): Promise<Storage> {
+  if (spec.engine === 'sqlite') return SqliteStorage.open(spec.path, { queryTimeout: 0, durable: false });
+  const url = new URL(spec.url);
+  url.searchParams.set('options', '-c synchronous_commit=off');
+  return new PostgresStorage([url.toString()], { poolSize: 4, queryTimeout: 0 });
+}
+
 /** The storage key of a space, as the hub resolves it once per request. */
 export async function spaceKey(storage: Storage, spaceId: string): Promise<SpaceKey> {
   const space = await storage.spaces.get(spaceId);

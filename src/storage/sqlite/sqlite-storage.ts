@@ -19,6 +19,11 @@ const SYNCHRONOUS_LEVELS = ['OFF', 'NORMAL', 'FULL', 'EXTRA'];
 export interface SqliteOptions {
   /** The database time a read may take in ms; 0 for no deadline. */
   queryTimeout: number;
+  /**
+   * False for a bulk filler that may lose its last commits on a crash (the benchmark's history): commits are not
+   * fsynced (synchronous = OFF). The hub itself always opens durable.
+   */
+  durable?: boolean;
 }
 
 export class SqliteStorage implements Storage {
@@ -46,7 +51,7 @@ export class SqliteStorage implements Storage {
     db.pragma('journal_mode = WAL');
     // FULL makes every commit durable (fsync of the WAL) before a write is acknowledged:
     // NORMAL would survive kill -9 but could lose the last commits on power loss.
-    db.pragma('synchronous = FULL');
+    db.pragma(options.durable === false ? 'synchronous = OFF' : 'synchronous = FULL');
     db.pragma('foreign_keys = OFF');
     db.pragma('cache_size = -65536');
     // A checkpoint after 16,384 WAL pages (64 MiB) instead of SQLite's 1,000: a write of 1,000 scattered features
