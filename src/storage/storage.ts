@@ -89,7 +89,8 @@ export interface WritePlan {
  * It runs inside the storage transaction, so its decisions (exists/not, uuid checks) cannot
  * race with another writer; throwing aborts the whole write.
  */
-export type WritePlanner<T> = (existing: ReadonlyMap<string, string>, versions: ReadonlyMap<number, number>) => { plan: WritePlan; result: T; next?: WriteStep };
+export type WritePlanner<T> = (existing: ReadonlyMap<string, string>, versions: ReadonlyMap<number, number>, origins?: OriginStates)
+  => { plan: WritePlan; result: T; next?: WriteStep };
 
 /**
  * The spaces of a write that keep history (`versionsToKeep` > 1, ADR 002): their next versions are taken, under
@@ -101,6 +102,22 @@ export interface HistoryOfWrite {
   versioned: readonly SpaceKey[];
   /** Who the versions are recorded for (the caller's account). */
   author: string;
+  /**
+   * The ORIGIN of features of the write's first space, which must keep history: id → the version the writer read the
+   * feature at. Their states then are read under the version lock, before the plan, and handed to it (ADR 002, "Merges").
+   */
+  origins?: ReadonlyMap<string, number>;
+}
+
+/** What a write's first space held at its features' ORIGINs, read in the write's transaction under its version lock. */
+export interface OriginStates {
+  /** The space's versions before this write. */
+  versions: SpaceVersions;
+  /**
+   * For each asked id whose current state was written after its ORIGIN: its state at ORIGIN (null: it had none then, or
+   * none is kept). Ids unchanged since their ORIGIN, or not stored now, are absent.
+   */
+  states: ReadonlyMap<string, string | null>;
 }
 
 /** A space's version numbers (ADR 002): HEAD (−1 before the first write) and the oldest version its history can restore. */

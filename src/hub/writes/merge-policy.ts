@@ -1,0 +1,85 @@
+// The merge step of the write pipeline: a feature written from the version it was read at (its ORIGIN), which HEAD has changed since, is merged three ways or refused (ADR 002, "Merges").
+import type { ErrorCode, ErrorParams } from '../../core/errors.js';
+import type { Geometry } from '../../geo/geometry.js';
+import { pad3D } from '../../geo/coordinates.js';
+import type { OriginStates, StoredSpace } from '../../storage/storage.js';
+import { type FeatureParts, parseStoredFeature } from '../feature-text.js';
+import { type ConflictRule, type Conflicts, mergeObjects, mergeValues } from '../three-way-merge.js';
+import { keepsHistory, oldestReadable } from '../versions/space-versions.js';
+import type { LayerTargets } from './layer-targets.js';
+import type { WriteEntry } from './write-plan.js';
+
+/** What a feature holds apart from its id and the server's namespace members: what a write edits and a merge compares. */
+export interface FeatureState {
+  geometry: Geometry | null;
+  properties: Record<string, unknown>;
+  /** Foreign members at the feature root. */
+  extra: Record<string, unknown>;
+  tags: string[];
+}
+
+/** A feature whose ORIGIN HEAD has moved past: its state then (undefined when it had none), or why it cannot be merged. */
+export type StaleOrigin =
+  | { origin: number; head: number; base: FeatureState | undefined }
+  | { refusal: { code: ErrorCode; params: ErrorParams } };
+
+/** For one planning: a feature's stale ORIGIN given its stored (HEAD) state, undefined when it has none or HEAD has not changed it since. */
+export type OriginCheck = (entry: WriteEntry, stored: FeatureParts) => StaleOrigin | undefined;
+
+export const stateOf = (parts: FeatureParts): FeatureState =>
+  ({ geometry: parts.geometry, properties: parts.properties, extra: parts.extra, tags: parts.namespace.tags });
+
+/**
+ * The ORIGINs of a write, known before its transaction: the namespace `version` of each feature written to the
+ * write's primary layer, if that layer keeps history and the namespace names it (or no space): a feature copied from
+ * another space carries that space's version, which says nothing of this one. The storage reads their states under
+ * the version lock, so HEAD cannot move between the decision and the commit. Features a virtual space writes to its
+ * other upstreams are planned from what was read ahead of the transaction, and are written as without an ORIGIN.
+ */
+export class MergePolicy {
+  readonly origins = new Map<string, number>();
+  private readonly layer: StoredSpace;
+
+  constructor(targets: LayerTargets, entries: readonly WriteEntry[]) {
+    this.layer = targets.layers[targets.primary];
+    if (!keepsHistory(this.layer.definition)) return;
+    for (const { id, feature } of entries) {
+      if (feature?.version === undefined || targets.targetOf(id) !== targets.primary) continue;
+      if (feature.versionOf === undefined || feature.versionOf === this.layer.id) this.origins.set(id, feature.version);
+    }
+  }
+
+  /** The check of one planning, from the states the storage read in its transaction (it may plan a transaction again). */
+  start(states: OriginStates | undefined): OriginCheck | undefined {
+    if (!states) return undefined;
+    return (entry, stored) => {
+      const origin = this.origins.get(entry.id);
+      if (origin === undefined || !states.states.has(entry.id)) return undefined;
+      const oldest = oldestReadable(this.layer.definition, states.versions);
+      if (origin < oldest) return { refusal: { code: 'originNotKept', params: { id: entry.id, origin, oldest } } };
+      const base = states.states.get(entry.id);
+      const head = stored.namespace.version ?? states.versions.head;
+      return { origin, head, base: base === null || base === undefined ? undefined : stateOf(parseStoredFeature(base)) };
+    };
+  }
+}
+
+const NO_STATE: FeatureState = { geometry: null, properties: {}, extra: {}, tags: [] };
+
+/**
+ * HEAD and the written state merged from their common base (no state: an empty feature): per member of the properties
+ * and the root, nested objects member by member; the geometry and the tag list each as one value. Stored geometries
+ * have 3D positions, so the written one is compared padded and, where it is taken, stored as written.
+ */
+export function mergeStates(base: FeatureState | undefined, head: FeatureState, written: FeatureState, rule: ConflictRule):
+  { state: FeatureState } | { conflicts: Conflicts } {
+  const from = base ?? NO_STATE;
+  const conflicts: Conflicts = [];
+  const paddedGeometry = written.geometry && pad3D(written.geometry);
+  const geometry = mergeValues(from.geometry, head.geometry, paddedGeometry, 'geometry', rule, conflicts, false);
+  const properties = mergeObjects(from.properties, head.properties, written.properties, 'properties', rule, conflicts);
+  const tags = mergeValues(from.tags, head.tags, written.tags, 'tags', rule, conflicts, false) as string[];
+  const extra = mergeObjects(from.extra, head.extra, written.extra, '', rule, conflicts);
+  if (conflicts.length > 0) return { conflicts };
+  return { state: { geometry: geometry === paddedGeometry ? written.geometry : geometry as Geometry | null, properties, extra, tags } };
+}
