@@ -181,8 +181,10 @@ for (const backend of BACKENDS) {
     test('two nodes: concurrent writers of different properties of one feature all succeed, each with its own version', async () => {
       const writers = 8;
       const space = await spaceWithA(Object.fromEntries(Array.from({ length: writers }, (_, n) => [`p${n}`, 0])), 100);
+      // Each sends the whole feature as read at version 0 with its one property changed: merged, not replaced.
+      const read = await get(space, 'a');
       const answers = await Promise.all(Array.from({ length: writers }, (_, n) =>
-        onNode(n, 'POST', `/hub/spaces/${space}/features`, feature('a', { [`p${n}`]: n + 1 }, { version: 0 }))));
+        onNode(n, 'POST', `/hub/spaces/${space}/features?e=merge`, { ...read, properties: { ...read.properties, [`p${n}`]: n + 1 } })));
       for (const answer of answers) assert.equal(answer.status, 200, answer.body);
       assert.equal(new Set(answers.map((answer) => answer.worker)).size, 2, 'both nodes wrote');
       const merged = await get(space, 'a');
@@ -192,7 +194,7 @@ for (const backend of BACKENDS) {
       assert.deepEqual((states.body.features ?? []).map((state) => nsOf(state).version), Array.from({ length: writers + 1 }, (_, n) => n));
       // Concurrent writers of the same property: one wins, the others conflict, none is lost silently.
       const clashing = await Promise.all(Array.from({ length: 4 }, (_, n) =>
-        onNode(n, 'POST', `/hub/spaces/${space}/features`, feature('a', { p0: 100 + n }, { version: writers }))));
+        onNode(n, 'POST', `/hub/spaces/${space}/features?e=merge`, { ...merged, properties: { ...merged.properties, p0: 100 + n } })));
       assert.deepEqual(clashing.map((answer) => answer.status).sort(), [200, 409, 409, 409]);
       const winner = clashing.findIndex((answer) => answer.status === 200);
       assert.equal(propertiesOf(await get(space, 'a')).p0, 100 + winner);
