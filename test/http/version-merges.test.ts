@@ -178,6 +178,28 @@ for (const backend of BACKENDS) {
       assert.deepEqual(propertiesOf(await get(space, 'a')), { n: 3, m: 1 });
     });
 
+    test('a composite space merges in its own layer, with the versions its features carry', async () => {
+      const base = await createSpace(hub, { versionsToKeep: 5 });
+      const composite = await createSpace(hub, { versionsToKeep: 5, extends: { spaceId: base } });
+      assert.equal((await call(hub, 'PUT', `/hub/spaces/${composite}/features`, { body: collection(feature('a', { x: 0, y: 0 })) })).status, 200);
+      const read = await get(composite, 'a');
+      assert.equal(nsOf(read).version, 0);
+      const whole = (properties: Record<string, unknown>) => ({ ...read, properties: { ...read.properties, ...properties } });
+      assert.equal((await post(composite, whole({ x: 1 }), '?e=merge')).status, 200);
+      assert.equal((await post(composite, whole({ y: 1 }), '?e=merge')).status, 200);
+      assert.deepEqual(propertiesOf(await get(composite, 'a')), { x: 1, y: 1 });
+      assertError(await post(composite, whole({ x: 2 }), '?e=merge'), 409, 'mergeConflict', 'properties.x');
+    });
+
+    test('hostile namespace versions are a 400, never a 5xx', async () => {
+      const space = await spaceWithA({ n: 0 });
+      for (const version of [1e300, 2 ** 53, 0.5, '0', [0], { v: 0 }, true]) {
+        assertError(await post(space, feature('a', { n: 1 }, { version })), 400, 'invalidFeature', 'namespace version');
+      }
+      const far = await post(space, feature('a', { n: 1 }, { version: 2 ** 53 - 1 }));
+      assert.equal(far.status, 200, far.text);
+    });
+
     test('two nodes: concurrent writers of different properties of one feature all succeed, each with its own version', async () => {
       const writers = 8;
       const space = await spaceWithA(Object.fromEntries(Array.from({ length: writers }, (_, n) => [`p${n}`, 0])), 100);

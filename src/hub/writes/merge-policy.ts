@@ -64,7 +64,8 @@ export class MergePolicy {
   }
 }
 
-const NO_STATE: FeatureState = { geometry: null, properties: {}, extra: {}, tags: [] };
+/** The state of a feature that had none at its ORIGIN: what both sides changed from. */
+export const EMPTY_STATE: FeatureState = { geometry: null, properties: {}, extra: {}, tags: [] };
 
 /**
  * HEAD and the written state merged from their common base (no state: an empty feature): per member of the properties
@@ -73,7 +74,7 @@ const NO_STATE: FeatureState = { geometry: null, properties: {}, extra: {}, tags
  */
 export function mergeStates(base: FeatureState | undefined, head: FeatureState, written: FeatureState, rule: ConflictRule):
   { state: FeatureState } | { conflicts: Conflicts } {
-  const from = base ?? NO_STATE;
+  const from = base ?? EMPTY_STATE;
   const conflicts: Conflicts = [];
   const paddedGeometry = written.geometry && pad3D(written.geometry);
   const geometry = mergeValues(from.geometry, head.geometry, paddedGeometry, 'geometry', rule, conflicts, false);

@@ -10,7 +10,7 @@ import type { FeatureInput } from './feature-input.js';
 import type { FeatureChange } from '../feature-change.js';
 import { featureTexts, type FeatureParts, parseStoredFeature } from '../feature-text.js';
 import type { Namespace } from '../namespace.js';
-import { type FeatureState, mergeStates, type OriginCheck, type StaleOrigin, stateOf } from './merge-policy.js';
+import { EMPTY_STATE, type FeatureState, mergeStates, type OriginCheck, type StaleOrigin, stateOf } from './merge-policy.js';
 
 export type OnExists = 'patch' | 'replace' | 'merge' | 'delete' | 'retain' | 'error';
 /** `notFound` is the single-feature routes' rule: a missing feature is a 404, not a per-feature failure. */
@@ -220,7 +220,7 @@ class Planner {
     if (action !== 'patch' && action !== 'merge') {
       return this.fail(entry, 'versionConflict', { id: entry.id, operation: action === 'delete' ? 'deleted' : 'replaced', origin, head });
     }
-    const written = this.edited(entry, feature, base ?? { geometry: null, properties: {}, extra: {}, tags: [] }, action === 'patch');
+    const written = this.edited(entry, feature, base ?? EMPTY_STATE, action === 'patch');
     const merged = mergeStates(base, stateOf(stored), written, entry.onConflict);
     if ('conflicts' in merged) return this.fail(entry, 'mergeConflict', { id: entry.id, origin, head, members: merged.conflicts.join(', ') });
     this.update(entry, merged.state, stored, storedJson);
