@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { assertError, call, createSpace, type FeatureJson, type TestResponse } from '../helpers/http-client.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
+import { issueToken, ownerRights } from '../helpers/tokens.js';
 import { askOnNewConnection, type WorkerAnswer } from '../helpers/worker-processes.js';
 
 const NS = '@ns:com:here:xyz';
@@ -198,6 +199,37 @@ for (const backend of BACKENDS) {
       }
       const far = await post(space, feature('a', { n: 1 }, { version: 2 ** 53 - 1 }));
       assert.equal(far.status, 200, far.text);
+    });
+
+    test('failed batches leave no version and change nothing, whatever refuses them', async () => {
+      const schema = { type: 'object', properties: { properties: { type: 'object', properties: { name: { type: 'string' } } } } };
+      for (const keep of [1, 10]) {
+        const owner = `merges-failed-${keep}`;
+        const urm = ownerRights(owner);
+        urm['xyz-hub'].accessConnectors = [{ id: 'schema-validator' }];
+        const { token } = await issueToken(hub, { aid: owner, urm, limits: { maxFeaturesPerSpace: 2 } });
+        const headers = { authorization: `Bearer ${token}` };
+        const created = await call(hub, 'POST', '/hub/spaces', { headers, body: { title: 'failed batches', versionsToKeep: keep,
+          processors: [{ id: 'schema-validator', params: { schema } }] } });
+        assert.equal(created.status, 200, created.text);
+        const space = created.body.id as string;
+        const write = (method: string, path: string, body: object) => call(hub, method, `/hub/spaces/${space}/${path}`, { headers, body });
+        assert.equal((await write('PUT', 'features', collection(feature('a', { name: 'x' })))).status, 200);
+        assert.equal((await write('PUT', 'features', collection(feature('a', { name: 'y' })))).status, 200);
+        const stored = (await call(hub, 'GET', `/hub/spaces/${space}/iterate`)).text;
+        const refusals: Array<[TestResponse, number, string]> = [
+          [await write('PUT', 'features', collection(feature('b', { name: 'b' }), feature('c', { name: 5 }))), 400, 'schemaValidationFailed'],
+          [await write('PUT', 'features', collection(feature('b', { name: 'b' }), feature('c', { name: 'c' }))), 403, 'featureQuotaReached'],
+          [await write('POST', 'features?e=error', collection(feature('b', { name: 'b' }), feature('a', { name: 'z' }))), 409, 'featureExists'],
+          [await write('PATCH', 'features/missing', feature('missing', { name: 'm' })), 404, 'featureNotFound'],
+        ];
+        if (keep > 1) {
+          refusals.push([await write('POST', 'features', collection(feature('b', { name: 'b' }), feature('a', { name: 'z' }, { version: 0 }))), 409, 'mergeConflict']);
+        }
+        for (const [response, status, code] of refusals) assertError(response, status, code);
+        assert.equal(await head(space), 1, `versionsToKeep ${keep}`);
+        assert.equal((await call(hub, 'GET', `/hub/spaces/${space}/iterate`)).text, stored);
+      }
     });
 
     test('two nodes: concurrent writers of different properties of one feature all succeed, each with its own version', async () => {
