@@ -232,6 +232,28 @@ for (const backend of BACKENDS) {
       }
     });
 
+    test('a merging write needs readFeatures: a write-only caller gets 403 and learns nothing of HEAD', async () => {
+      const owner = 'merges-write-only';
+      const full = { authorization: `Bearer ${(await issueToken(hub, { aid: owner, urm: ownerRights(owner) })).token}` };
+      const writeOnly = { authorization: `Bearer ${(await issueToken(hub, { aid: owner, urm: { 'xyz-hub': {
+        createFeatures: [{ owner }], updateFeatures: [{ owner }], deleteFeatures: [{ owner }] } } })).token}`, accept: 'application/x-empty' };
+      const created = await call(hub, 'POST', '/hub/spaces', { headers: full, body: { title: 'write-only merges', versionsToKeep: 10 } });
+      const space = created.body.id as string;
+      await call(hub, 'PUT', `/hub/spaces/${space}/features`, { headers: full, body: collection(feature('a', { secret: 'x' })) });
+      await call(hub, 'PUT', `/hub/spaces/${space}/features`, { headers: full, body: collection(feature('a', { secret: 'y' })) });
+      for (const [query, body] of [['', feature('a', { secret: 'z' }, { version: 0 })], ['', feature('a', { n: 1 }, { version: 0 })],
+        ['?e=replace', feature('a', { n: 1 }, { version: 0 })]] as const) {
+        const refused = await call(hub, 'POST', `/hub/spaces/${space}/features${query}`, { headers: writeOnly, body });
+        assertError(refused, 403, 'insufficientRights');
+        assert.ok(!/secret|version of the head/.test(refused.text), refused.text);
+      }
+      assert.equal(await head(space), 1);
+      // Read at HEAD, the same caller's patch is a plain write.
+      const current = await call(hub, 'POST', `/hub/spaces/${space}/features`, { headers: writeOnly, body: feature('a', { n: 1 }, { version: 1 }) });
+      assert.equal(current.status, 204, current.text);
+      assert.equal(await head(space), 2);
+    });
+
     test('two nodes: concurrent writers of different properties of one feature all succeed, each with its own version', async () => {
       const writers = 8;
       const space = await spaceWithA(Object.fromEntries(Array.from({ length: writers }, (_, n) => [`p${n}`, 0])), 100);
