@@ -89,7 +89,7 @@ export interface WritePlan {
  * It runs inside the storage transaction, so its decisions (exists/not, uuid checks) cannot
  * race with another writer; throwing aborts the whole write.
  */
-export type WritePlanner<T> = (existing: ReadonlyMap<string, string>, versions: ReadonlyMap<number, number>, origins?: OriginStates)
+export type WritePlanner<T> = (existing: ReadonlyMap<string, string>, versions: ReadonlyMap<number, number>, origins: ReadonlyMap<number, OriginStates>)
   => { plan: WritePlan; result: T; next?: WriteStep };
 
 /**
@@ -103,13 +103,14 @@ export interface HistoryOfWrite {
   /** Who the versions are recorded for (the caller's account). */
   author: string;
   /**
-   * The ORIGIN of features of the write's first space, which must keep history: id → the version the writer read the
-   * feature at. Their states then are read under the version lock, before the plan, and handed to it (ADR 002, "Merges").
+   * The ORIGINs of the write's features by the `sid` of the space each goes to, which must keep history: id → the
+   * version the writer read the feature at. Their states then are read under the version locks, before the plans, and
+   * handed to them (ADR 002, "Merges").
    */
-  origins?: ReadonlyMap<string, number>;
+  origins?: ReadonlyMap<number, ReadonlyMap<string, number>>;
 }
 
-/** What a write's first space held at its features' ORIGINs, read in the write's transaction under its version lock. */
+/** What a space of a write held at its features' ORIGINs, read in the write's transaction under its version lock. */
 export interface OriginStates {
   /** The space's versions before this write. */
   versions: SpaceVersions;

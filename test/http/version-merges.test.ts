@@ -192,6 +192,24 @@ for (const backend of BACKENDS) {
       assertError(await post(composite, whole({ x: 2 }), '?e=merge'), 409, 'mergeConflict', 'properties.x');
     });
 
+    test('a virtual space merges each feature in the upstream holding it, at that upstream\'s versions', async () => {
+      const [a, b] = [await createSpace(hub, { versionsToKeep: 5 }), await createSpace(hub, { versionsToKeep: 5 })];
+      await call(hub, 'PUT', `/hub/spaces/${a}/features`, { body: collection(feature('x', { name: 'x', n: 0 })) });
+      await call(hub, 'PUT', `/hub/spaces/${b}/features`, { body: collection(feature('y', { name: 'y', n: 0 })) });
+      await call(hub, 'PUT', `/hub/spaces/${b}/features`, { body: collection(feature('z', {})) });
+      const group = await createSpace(hub, { storage: { id: 'virtualspace', params: { virtualspace: { group: [a, b] } } } });
+      const [x, y] = [await get(group, 'x'), await get(group, 'y')];
+      assert.deepEqual([nsOf(x).space, nsOf(x).version, nsOf(y).space, nsOf(y).version], [a, 0, b, 0]);
+      const whole = (read: FeatureJson, properties: Record<string, unknown>) => ({ ...read, properties: { ...read.properties, ...properties } });
+      await post(a, feature('x', { name: 'X' }));
+      await post(b, feature('y', { name: 'Y' }));
+      const merged = await post(group, collection(whole(x, { n: 1 }), whole(y, { n: 2 })), '?e=merge');
+      assert.equal(merged.status, 200, merged.text);
+      assert.deepEqual([propertiesOf(await get(a, 'x')), propertiesOf(await get(b, 'y'))], [{ name: 'X', n: 1 }, { name: 'Y', n: 2 }]);
+      assertError(await post(group, collection(whole(x, { n: 1 }), whole(y, { name: 'clash' })), '?e=merge'), 409, 'mergeConflict', 'with id y');
+      assert.equal(await head(b), 3);
+    });
+
     test('hostile namespace versions are a 400, never a 5xx', async () => {
       const space = await spaceWithA({ n: 0 });
       for (const version of [1e300, 2 ** 53, 0.5, '0', [0], { v: 0 }, true]) {

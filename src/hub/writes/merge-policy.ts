@@ -2,7 +2,7 @@
 import type { ErrorCode, ErrorParams } from '../../core/errors.js';
 import type { Geometry } from '../../geo/geometry.js';
 import { pad3D } from '../../geo/coordinates.js';
-import type { OriginStates, StoredSpace } from '../../storage/storage.js';
+import type { OriginStates } from '../../storage/storage.js';
 import { type FeatureParts, parseStoredFeature } from '../feature-text.js';
 import { type ConflictRule, type Conflicts, mergeObjects, mergeValues } from '../three-way-merge.js';
 import { keepsHistory, oldestReadable } from '../versions/space-versions.js';
@@ -30,35 +30,41 @@ export const stateOf = (parts: FeatureParts): FeatureState =>
   ({ geometry: parts.geometry, properties: parts.properties, extra: parts.extra, tags: parts.namespace.tags });
 
 /**
- * The ORIGINs of a write, known before its transaction: the namespace `version` of each feature written to the
- * write's primary layer, if that layer keeps history and the namespace names it (or no space): a feature copied from
- * another space carries that space's version, which says nothing of this one. The storage reads their states under
- * the version lock, so HEAD cannot move between the decision and the commit. Features a virtual space writes to its
- * other upstreams are planned from what was read ahead of the transaction, and are written as without an ORIGIN.
+ * The ORIGINs of a write, known before its transaction: the namespace `version` of each feature written to a layer
+ * that keeps history, if the namespace names that layer (or no space): a feature copied from another space carries
+ * that space's version, which says nothing of this one. The storage reads their states under the layers' version
+ * locks, so HEAD cannot move between the decision and the commit. (A virtual space's upstreams other than the
+ * write's primary one are planned from their features as read ahead of the transaction, as every write through it.)
  */
 export class MergePolicy {
-  readonly origins = new Map<string, number>();
-  private readonly layer: StoredSpace;
+  /** By the `sid` of the layer: id → ORIGIN. */
+  readonly origins = new Map<number, Map<string, number>>();
 
-  constructor(targets: LayerTargets, entries: readonly WriteEntry[]) {
-    this.layer = targets.layers[targets.primary];
-    if (!keepsHistory(this.layer.definition)) return;
+  constructor(private readonly targets: LayerTargets, entries: readonly WriteEntry[]) {
+    const { location } = targets.layers[targets.primary].key;
     for (const { id, feature } of entries) {
-      if (feature?.version === undefined || targets.targetOf(id) !== targets.primary) continue;
-      if (feature.versionOf === undefined || feature.versionOf === this.layer.id) this.origins.set(id, feature.version);
+      const layer = targets.layers[targets.targetOf(id)];
+      // A layer in another database refuses the write anyway, and its sids are not this database's.
+      if (feature?.version === undefined || !keepsHistory(layer.definition) || layer.key.location !== location) continue;
+      if (feature.versionOf !== undefined && feature.versionOf !== layer.id) continue;
+      const ofLayer = this.origins.get(layer.key.sid) ?? new Map<string, number>();
+      ofLayer.set(id, feature.version);
+      this.origins.set(layer.key.sid, ofLayer);
     }
   }
 
   /** The check of one planning, from the states the storage read in its transaction (it may plan a transaction again). */
-  start(states: OriginStates | undefined): OriginCheck | undefined {
-    if (!states) return undefined;
+  start(states: ReadonlyMap<number, OriginStates>): OriginCheck | undefined {
+    if (states.size === 0) return undefined;
     return (entry, stored) => {
-      const origin = this.origins.get(entry.id);
-      if (origin === undefined || !states.states.has(entry.id)) return undefined;
-      const oldest = oldestReadable(this.layer.definition, states.versions);
+      const layer = this.targets.layers[this.targets.targetOf(entry.id)];
+      const origin = this.origins.get(layer.key.sid)?.get(entry.id);
+      const ofLayer = states.get(layer.key.sid);
+      if (origin === undefined || !ofLayer?.states.has(entry.id)) return undefined;
+      const oldest = oldestReadable(layer.definition, ofLayer.versions);
       if (origin < oldest) return { refusal: { code: 'originNotKept', params: { id: entry.id, origin, oldest } } };
-      const base = states.states.get(entry.id);
-      const head = stored.namespace.version ?? states.versions.head;
+      const base = ofLayer.states.get(entry.id);
+      const head = stored.namespace.version ?? ofLayer.versions.head;
       return { origin, head, base: base === null || base === undefined ? undefined : stateOf(parseStoredFeature(base)) };
     };
   }

@@ -243,16 +243,19 @@ async function lockVersions(client: Client, spaces: readonly SpaceKey[]): Promis
   return versions;
 }
 
-/** Under the version lock of the write's first space: the states at the ORIGINs of its features, and its versions before the write. */
-async function originStates(client: Client, sid: number, origins: ReadonlyMap<string, number> | undefined): Promise<OriginStates | undefined> {
-  if (!origins || origins.size === 0) return undefined;
-  const ids = [...origins.keys()].filter((id) => !cannotExist(id));
-  const { rows } = await client.query<{ id: string; json: string | null }>({ ...ORIGIN_STATES, values: [sid, ids, ids.map((id) => origins.get(id))] });
-  const [row] = (await client.query<{ head: string; historyFrom: string }>({ ...VERSIONS, values: [sid] })).rows;
-  return {
-    versions: row ? { head: Number(row.head), historyFrom: Number(row.historyFrom) } : { head: -1, historyFrom: 0 },
-    states: new Map(rows.map((state) => [state.id, state.json])),
-  };
+/** Under the version locks of the write's spaces keeping history: the states at the ORIGINs of their features, and their versions before the write. */
+async function originStates(client: Client, origins: ReadonlyMap<number, ReadonlyMap<string, number>> | undefined): Promise<Map<number, OriginStates>> {
+  const bySpace = new Map<number, OriginStates>();
+  for (const [sid, ofIds] of origins ?? []) {
+    const ids = [...ofIds.keys()].filter((id) => !cannotExist(id));
+    const { rows } = await client.query<{ id: string; json: string | null }>({ ...ORIGIN_STATES, values: [sid, ids, ids.map((id) => ofIds.get(id))] });
+    const [row] = (await client.query<{ head: string; historyFrom: string }>({ ...VERSIONS, values: [sid] })).rows;
+    bySpace.set(sid, {
+      versions: row ? { head: Number(row.head), historyFrom: Number(row.historyFrom) } : { head: -1, historyFrom: 0 },
+      states: new Map(rows.map((state) => [state.id, state.json])),
+    });
+  }
+  return bySpace;
 }
 
 /** The last statements of a write: each space without history it changed takes its next version, in sid order. */
@@ -283,7 +286,7 @@ export class PostgresFeatureStore implements FeatureStore {
       changes.clear();
       const versions = await lockVersions(client, history?.versioned ?? []);
       const state: WriteState = { versions, author: history?.author ?? '', changes, unversioned: new Set() };
-      const origins = await originStates(client, space.sid, history?.origins);
+      const origins = await originStates(client, history?.origins);
       const first = await writeStep(client, space.sid, ids, (existing) => planner(existing, versions, origins), state);
       for (let step = first.next; step;) {
         if (step.space.location !== space.location) throw new StorageError('crossDatabase', step.space.location);

@@ -179,7 +179,7 @@ export class SqliteFeatureStore implements FeatureStore {
       const versions = new Map<number, number>();
       for (const { sid } of history?.versioned ?? []) versions.set(sid, (this.selectVersions.get(sid)?.head ?? -1) + 1);
       const author = history?.author ?? '';
-      const origins = this.originStates(space.sid, history?.origins);
+      const origins = this.originStates(history?.origins);
       const first = this.writeStep(space.sid, ids, (existing) => planner(existing, versions, origins), versions, author);
       for (let step = first.next; step;) {
         if (step.space.location !== space.location) throw new StorageError('crossDatabase', step.space.location);
@@ -190,12 +190,15 @@ export class SqliteFeatureStore implements FeatureStore {
     });
   }
 
-  /** Inside a write transaction, which holds the file's write lock: the states at the ORIGINs of a write's features. */
-  private originStates(sid: number, origins: ReadonlyMap<string, number> | undefined): OriginStates | undefined {
-    if (!origins || origins.size === 0) return undefined;
-    const states = new Map<string, string | null>();
-    for (const row of this.selectOrigins.all(JSON.stringify([...origins]), sid)) states.set(row.id, row.json);
-    return { versions: this.selectVersions.get(sid) ?? { head: -1, historyFrom: 0 }, states };
+  /** Inside a write transaction, which holds the file's write lock: the states at the ORIGINs of a write's features, by space. */
+  private originStates(origins: ReadonlyMap<number, ReadonlyMap<string, number>> | undefined): Map<number, OriginStates> {
+    const bySpace = new Map<number, OriginStates>();
+    for (const [sid, ofIds] of origins ?? []) {
+      const states = new Map<string, string | null>();
+      for (const row of this.selectOrigins.all(JSON.stringify([...ofIds]), sid)) states.set(row.id, row.json);
+      bySpace.set(sid, { versions: this.selectVersions.get(sid) ?? { head: -1, historyFrom: 0 }, states });
+    }
+    return bySpace;
   }
 
   /**
