@@ -91,6 +91,10 @@ export const errorCatalogue = {
   featureExists: { status: 409, template: 'The record {{id}} exists.' },
   featureMissing: { status: 409, template: 'The record does not exist.' },
   uuidMismatch: { status: 409, template: "The feature with id {id} cannot be replaced. The provided UUID doesn't match the UUID of the head state: {uuid}" },
+  // Writes of a feature read at an earlier version (its ORIGIN) of a space keeping history (ADR 002, "Merges").
+  versionConflict: { status: 409, template: "The feature with id {id} cannot be {operation}. The provided version doesn't match the version of the head state: {head} (the feature was read at version {origin} and changed since); read it again, or write it with e=patch or e=merge to merge the changes." },
+  mergeConflict: { status: 409, template: 'The feature with id {id} cannot be merged: it was read at version {origin}, and version {head} changed the same members since: {members}. Read it again and reapply the edit, or choose a resolution with cr=retain or cr=replace.' },
+  originNotKept: { status: 409, template: 'The feature with id {id} cannot be merged: it was read at version {origin}, which is no longer kept (the oldest version kept is {oldest}). Read it again and reapply the edit.' },
   invalidCompressedBody: { status: 400, template: 'The request body could not be decompressed as {encoding}: {detail}' },
   requestTimeout: { status: 408, template: 'The request was not received in time.', shape: 'error' },
   bodyTimeout: { status: 408, template: 'The request body stopped arriving: no data for {seconds} seconds.' },

@@ -89,7 +89,8 @@ export interface WritePlan {
  * It runs inside the storage transaction, so its decisions (exists/not, uuid checks) cannot
  * race with another writer; throwing aborts the whole write.
  */
-export type WritePlanner<T> = (existing: ReadonlyMap<string, string>, versions: ReadonlyMap<number, number>) => { plan: WritePlan; result: T; next?: WriteStep };
+export type WritePlanner<T> = (existing: ReadonlyMap<string, string>, versions: ReadonlyMap<number, number>, origins: ReadonlyMap<number, OriginStates>)
+  => { plan: WritePlan; result: T; next?: WriteStep };
 
 /**
  * The spaces of a write that keep history (`versionsToKeep` > 1, ADR 002): their next versions are taken, under
@@ -101,6 +102,23 @@ export interface HistoryOfWrite {
   versioned: readonly SpaceKey[];
   /** Who the versions are recorded for (the caller's account). */
   author: string;
+  /**
+   * The ORIGINs of the write's features by the `sid` of the space each goes to, which must keep history: id → the
+   * version the writer read the feature at. Their states then are read under the version locks, before the plans, and
+   * handed to them (ADR 002, "Merges").
+   */
+  origins?: ReadonlyMap<number, ReadonlyMap<string, number>>;
+}
+
+/** What a space of a write held at its features' ORIGINs, read in the write's transaction under its version lock. */
+export interface OriginStates {
+  /** The space's versions before this write. */
+  versions: SpaceVersions;
+  /**
+   * For each asked id whose current state was written after its ORIGIN: its state at ORIGIN (null: it had none then, or
+   * none is kept). Ids unchanged since their ORIGIN, or not stored now, are absent.
+   */
+  states: ReadonlyMap<string, string | null>;
 }
 
 /** A space's version numbers (ADR 002): HEAD (−1 before the first write) and the oldest version its history can restore. */

@@ -22,6 +22,10 @@ export interface FeatureInput {
   tags: string[] | undefined;
   /** The namespace uuid the client based its edit on (conflict detection, API.md 4.6). */
   uuid: string | undefined;
+  /** The namespace version: the version the client read the feature at, its ORIGIN for merges (ADR 002, "Merges"). */
+  version: number | undefined;
+  /** The namespace space: the space that version is of (a feature copied from another space carries that one's). */
+  versionOf: string | undefined;
   extra: Record<string, unknown>;
 }
 
@@ -70,6 +74,10 @@ export function normalizeFeature(raw: unknown, position: number, prefixId = '', 
   if (Array.isArray(tags) && tags.some((tag) => (tag as string).includes(NUL))) {
     throw hubError('invalidFeature', { position, problem: 'has a tag containing the NUL character (U+0000), which tags cannot hold' });
   }
+  const version = namespace?.version;
+  if (version !== undefined && version !== null && !(typeof version === 'number' && Number.isSafeInteger(version) && version >= 0)) {
+    throw hubError('invalidFeature', { position, problem: `has a namespace version of ${describe(version)}, expected the non-negative integer version it was read at` });
+  }
   return {
     position,
     id,
@@ -77,6 +85,8 @@ export function normalizeFeature(raw: unknown, position: number, prefixId = '', 
     properties: properties === undefined || properties === null ? undefined : userProperties,
     tags: Array.isArray(tags) ? normalizeTagList(tags as string[]) : undefined,
     uuid: typeof namespace?.uuid === 'string' ? namespace.uuid : undefined,
+    version: typeof version === 'number' ? version : undefined,
+    versionOf: typeof namespace?.space === 'string' ? namespace.space : undefined,
     extra,
   };
 }

@@ -3,6 +3,7 @@ import type { Storage } from '../../storage/storage.js';
 import type { ProcessorCache } from '../processors/space-processors.js';
 import type { SpaceScope } from '../resolve/space-scope.js';
 import { LayerTargets } from './layer-targets.js';
+import { MergePolicy } from './merge-policy.js';
 import { QuotaPolicy } from './quota-policy.js';
 import { refuseReadOnlyLayers } from './read-only-policy.js';
 import { decidePlan, decideWriter } from './rights-policy.js';
@@ -15,8 +16,8 @@ import { planWrite, type WriteEntry, type WriteOptions, type WriteResult } from 
 /**
  * Writes validated entries through the scope's space (checked not read-only when it was opened), as a whole or
  * not at all. Before the transaction: the writer's rights, the layer targets (reading a layered space's other
- * layers), the tagging rules, the schemas, the quota counts and the activity logs. Inside it, on the plan made from
- * what is stored: the plan's rights, read-only layers, the plan's own refusal, the schema's, the quota; then the
+ * layers), the tagging rules, the schemas, the quota counts, the activity logs and the ORIGINs to merge from. Inside it, on the
+ * plan made from what is stored (and, for features read at an older version, what was stored then): the plan's rights, read-only layers, the plan's own refusal, the schema's, the quota; then the
  * storage steps. Each refusal aborts the transaction, in this order, so that what a caller learns from one never
  * depends on something it may not see.
  */
@@ -28,18 +29,20 @@ export async function writeThrough(storage: Storage, processors: ProcessorCache,
   const schema = new SchemaPolicy(processors, targets, entries);
   const quota = await QuotaPolicy.of(storage, scope.caller, targets);
   const logs = await activityLogs(scope, targets);
+  const merge = new MergePolicy(targets, entries);
   const top = targets.layers[targets.top];
   const keepChanges = [...logs.values()].some((log) => log !== undefined);
   // Each layer the write may change and that keeps history takes its next version before the plan (ADR 002).
   const versioned = targets.reachable().map((index) => targets.layers[index]).filter((layer) => keepsHistory(layer.definition));
   const author = authorOf(scope.caller);
-  return storage.features.write(targets.layers[targets.primary].key, targets.ids, (fresh, versions) => {
+  return storage.features.write(targets.layers[targets.primary].key, targets.ids, (fresh, versions, origins) => {
     const { check, refuse } = schema.start();
+    const originOf = merge.start(origins);
     const stampOf = (id: string) => {
       const version = versions.get(targets.layers[targets.targetOf(id)].key.sid);
       return version === undefined ? undefined : { version, author };
     };
-    const context = { id: top.id, enableUUID: scope.space.definition.enableUUID === true, check, spaceOf: targets.spaceOf, keepChanges, stampOf };
+    const context = { id: top.id, enableUUID: scope.space.definition.enableUUID === true, check, spaceOf: targets.spaceOf, keepChanges, stampOf, originOf };
     const planned = planWrite(context, entries, options, targets.existing(fresh));
     const writes = targets.split(planned, fresh);
     decidePlan(scope, planned.actions, writes);
@@ -48,5 +51,5 @@ export async function writeThrough(storage: Storage, processors: ProcessorCache,
     refuse();
     quota.check(writes);
     return { ...storageSteps(targets, writes, logs, planned.plan.timestamp), result: planned.result };
-  }, { versioned: versioned.map((layer) => layer.key), author });
+  }, { versioned: versioned.map((layer) => layer.key), author, origins: merge.origins });
 }

@@ -10,6 +10,7 @@ import type { FeatureInput } from './feature-input.js';
 import type { FeatureChange } from '../feature-change.js';
 import { featureTexts, type FeatureParts, parseStoredFeature } from '../feature-text.js';
 import type { Namespace } from '../namespace.js';
+import { EMPTY_STATE, type FeatureState, mergeStates, type OriginCheck, type StaleOrigin, stateOf } from './merge-policy.js';
 
 export type OnExists = 'patch' | 'replace' | 'merge' | 'delete' | 'retain' | 'error';
 /** `notFound` is the single-feature routes' rule: a missing feature is a 404, not a per-feature failure. */
@@ -48,6 +49,8 @@ export interface SpaceContext {
    * keeping 10,000 features' parts until the transaction ends costs a plain write more garbage collection.
    */
   keepChanges: boolean;
+  /** A feature's stale ORIGIN, if it was read at a version HEAD has changed it since (merge-policy.ts). */
+  originOf?: OriginCheck;
   /** The version a feature is written at and its author, where its space keeps history (ADR 002). */
   stampOf?: (featureId: string) => { version: number; author: string } | undefined;
 }
@@ -160,44 +163,67 @@ class Planner {
     }, 'inserted');
   }
 
-  private replace(entry: WriteEntry, feature: FeatureInput, stored: FeatureParts): void {
-    this.store(entry, {
-      id: entry.id,
-      geometry: feature.geometry ?? null,
-      properties: feature.properties ?? {},
-      // A replace starts from no tags unless addTags/removeTags ask to edit the stored ones (API.md 4.5).
-      namespace: this.namespace(entry.id,
-        resultTags(feature.tags, hasTagParameters(this.options) ? stored.namespace.tags : [], this.options, entry.ruleTags), stored.namespace),
-      extra: feature.extra,
-    }, 'updated', stored);
-  }
-
-  private patch(entry: WriteEntry, feature: FeatureInput, stored: FeatureParts, storedJson: string): void {
-    const before = { geometry: stored.geometry, properties: stored.properties, ...stored.extra };
+  /**
+   * What an edit makes of a state (the stored one, or the one at the feature's ORIGIN): a patch merged into it, or the
+   * input replacing it, which starts from no tags unless addTags/removeTags ask to edit the state's (API.md 4.5).
+   */
+  private edited(entry: WriteEntry, feature: FeatureInput, from: FeatureState, patching: boolean): FeatureState {
+    if (!patching) {
+      const tags = resultTags(feature.tags, hasTagParameters(this.options) ? from.tags : [], this.options, entry.ruleTags);
+      return { geometry: feature.geometry ?? null, properties: feature.properties ?? {}, extra: feature.extra, tags };
+    }
+    const before = { geometry: from.geometry, properties: from.properties, ...from.extra };
     const input: Record<string, unknown> = { ...feature.extra };
     if (feature.geometry !== undefined) input.geometry = feature.geometry;
     if (feature.properties !== undefined) input.properties = feature.properties;
     const { result } = applyPatch(before, input);
     const { geometry, properties, ...extra } = result;
-    const patchedGeometry = (geometry ?? null) as Geometry | null;
-    const tags = resultTags(feature.tags, stored.namespace.tags, this.options, entry.ruleTags);
+    const tags = resultTags(feature.tags, from.tags, this.options, entry.ruleTags);
+    return { geometry: (geometry ?? null) as Geometry | null, properties: (properties ?? {}) as Record<string, unknown>, extra, tags };
+  }
+
+  private partsOf(id: string, state: FeatureState, stored: FeatureParts): FeatureParts {
+    return { id, geometry: state.geometry, properties: state.properties, namespace: this.namespace(id, state.tags, stored.namespace), extra: state.extra };
+  }
+
+  private replace(entry: WriteEntry, feature: FeatureInput, stored: FeatureParts): void {
+    const state = this.edited(entry, feature, stateOf(stored), false);
+    this.store(entry, this.partsOf(entry.id, state, stored), 'updated', stored);
+  }
+
+  /** An update that may change nothing (a patch, a merge): then it is reported, not made. */
+  private update(entry: WriteEntry, state: FeatureState, stored: FeatureParts, storedJson: string): void {
     // The geometry stays as written for the answer; stored positions are 3D, so compare it padded.
-    const unchanged = deepEqual({ ...result, geometry: patchedGeometry && pad3D(patchedGeometry) }, before);
-    // The answer is the stored feature with the patch merged in: the caller reads it.
+    const unchanged = deepEqual({ geometry: state.geometry && pad3D(state.geometry), properties: state.properties, ...state.extra },
+      { geometry: stored.geometry, properties: stored.properties, ...stored.extra });
+    // The answer is the stored feature with the edit merged in: the caller reads it.
     if (this.options.respond) this.actions.answersStored = true;
-    if (unchanged && deepEqual(tags, stored.namespace.tags)) {
+    if (unchanged && deepEqual(state.tags, stored.namespace.tags)) {
       // Still an update as far as rights go: whether it changes anything must not depend on who asks.
       this.actions.updates = true;
       this.unmodifiedTexts.push(storedJson);
       return;
     }
-    this.store(entry, {
-      id: entry.id,
-      geometry: patchedGeometry,
-      properties: (properties ?? {}) as Record<string, unknown>,
-      namespace: this.namespace(entry.id, tags, stored.namespace),
-      extra,
-    }, 'updated', stored);
+    this.store(entry, this.partsOf(entry.id, state, stored), 'updated', stored);
+  }
+
+  /**
+   * A feature HEAD changed after its ORIGIN (merge-policy.ts): a replace or delete would undo changes its writer never
+   * saw, so it is refused; a patch or merge applies to the state at ORIGIN and is merged with HEAD's changes since.
+   * Refusals name HEAD's version or members, so the caller reads the stored feature.
+   */
+  private fromOrigin(entry: WriteEntry, feature: FeatureInput, action: OnExists, stored: FeatureParts, storedJson: string,
+    stale: StaleOrigin): void {
+    this.actions.answersStored = true;
+    if ('refusal' in stale) return this.fail(entry, stale.refusal.code, stale.refusal.params);
+    const { origin, head, base } = stale;
+    if (action !== 'patch' && action !== 'merge') {
+      return this.fail(entry, 'versionConflict', { id: entry.id, operation: action === 'delete' ? 'deleted' : 'replaced', origin, head });
+    }
+    const written = this.edited(entry, feature, base ?? EMPTY_STATE, action === 'patch');
+    const merged = mergeStates(base, stateOf(stored), written, entry.onConflict);
+    if ('conflicts' in merged) return this.fail(entry, 'mergeConflict', { id: entry.id, origin, head, members: merged.conflicts.join(', ') });
+    this.update(entry, merged.state, stored, storedJson);
   }
 
   /** A stored feature answered as it is: the caller reads it (`e=retain` needs readFeatures). */
@@ -234,6 +260,10 @@ class Planner {
       action = resolution === 'retain' ? 'retain' : 'replace';
     }
     const feature = entry.feature;
+    if (feature && action !== 'retain' && action !== 'error') {
+      const stale = this.space.originOf?.(entry, stored);
+      if (stale) return this.fromOrigin(entry, feature, action, stored, storedJson, stale);
+    }
     switch (action) {
       case 'error': return this.fail(entry, 'featureExists', { id: entry.id });
       case 'retain': return this.retain(storedJson);
@@ -249,7 +279,7 @@ class Planner {
         else this.retain(storedJson);
         return;
       case 'patch':
-        if (feature) this.patch(entry, feature, stored, storedJson);
+        if (feature) this.update(entry, this.edited(entry, feature, stateOf(stored), true), stored, storedJson);
         else this.retain(storedJson);
     }
   }

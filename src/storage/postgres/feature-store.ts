@@ -5,7 +5,7 @@ import { keysetPages } from '../shared/keyset-pages.js';
 import { type StateRow, statesInOrder } from '../shared/feature-states.js';
 import { planWrite, type StoredRow } from '../shared/write-diff.js';
 import { StorageError } from '../storage-error.js';
-import type { FeatureStore, HistoryOfWrite, SpaceKey, SpaceStatistics, SpaceVersions, StatisticsOptions, WritePlan, WritePlanner,
+import type { FeatureStore, HistoryOfWrite, OriginStates, SpaceKey, SpaceStatistics, SpaceVersions, StatisticsOptions, WritePlan, WritePlanner,
   WriteStep } from '../storage.js';
 import type { Client, Database, Prepared } from './database.js';
 import { compileFilter, isEmptyFilter, SqlParams } from './filter-sql.js';
@@ -106,6 +106,14 @@ const KEEP_STATES: Prepared = {
          SELECT sid, $2, seq, id, version, feature, properties, geom, geometry_type, tags FROM features WHERE sid = $1 AND seq = ANY($3::bigint[])`,
 };
 const VERSIONS: Prepared = { name: 'space_versions', text: 'SELECT version AS head, history_from AS "historyFrom" FROM space_contents WHERE sid = $1' };
+/** The state at ORIGIN of each feature changed after it (ADR 002, "Merges"): the history row current then, if any. */
+const ORIGIN_STATES: Prepared = {
+  name: 'origin_states',
+  text: `SELECT f.id, h.feature AS json FROM unnest($2::text[], $3::bigint[]) AS u(id, origin)
+           JOIN features f ON f.sid = $1 AND f.id = u.id AND f.version > u.origin
+           LEFT JOIN feature_history h ON h.sid = $1 AND h.id = u.id AND h.version_to > u.origin
+             AND (h.version_from IS NULL OR h.version_from <= u.origin)`,
+};
 const HISTORY_OF: Prepared = {
   name: 'history_of',
   text: `SELECT h.seq, h.id, h.feature AS json FROM unnest($2::text[]) WITH ORDINALITY AS u(id, ord)
@@ -235,6 +243,21 @@ async function lockVersions(client: Client, spaces: readonly SpaceKey[]): Promis
   return versions;
 }
 
+/** Under the version locks of the write's spaces keeping history: the states at the ORIGINs of their features, and their versions before the write. */
+async function originStates(client: Client, origins: ReadonlyMap<number, ReadonlyMap<string, number>> | undefined): Promise<Map<number, OriginStates>> {
+  const bySpace = new Map<number, OriginStates>();
+  for (const [sid, ofIds] of origins ?? []) {
+    const ids = [...ofIds.keys()].filter((id) => !cannotExist(id));
+    const { rows } = await client.query<{ id: string; json: string | null }>({ ...ORIGIN_STATES, values: [sid, ids, ids.map((id) => ofIds.get(id))] });
+    const [row] = (await client.query<{ head: string; historyFrom: string }>({ ...VERSIONS, values: [sid] })).rows;
+    bySpace.set(sid, {
+      versions: row ? { head: Number(row.head), historyFrom: Number(row.historyFrom) } : { head: -1, historyFrom: 0 },
+      states: new Map(rows.map((state) => [state.id, state.json])),
+    });
+  }
+  return bySpace;
+}
+
 /** The last statements of a write: each space without history it changed takes its next version, in sid order. */
 async function takeVersions(client: Client, sids: Iterable<number>): Promise<void> {
   for (const sid of [...sids].sort((a, b) => a - b)) await client.query({ ...NEXT_VERSION, values: [sid] });
@@ -263,7 +286,8 @@ export class PostgresFeatureStore implements FeatureStore {
       changes.clear();
       const versions = await lockVersions(client, history?.versioned ?? []);
       const state: WriteState = { versions, author: history?.author ?? '', changes, unversioned: new Set() };
-      const first = await writeStep(client, space.sid, ids, (existing) => planner(existing, versions), state);
+      const origins = await originStates(client, history?.origins);
+      const first = await writeStep(client, space.sid, ids, (existing) => planner(existing, versions, origins), state);
       for (let step = first.next; step;) {
         if (step.space.location !== space.location) throw new StorageError('crossDatabase', step.space.location);
         const { planner: plan } = step;
