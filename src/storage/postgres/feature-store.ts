@@ -105,7 +105,9 @@ const KEEP_STATES: Prepared = {
   text: `INSERT INTO feature_history (sid, version_to, seq, id, version_from, feature, properties, geom, geometry_type, tags)
          SELECT sid, $2, seq, id, version, feature, properties, geom, geometry_type, tags FROM features WHERE sid = $1 AND seq = ANY($3::bigint[])`,
 };
-const VERSIONS: Prepared = { name: 'space_versions', text: 'SELECT version AS head, history_from AS "historyFrom" FROM space_contents WHERE sid = $1' };
+const VERSIONS: Prepared = {
+  name: 'space_versions', text: 'SELECT version AS head, history_from AS "historyFrom", deleted_before AS "deletedBefore" FROM space_contents WHERE sid = $1',
+};
 const HISTORY_OF: Prepared = {
   name: 'history_of',
   text: `SELECT h.seq, h.id, h.feature AS json FROM unnest($2::text[]) WITH ORDINALITY AS u(id, ord)
@@ -277,8 +279,9 @@ export class PostgresFeatureStore implements FeatureStore {
   }
 
   async versions(space: SpaceKey): Promise<SpaceVersions> {
-    const [row] = await this.locations.byId(space.location).query<{ head: string; historyFrom: string }>(VERSIONS, [space.sid]);
-    return row ? { head: Number(row.head), historyFrom: Number(row.historyFrom) } : { head: -1, historyFrom: 0 };
+    const [row] = await this.locations.byId(space.location).query<{ head: string; historyFrom: string; deletedBefore: string }>(VERSIONS, [space.sid]);
+    return row ? { head: Number(row.head), historyFrom: Number(row.historyFrom), deletedBefore: Number(row.deletedBefore) }
+      : { head: -1, historyFrom: 0, deletedBefore: 0 };
   }
 
   async featureStates(space: SpaceKey, ids: readonly string[], oldest: number): Promise<FeatureRow[]> {
