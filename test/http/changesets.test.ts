@@ -1,10 +1,8 @@
 // Black-box tests of changesets, DELETE /changesets, the statistics' version range and pruning (ADR 002, issue 23 parts 2 and 3), on both engines.
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import { assertError, call, createSpace, type TestResponse } from '../helpers/http-client.js';
+import { prunedTo } from '../helpers/history-rows.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
 import { issueToken, ownerRights } from '../helpers/tokens.js';
 
@@ -32,37 +30,6 @@ function summary(changeset: ChangesetJson): string[] {
 const nOf = (response: TestResponse): unknown => (response.body.properties as Record<string, unknown> | undefined)?.n;
 
 const versionsOf = (response: TestResponse): Record<string, ChangesetJson> => response.body.versions as unknown as Record<string, ChangesetJson>;
-
-/** The history rows kept for a space, read from the database itself: what pruning removed is gone from there. */
-async function historyRows(hub: HubProcess, spaceId: string): Promise<{ states: number; versions: number }> {
-  const counts = 'SELECT (SELECT count(*) FROM feature_history WHERE sid = s.sid) AS states, (SELECT count(*) FROM space_versions WHERE sid = s.sid) AS versions FROM spaces s WHERE s.id = ';
-  if (hub.backend === 'sqlite') {
-    const db = new Database(join(hub.dataDir, 'hub.db'), { readonly: true });
-    try {
-      return db.prepare(`${counts}?`).get(spaceId) as { states: number; versions: number };
-    } finally {
-      db.close();
-    }
-  }
-  const client = new pg.Client({ connectionString: hub.storage });
-  await client.connect();
-  try {
-    const { rows: [row] } = await client.query<{ states: string; versions: string }>(`${counts}$1`, [spaceId]);
-    return { states: Number(row.states), versions: Number(row.versions) };
-  } finally {
-    await client.end();
-  }
-}
-
-/** Waits for the background pruning to bring the rows down to `expected` (it runs shortly after the write that asks for it). */
-async function prunedTo(hub: HubProcess, spaceId: string, expected: { states: number; versions: number }): Promise<void> {
-  let rows = await historyRows(hub, spaceId);
-  for (let attempt = 0; attempt < 50 && (rows.states !== expected.states || rows.versions !== expected.versions); attempt++) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    rows = await historyRows(hub, spaceId);
-  }
-  assert.deepEqual(rows, expected);
-}
 
 for (const backend of BACKENDS) {
   describe(`changesets (${backend})`, () => {
