@@ -101,8 +101,8 @@ export class ChangesetStream {
     return this.next && pageTokenOf(this.next);
   }
 
-  /** The first version record, or a 404 naming what was asked: the answer fails before its status line when nothing matches. */
-  async first(what: string): Promise<VersionRecord> {
+  /** The first version record, or a 404 naming what was asked: the answer's first chunk fails, before its status line. */
+  private async first(what: string): Promise<VersionRecord> {
     const record = await this.versions.peek();
     if (!record) throw hubError('changesetsNotFound', { what });
     return record;
@@ -134,7 +134,7 @@ export class ChangesetStream {
     return false;
   }
 
-  /** One Changeset (its first record must have been asked for with `first`). */
+  /** One Changeset: the range's one version. */
   async *changeset(): AsyncIterable<string> {
     const record = await this.first('has this version');
     yield '{"type":"Changeset",';

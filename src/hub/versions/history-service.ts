@@ -26,7 +26,7 @@ export interface ChangesetQuery {
   pageToken?: string;
 }
 
-/** A streamed JSON answer; `etc` members are already in the text. */
+/** A JSON answer as text chunks, made as they are sent; its first chunk fails with the answer's 4xx when nothing matches. */
 export type JsonTextStream = AsyncIterable<string>;
 
 export class HistoryService {
@@ -56,12 +56,13 @@ export class HistoryService {
     if (versions.head >= 0 && end < oldest) throw hubError('versionTooOld', { version: end, oldest });
     const position = query.pageToken === undefined ? undefined : positionOf(query.pageToken);
     const from = Math.max(asked ?? oldest, oldest);
+    // A page whose versions were removed since the previous one.
+    if (position && position.version < oldest) throw hubError('versionTooOld', { version: position.version, oldest });
     if (position && (position.version < from || position.version > end)) throw hubError('invalidPageToken', { token: query.pageToken ?? '' });
     const range: VersionRange = { from: position?.version ?? from, to: Math.min(end, versions.head), author: query.author, startTime: query.startTime,
       endTime: query.endTime };
     const stream = new ChangesetStream(this.storage.history, source.space.key, range, query.limit, position);
-    await stream.first(query.author === undefined ? 'in the range' : 'in the range by that author');
-    return stream.collection('in the range');
+    return stream.collection(query.author === undefined ? 'in the range' : 'in the range by that author');
   }
 
   /** One version's changeset, paged like a range. A version the space no longer keeps (or not yet) is a 400 naming the oldest kept. */
@@ -72,9 +73,7 @@ export class HistoryService {
     checkReadable(source.space.definition, versions, version);
     const position = pageToken === undefined ? undefined : positionOf(pageToken);
     if (position && position.version !== version) throw hubError('invalidPageToken', { token: pageToken ?? '' });
-    const stream = new ChangesetStream(this.storage.history, source.space.key, { from: version, to: version }, limit, position);
-    await stream.first('has this version');
-    return stream.changeset();
+    return new ChangesetStream(this.storage.history, source.space.key, { from: version, to: version }, limit, position).changeset();
   }
 
   /**
