@@ -239,3 +239,31 @@ for (const backend of BACKENDS) {
     });
   });
 }
+
+describe('pruning on two PostgreSQL nodes over one database', { skip: BACKENDS.includes('postgres') ? false : 'the postgres backend is not in this run' }, () => {
+  let a: HubProcess;
+  let b: HubProcess;
+  before(async () => {
+    a = await startHub({ backend: 'postgres' });
+    b = await startHub({ backend: 'postgres', storage: a.storage });
+  });
+  after(async () => {
+    await b?.stop();
+    await a?.stop();
+  });
+
+  test('both nodes write and prune one space at once: the rows end as versionsToKeep says, and both read the same', async () => {
+    const space = await createSpace(a, { versionsToKeep: 3 });
+    const write = (n: number) => call(n % 2 === 0 ? a : b, 'PUT', `/hub/spaces/${space}/features`, { body: { type: 'FeatureCollection', features: [point('a', { n })] } });
+    for (let n = 0; n < 30; n += 2) {
+      const answers = await Promise.all([write(n), write(n + 1)]);
+      for (const answer of answers) assert.equal(answer.status, 200, answer.text);
+    }
+    await prunedTo(a, space, { states: 3, versions: 3 });
+    for (const node of [a, b]) {
+      assertError(await call(node, 'GET', `/hub/spaces/${space}/features/a?version=26`), 400, 'versionTooOld', 'oldest version that can be read is 27');
+      const changesets = await call(node, 'GET', `/hub/spaces/${space}/changesets`);
+      assert.deepEqual(Object.keys(versionsOf(changesets)), ['27', '28', '29']);
+    }
+  });
+});
