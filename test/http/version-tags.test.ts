@@ -136,6 +136,21 @@ for (const backend of BACKENDS) {
       assert.equal((await tags(space, '', 'POST', { id: 'start', version: 0 })).status, 400);
     });
 
+    test('a tag before a write without history cannot be read, and its states go at the next pruning', async () => {
+      const space = await createSpace(hub, { versionsToKeep: 5 });
+      await put(space, [point('a', { n: 0 })]);
+      assert.equal((await tags(space, '', 'POST', { id: 'old', version: 0 })).status, 200);
+      await put(space, [point('a', { n: 1 })]);
+      assert.equal((await call(hub, 'PATCH', `/hub/spaces/${space}`, { body: { versionsToKeep: 1 } })).status, 200);
+      // Still readable by its tag: nothing was written without history since.
+      await prunedTo(hub, space, { states: 1, versions: 0 });
+      assert.equal(nOf(await call(hub, 'GET', `/hub/spaces/${space}/features/a?versionRef=old`)), 0);
+      await put(space, [point('a', { n: 2 })]);
+      assertError(await call(hub, 'GET', `/hub/spaces/${space}/features/a?versionRef=old`), 400, 'versionTooOld', 'oldest version that can be read is 2');
+      assert.equal((await call(hub, 'PATCH', `/hub/spaces/${space}`, { body: { versionsToKeep: 1 } })).status, 200);
+      await prunedTo(hub, space, { states: 0, versions: 0 });
+    });
+
     test('reading tags needs readFeatures, writing them manageSpaces; a caller without learns nothing', async () => {
       const space = await history();
       await tags(space, '', 'POST', { id: 'secret-tag', version: 1, description: 'classified' });

@@ -41,14 +41,16 @@ const TAG_COLUMNS = 'tag AS id, version, author, description, created_at AS "cre
 const SELECT_TAGS: Prepared = { name: 'select_tags', text: `SELECT ${TAG_COLUMNS} FROM space_tags WHERE sid = $1 ORDER BY tag` };
 const SELECT_TAG: Prepared = { name: 'select_tag', text: `SELECT ${TAG_COLUMNS} FROM space_tags WHERE sid = $1 AND tag = $2` };
 /**
- * The oldest history rows first, one batch of the primary key; a state a tag's version shows stays. Nodes pruning the
+ * The oldest history rows first, one batch of the primary key; a state a tag's version shows stays while the tag can be
+ * read (it cannot once a write without history came after it). Nodes pruning the
  * same space at once delete the same rows: the second waits for the first's row locks and then finds them gone.
  */
 const PRUNE_STATES: Prepared = {
   name: 'prune_states',
   text: `WITH doomed AS (
            SELECT h.version_to, h.seq FROM feature_history h WHERE h.sid = $1 AND h.version_to < $2
-              AND NOT EXISTS (SELECT 1 FROM space_tags t WHERE t.sid = $1 AND t.version >= coalesce(h.version_from, -1) AND t.version < h.version_to)
+              AND NOT EXISTS (SELECT 1 FROM space_tags t WHERE t.sid = $1 AND t.version >= coalesce(h.version_from, -1) AND t.version < h.version_to
+                                AND t.version >= (SELECT history_from FROM space_contents WHERE sid = $1))
             ORDER BY h.version_to, h.seq LIMIT $3)
          DELETE FROM feature_history f USING doomed d WHERE f.sid = $1 AND f.version_to = d.version_to AND f.seq = d.seq`,
 };

@@ -50,10 +50,12 @@ export class SqliteHistoryStore implements HistoryStore {
     this.changeTag = db.prepare('UPDATE space_tags SET version = ?, description = ? WHERE sid = ? AND tag = ?');
     this.removeTag = db.prepare<[number, string], TagRow>(`DELETE FROM space_tags WHERE sid = ? AND tag = ? RETURNING ${TAG_COLUMNS}`);
     this.raiseDeletedBefore = db.prepare('UPDATE spaces SET deleted_before = max(deleted_before, ?) WHERE sid = ?');
-    // The oldest rows first, each batch one range of the primary key; a state a tag's version shows stays.
+    // The oldest rows first, each batch one range of the primary key; a state a tag's version shows stays while the tag
+    // can be read (it cannot once a write without history came after it).
     this.pruneStates = db.prepare(`DELETE FROM feature_history WHERE sid = @sid AND (version_to, seq) IN (
       SELECT h.version_to, h.seq FROM feature_history h WHERE h.sid = @sid AND h.version_to < @oldest
-         AND NOT EXISTS (SELECT 1 FROM space_tags t WHERE t.sid = @sid AND t.version >= coalesce(h.version_from, -1) AND t.version < h.version_to)
+         AND NOT EXISTS (SELECT 1 FROM space_tags t WHERE t.sid = @sid AND t.version >= coalesce(h.version_from, -1) AND t.version < h.version_to
+           AND t.version >= (SELECT history_from FROM spaces WHERE sid = @sid))
        ORDER BY h.version_to, h.seq LIMIT @limit)`);
     this.pruneVersions = db.prepare(`DELETE FROM space_versions WHERE sid = @sid AND version IN (
       SELECT version FROM space_versions WHERE sid = @sid AND version < @oldest ORDER BY version LIMIT @limit)`);
