@@ -2,6 +2,7 @@
 import { countFeatures, getFeature, getFeaturesById, iterateFeatures, searchFeatures, spaceStatistics } from './handlers/feature-reads.js';
 import { deleteFeature, deleteFeatures, patchFeature, postFeatures, putFeature, putFeatures } from './handlers/feature-writes.js';
 import { createAccount, login, logout, me } from './handlers/accounts.js';
+import { createTag, deleteChangesets, deleteTag, getChangeset, getChangesets, getTag, listTags, patchTag } from './handlers/history.js';
 import { hubInfo } from './handlers/hub-info.js';
 import { openApiYaml } from './handlers/openapi.js';
 import { ogcCreateItem, ogcDeleteItem, ogcItem, ogcItems, ogcReplaceItem, ogcUpdateItem } from './handlers/ogc-items.js';
@@ -81,6 +82,16 @@ export const routes: Route[] = [
   { method: 'GET', path: `${SPACE}/tile/:type/:tileId`, summary: 'Features in a tile, as GeoJSON or MVT', query: [...AREA, 'margin', 'mode', 'vizSampling', ...DISPLAY], versions: 'head', handler: tileFeatures },
   { method: 'GET', path: `${SPACE}/spatial`, summary: 'Features near a point, a feature or in an H3 cell', query: [...AREA, 'lat', 'lon', 'refSpaceId', 'refFeatureId', 'h3Index', 'radius'], versions: 'head', handler: spatialFeatures },
   { method: 'POST', path: `${SPACE}/spatial`, summary: 'Features near or in a geometry', query: [...AREA, 'radius'], versions: 'head', handler: spatialFeaturesByGeometry },
+
+  // History (ADR 002, API.md 12): changesets and tags, in the reference hub's shapes
+  { method: 'GET', path: `${SPACE}/changesets`, summary: 'The changesets of a range of versions, paged', query: ['startVersion', 'endVersion', 'versionRef', 'author', 'startTime', 'endTime', 'limit', 'pageToken'], handler: getChangesets },
+  { method: 'DELETE', path: `${SPACE}/changesets`, summary: 'Remove the history before a version (version=lt=N)', query: ['version'], handler: deleteChangesets },
+  { method: 'GET', path: `${SPACE}/changesets/:version`, summary: 'The changeset of one version, paged', query: ['limit', 'pageToken'], handler: getChangeset },
+  { method: 'GET', path: `${SPACE}/tags`, summary: 'The tags of a space', handler: listTags },
+  { method: 'POST', path: `${SPACE}/tags`, summary: 'Name a version (HEAD when none is given)', handler: createTag },
+  { method: 'GET', path: `${SPACE}/tags/:tagId`, summary: 'One tag', handler: getTag },
+  { method: 'PATCH', path: `${SPACE}/tags/:tagId`, summary: 'Move a tag or change its description', handler: patchTag },
+  { method: 'DELETE', path: `${SPACE}/tags/:tagId`, summary: 'Delete a tag', handler: deleteTag },
 
   // Project API (API.md 10)
   { method: 'GET', path: PROJECTS, summary: 'The caller\'s projects, or every published one', query: ['paginate', 'published', 'limit', 'handle'], handler: listProjects },

@@ -1,7 +1,7 @@
 // The features a read sees, whatever holds them: one space's own (here) or several spaces combined (layers/layered-source.ts).
 import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage } from '../core/feature-query.js';
 import type { VectorTileRequest } from '../core/vector-tile-request.js';
-import type { SpaceStatistics, SpaceVersions, StatisticsOptions, Storage, StoredSpace } from '../storage/storage.js';
+import type { SpaceStatistics, SpaceVersions, StatisticsOptions, Storage, StoredSpace, TagRecord } from '../storage/storage.js';
 
 /**
  * The read side of a space as FeatureService uses it: FeatureStore's reads without the space key. A row's `seq`
@@ -25,6 +25,9 @@ export interface FeatureSource {
   versions(): Promise<SpaceVersions>;
   /** Every state of the ids that existed at `oldest` or later, oldest first, in the order of the ids. */
   featureStates(ids: readonly string[], oldest: number): Promise<FeatureRow[]>;
+  /** The space's tag of that id, naming a version (ADR 002). */
+  tag(id: string): Promise<TagRecord | undefined>;
+  tags(): Promise<TagRecord[]>;
 }
 
 /** A space read as it is stored. */
@@ -68,5 +71,13 @@ export class PlainSource implements FeatureSource {
 
   featureStates(ids: readonly string[], oldest: number): Promise<FeatureRow[]> {
     return this.storage.features.featureStates(this.space.key, ids, oldest);
+  }
+
+  tag(id: string): Promise<TagRecord | undefined> {
+    return this.storage.history.tag(this.space.key, id);
+  }
+
+  tags(): Promise<TagRecord[]> {
+    return this.storage.history.tags(this.space.key);
   }
 }

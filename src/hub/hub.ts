@@ -12,6 +12,9 @@ import { SpaceService } from './spaces/space-service.js';
 import { StatisticsService } from './features/statistics-service.js';
 import { SpaceResolver } from './resolve/space-resolver.js';
 import { WriteService } from './writes/write-service.js';
+import { HistoryService } from './versions/history-service.js';
+import { Pruning } from './versions/pruning.js';
+import { TagService } from './versions/tag-service.js';
 
 export interface HubInfo {
   name: string;
@@ -41,12 +44,20 @@ export class Hub {
   readonly accounts: AccountService;
   readonly tokens: TokenService;
   readonly ogc: OgcService;
+  readonly history: HistoryService;
+  readonly tags: TagService;
+  readonly pruning: Pruning;
 
   constructor(readonly storage: Storage, readonly info: HubInfo, options: HubOptions = {}) {
     const resolver = new SpaceResolver(storage);
-    this.spaces = new SpaceService(storage, resolver, storage.engine, options.spacePageSize);
+    this.pruning = new Pruning(storage, {
+      onError: (spaceId, error) => process.stderr.write(`Pruning the history of space ${spaceId} failed: ${error instanceof Error ? error.message : String(error)}\n`),
+    });
+    this.spaces = new SpaceService(storage, resolver, storage.engine, options.spacePageSize, this.pruning);
     this.features = new FeatureService(resolver);
-    this.writes = new WriteService(storage, resolver);
+    this.writes = new WriteService(storage, resolver, this.pruning);
+    this.history = new HistoryService(storage, resolver, this.pruning);
+    this.tags = new TagService(storage, resolver, this.pruning);
     this.spatial = new SpatialService(resolver, this.features);
     this.statistics = new StatisticsService(resolver, options.statisticsExactLimit);
     this.access = new AccessService(storage, options.peers);

@@ -126,6 +126,8 @@ export interface SpaceVersions {
   head: number;
   /** The last version written without history (or 0): older versions cannot be rebuilt, whatever versionsToKeep says. */
   historyFrom: number;
+  /** The version before which `DELETE /changesets` removed the history (or 0); tagged versions stay readable. */
+  deletedBefore: number;
 }
 
 /**
@@ -199,6 +201,71 @@ export interface FeatureStore {
    */
   vectorTile(space: SpaceKey, query: FeatureQuery, tile: VectorTileRequest, signal?: AbortSignal): Promise<Buffer>;
   statistics(space: SpaceKey, options: StatisticsOptions): Promise<SpaceStatistics>;
+}
+
+/** One version of a space keeping history: who wrote it and when (ADR 002). */
+export interface VersionRecord {
+  version: number;
+  author: string;
+  createdAt: number;
+}
+
+/** The versions a changeset read covers, both ends inclusive; `author` and the times (ms, inclusive) narrow it. */
+export interface VersionRange {
+  from: number;
+  to: number;
+  author?: string;
+  startTime?: number;
+  endTime?: number;
+}
+
+/** What a state of a changeset is to its version: written new, written over a state, or ended without a successor. */
+export type ChangeKind = 'inserted' | 'updated' | 'deleted';
+
+/** One state of a changeset: the version it belongs to, its insertion sequence and its stored text. */
+export interface ChangeRow {
+  version: number;
+  seq: number;
+  json: string;
+}
+
+/** A name for a version of a space (API `/tags`). */
+export interface TagRecord {
+  id: string;
+  version: number;
+  author: string;
+  description?: string;
+  createdAt: number;
+}
+
+/**
+ * The history beside a space's features (ADR 002, "Changesets and tags", "Pruning"): version records, changes by
+ * version, tags, and the removal of what no kept version needs. Every read is one keyset query of bounded size.
+ */
+export interface HistoryStore {
+  /** At most `limit` recorded versions of the range, in version order. */
+  versionsIn(space: SpaceKey, range: VersionRange, limit: number): Promise<VersionRecord[]>;
+  /**
+   * At most `limit` states of one kind written (inserted, updated) or ended (deleted) at versions `after.version` …
+   * `to`, after the position `after`, in (version, seq) order.
+   */
+  changes(space: SpaceKey, kind: ChangeKind, after: { version: number; seq: number }, to: number, limit: number): Promise<ChangeRow[]>;
+  /** The versions before `version` are no longer kept; it never moves back. */
+  deleteBefore(space: SpaceKey, version: number): Promise<void>;
+  /** Every tag of the space, by id. */
+  tags(space: SpaceKey): Promise<TagRecord[]>;
+  tag(space: SpaceKey, id: string): Promise<TagRecord | undefined>;
+  /** False when the space has a tag of that id already. */
+  createTag(space: SpaceKey, tag: TagRecord): Promise<boolean>;
+  /** Stores the tag's version and description; false when it does not exist. */
+  updateTag(space: SpaceKey, tag: TagRecord): Promise<boolean>;
+  /** The deleted tag, undefined when there was none. */
+  deleteTag(space: SpaceKey, id: string): Promise<TagRecord | undefined>;
+  /**
+   * Deletes at most `limit` history rows that no version from `oldest` on needs (ended before it) and no tag needs,
+   * and at most `limit` version records before it, in one short transaction; returns how many rows it deleted.
+   */
+  prune(space: SpaceKey, oldest: number, limit: number): Promise<number>;
 }
 
 export interface AccountRecord {
@@ -320,6 +387,7 @@ export interface Storage {
   readonly engine: string;
   readonly spaces: SpaceStore;
   readonly features: FeatureStore;
+  readonly history: HistoryStore;
   readonly access: AccessStore;
   readonly projects: ProjectStore;
   readonly sessions: SessionStore;

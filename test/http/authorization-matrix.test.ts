@@ -64,6 +64,14 @@ const CASES: Record<string, Case> = {
   [`GET ${SPACE}/tile/:type/:tileId`]: { kind: 'read', request: (s) => ({ path: `/hub/spaces/${s}/tile/web/0_0_0` }) },
   [`GET ${SPACE}/spatial`]: { kind: 'read', request: (s) => ({ path: `/hub/spaces/${s}/spatial?lat=50.1&lon=8.5&radius=100` }) },
   [`POST ${SPACE}/spatial`]: { kind: 'read', request: (s) => ({ path: `/hub/spaces/${s}/spatial`, body: { type: 'Point', coordinates: [8.5, 50.1] } }) },
+  [`GET ${SPACE}/changesets`]: { kind: 'read', request: (s) => ({ path: `/hub/spaces/${s}/changesets` }) },
+  [`DELETE ${SPACE}/changesets`]: { kind: 'manage', request: (s) => ({ path: `/hub/spaces/${s}/changesets?version=lt=1` }) },
+  [`GET ${SPACE}/changesets/:version`]: { kind: 'read', request: (s) => ({ path: `/hub/spaces/${s}/changesets/0` }) },
+  [`GET ${SPACE}/tags`]: { kind: 'read', request: (s) => ({ path: `/hub/spaces/${s}/tags` }) },
+  [`POST ${SPACE}/tags`]: { kind: 'manage', request: (s) => ({ path: `/hub/spaces/${s}/tags`, body: { id: 'new-tag' } }) },
+  [`GET ${SPACE}/tags/:tagId`]: { kind: 'read', request: (s) => ({ path: `/hub/spaces/${s}/tags/first` }) },
+  [`PATCH ${SPACE}/tags/:tagId`]: { kind: 'manage', request: (s) => ({ path: `/hub/spaces/${s}/tags/first`, body: { version: 1 } }) },
+  [`DELETE ${SPACE}/tags/:tagId`]: { kind: 'manage', request: (s) => ({ path: `/hub/spaces/${s}/tags/first` }) },
   'GET /ogc': { kind: 'public', request: () => ({ path: '/ogc' }) },
   'GET /ogc/conformance': { kind: 'public', request: () => ({ path: '/ogc/conformance' }) },
   'GET /ogc/api': { kind: 'list', request: () => ({ path: '/ogc/api' }) },
@@ -165,13 +173,17 @@ for (const backend of BACKENDS) {
     const projectSnapshot = async (id: string) =>
       (await call(hub, 'GET', `/project-api/projects/${id}`, { headers: { authorization: `Bearer ${tokens.get('full')}` } })).text;
 
-    /** A fresh space of A's with two features, shared when asked. */
+    /** A fresh space of A's with two features written in versions 0 and 1, and a tag `first` at 0; shared when asked. */
     async function spaceOfA(shared: boolean): Promise<string> {
-      const created = await call(hub, 'POST', '/hub/spaces', { body: { title: 'matrix', owner: ownerA, shared } });
+      const created = await call(hub, 'POST', '/hub/spaces', { body: { title: 'matrix', owner: ownerA, shared, versionsToKeep: 5 } });
       assert.equal(created.status, 200, created.text);
       const id = created.body.id as string;
-      const written = await call(hub, 'PUT', `/hub/spaces/${id}/features`, { body: { type: 'FeatureCollection', features: [feature('f1'), feature('f2')] } });
-      assert.equal(written.status, 200, written.text);
+      for (const written of [feature('f1'), feature('f2')]) {
+        const response = await call(hub, 'PUT', `/hub/spaces/${id}/features`, { body: { type: 'FeatureCollection', features: [written] } });
+        assert.equal(response.status, 200, response.text);
+      }
+      const tagged = await call(hub, 'POST', `/hub/spaces/${id}/tags`, { body: { id: 'first', version: 0 } });
+      assert.equal(tagged.status, 200, tagged.text);
       return id;
     }
 

@@ -108,7 +108,8 @@ for (const backend of BACKENDS) {
       for (let n = 0; n < 4; n++) await put(space, [point('a', { n })]);
       assertError(await call(hub, 'GET', `/hub/spaces/${space}/features/a?version=1`), 400, 'versionTooOld', 'oldest version that can be read is 2');
       assertError(await call(hub, 'GET', `/hub/spaces/${space}/search?version=4`), 400, 'versionNotYet', 'HEAD is 3', 'oldest version that can be read is 2');
-      assertError(await call(hub, 'GET', `/hub/spaces/${space}/features?id=a&version=x`), 400, 'invalidParameter');
+      assertError(await call(hub, 'GET', `/hub/spaces/${space}/features?id=a&version=1x`), 400, 'invalidParameter');
+      assertError(await call(hub, 'GET', `/hub/spaces/${space}/features?id=a&version=x`), 400, 'unknownVersionTag');
       assertError(await call(hub, 'GET', `/hub/spaces/${space}/search?version=*`), 400, 'invalidParameter');
       for (const path of ['bbox?west=0&south=0&east=3&north=3', 'tile/quadkey/0', 'spatial?lat=2&lon=1&radius=10', 'count', 'statistics']) {
         assertError(await call(hub, 'GET', `/hub/spaces/${space}/${path}${path.includes('?') ? '&' : '?'}version=2`), 400, 'versionUnsupported');

@@ -48,7 +48,7 @@ function handleOf(context: HandlerContext): { afterSeq: number; at: VersionRef }
   const position = parseHandle(handle);
   const asked = versionRefOf(context.query);
   if (position.version === undefined) return { afterSeq: position.afterSeq, at: asked };
-  if (asked !== 'HEAD' && asked !== position.version) throw hubError('invalidHandle', { handle: (handle ?? '').slice(0, 40) });
+  if (asked !== 'HEAD' && typeof asked !== 'object' && asked !== position.version) throw hubError('invalidHandle', { handle: (handle ?? '').slice(0, 40) });
   return { afterSeq: position.afterSeq, at: position.version };
 }
 

@@ -11,7 +11,7 @@ import { transformText } from './transform-plan.js';
 import type { FeatureSource } from '../feature-source.js';
 import type { SpaceResolver } from '../resolve/space-resolver.js';
 import { iterateHandle } from '../versions/iterate-position.js';
-import { checkReadable, oldestReadable, type VersionRef } from '../versions/space-versions.js';
+import { oldestReadable, readVersion, type VersionRef } from '../versions/space-versions.js';
 
 /** A page of an iterate read; `returned` and `lastSeq` are final once its features have been consumed. */
 export interface IteratePage extends FeatureCollectionStream {
@@ -42,11 +42,8 @@ export class FeatureService {
    * The version a read of the source asks for, checked against what the space keeps (a 400 names the oldest one it
    * can read); undefined for HEAD, which reads the current rows alone.
    */
-  private async versionOf(source: FeatureSource, ref: VersionRef): Promise<number | undefined> {
-    if (ref === 'HEAD') return undefined;
-    if (ref === '*') throw hubError('invalidParameter', { name: 'version', problem: '* (every version) is served by id only: /features/{featureId} and /features?id=' });
-    checkReadable(source.space.definition, await source.versions(), ref);
-    return ref;
+  private versionOf(source: FeatureSource, ref: VersionRef): Promise<number | undefined> {
+    return readVersion(source, ref);
   }
 
   /** The space and the feature come from one lookup at HEAD (see SpaceResolver.openWithFeature). */
@@ -59,7 +56,7 @@ export class FeatureService {
     return { etag: bodyEtag(json), cacheTTL: cacheTTLOf(found.definition), json };
   }
 
-  private async getOneAt(caller: Claims, spaceId: string, featureId: string, options: ReadOptions, at: number | '*'): Promise<SingleFeature> {
+  private async getOneAt(caller: Claims, spaceId: string, featureId: string, options: ReadOptions, at: Exclude<VersionRef, 'HEAD'>): Promise<SingleFeature> {
     const source = await this.reader(caller, spaceId);
     const version = await this.versionOf(source, at);
     let stored: string | undefined;

@@ -2,6 +2,7 @@
 import type { SpaceResolver } from '../resolve/space-resolver.js';
 import type { Claims } from '../access/claims.js';
 import type { SpaceDefinition } from '../../core/space-definition.js';
+import { oldestReadable } from '../versions/space-versions.js';
 
 const estimated = <T>(value: T, isEstimate = false) => ({ value, estimated: isEstimate });
 
@@ -17,9 +18,11 @@ export class StatisticsService {
    * the space's definition, which the OGC collection shows: one resolution serves both.
    */
   async statistics(caller: Claims, spaceId: string): Promise<{ body: { type: string } & Record<string, unknown>; definition: SpaceDefinition }> {
-    const source = (await this.spaces.open(caller, spaceId)).reader();
+    const scope = await this.spaces.open(caller, spaceId);
+    const source = scope.reader();
     const { space } = source;
-    const stats = await source.statistics({ exactUpTo: this.exactLimit });
+    const [stats, versions] = await Promise.all([source.statistics({ exactUpTo: this.exactLimit }),
+      scope.layering.kind === 'plain' ? source.versions() : undefined]);
     const searchable = space.definition.searchableProperties ? 'PARTIAL' : 'ALL';
     const searchableKeys = new Set(Object.keys(space.definition.searchableProperties ?? {})
       .map((path) => path.split('::')[0]));
@@ -42,6 +45,9 @@ export class StatisticsService {
         properties: { ...estimated(properties, stats.estimated), searchable },
         searchable,
         contentUpdatedAt: estimated(source.contentUpdatedAt),
+        // The versions a read can ask for (ADR 002), once the space has one; a virtual or composite space has none of its own.
+        ...(versions && versions.head >= 0
+          ? { minVersion: estimated(oldestReadable(space.definition, versions)), maxVersion: estimated(versions.head) } : {}),
       },
     };
   }

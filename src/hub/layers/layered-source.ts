@@ -5,7 +5,7 @@ import { vectorTileOf } from '../../geo/vector-tile.js';
 import { type BBox, geometryBBox } from '../../geo/bbox.js';
 import type { Geometry } from '../../geo/geometry.js';
 import { byCountThenKey, type SampledFeature, sampleStatistics, STATISTICS_SAMPLE } from '../../storage/shared/space-statistics.js';
-import type { PropertyStatistic, SpaceStatistics, SpaceVersions, StatisticsOptions, Storage, StoredSpace } from '../../storage/storage.js';
+import type { PropertyStatistic, SpaceStatistics, SpaceVersions, StatisticsOptions, Storage, StoredSpace, TagRecord } from '../../storage/storage.js';
 import { hubError } from '../../core/errors.js';
 import { storedFeatureId } from '../feature-text.js';
 import type { FeatureSource } from '../feature-source.js';
@@ -258,6 +258,14 @@ export class LayeredSource implements FeatureSource {
   }
 
   featureStates(): Promise<FeatureRow[]> {
+    return Promise.reject(hubError('versionOfLayers'));
+  }
+
+  tag(): Promise<TagRecord | undefined> {
+    return Promise.reject(hubError('versionOfLayers'));
+  }
+
+  tags(): Promise<TagRecord[]> {
     return Promise.reject(hubError('versionOfLayers'));
   }
 

@@ -1,4 +1,5 @@
 // One space as one request touches it: resolved once with its layers and their logs, and the only way to read their features, each read decided first.
+import { hubError } from '../../core/errors.js';
 import type { FeatureRow } from '../../core/feature-query.js';
 import type { Storage, StoredSpace } from '../../storage/storage.js';
 import { AccessRecord, decide, type SpaceRef, type WriteActions } from '../access/authorization.js';
@@ -85,6 +86,17 @@ export class SpaceScope {
     for (const layer of this.layers) if (layer.id !== this.space.id) record.read(layer);
     decide(this.caller, record);
     return this.sourceOf();
+  }
+
+  /**
+   * The space's own history (ADR 002), once the caller may read it (changesets, tags: readFeatures, as its features)
+   * or change it (`DELETE /changesets`, tag writes: manageSpaces). Decided before anything is looked at; a virtual or
+   * composite space has no history of its own (each layer has its versions), a clear 400 to a caller with the right.
+   */
+  history(change: boolean): FeatureSource {
+    decide(this.caller, change ? new AccessRecord().onSpace('manageSpaces', this.space) : new AccessRecord().read(this.space));
+    if (this.layering.kind !== 'plain') throw hubError('versionOfLayers');
+    return new PlainSource(this.storage, this.space);
   }
 
   /** The activity log of the space or one of its layers, looked up once per request. */

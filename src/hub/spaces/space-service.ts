@@ -15,6 +15,7 @@ import { CONNECTOR_MEMBERS, CREATION_ONLY, emptyTitle, normalizeSpaceInput } fro
 import { creationNeeds, updateNeeds } from './space-rights.js';
 import { spaceView } from './space-view.js';
 import type { SpaceResolver } from '../resolve/space-resolver.js';
+import type { Pruning } from '../versions/pruning.js';
 
 export type OwnerFilter = 'me' | 'others' | '*' | { owner: string };
 
@@ -49,7 +50,7 @@ export class SpaceService {
 
   /** `layers` checks layered definitions; `listPageSize`: spaces read per storage query when listing, which bounds the memory of a list. */
   constructor(private readonly storage: Storage, private readonly layers: SpaceResolver, private readonly defaultStorageId: string,
-    private readonly listPageSize = DEFAULT_SPACE_PAGE_SIZE) {
+    private readonly listPageSize = DEFAULT_SPACE_PAGE_SIZE, private readonly pruning?: Pruning) {
     this.logSpaces = new LogSpaces(storage, defaultStorageId);
   }
 
@@ -183,6 +184,8 @@ export class SpaceService {
     });
     if (!updated) throw hubError('spaceNotFound');
     if (before) await this.logSpaces.changed(before, updated);
+    // Fewer versions kept are unreadable at once (oldestReadable reads the definition); their rows go in the background.
+    if ('versionsToKeep' in fields) this.pruning?.schedule(id);
     return this.view(claims, updated);
   }
 

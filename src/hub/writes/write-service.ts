@@ -12,6 +12,7 @@ import { normalizeFeature } from './feature-input.js';
 import { refuseReadOnlySpace } from './read-only-policy.js';
 import { type EntryDefaults, type WriteBody, writeEntries } from './write-entries.js';
 import { writeThrough } from './write-pipeline.js';
+import type { Pruning } from '../versions/pruning.js';
 import { keepsHistory } from '../versions/space-versions.js';
 import type { WriteEntry, WriteOptions, WriteResult } from './write-plan.js';
 
@@ -37,7 +38,7 @@ const NO_ANSWER: WriteOptions = { transactional: true, respond: false, addTags: 
 export class WriteService {
   private readonly processors = new ProcessorCache();
   /** `spaces` resolves each space a request touches, once (shared with the reads). */
-  constructor(private readonly storage: Storage, private readonly spaces: SpaceResolver) {}
+  constructor(private readonly storage: Storage, private readonly spaces: SpaceResolver, private readonly pruning?: Pruning) {}
 
   private async writable(caller: Claims, spaceId: string): Promise<SpaceScope> {
     const scope = await this.spaces.open(caller, spaceId);
@@ -45,8 +46,11 @@ export class WriteService {
     return scope;
   }
 
-  private apply(scope: SpaceScope, entries: WriteEntry[], options: WriteOptions): Promise<WriteResult> {
-    return writeThrough(this.storage, this.processors, scope, entries, options);
+  /** Each layer keeping history that the write may have moved on is named for pruning (ADR 002). */
+  private async apply(scope: SpaceScope, entries: WriteEntry[], options: WriteOptions): Promise<WriteResult> {
+    const result = await writeThrough(this.storage, this.processors, scope, entries, options);
+    for (const layer of scope.layers) if (keepsHistory(layer.definition)) this.pruning?.schedule(layer.id);
+    return result;
   }
 
   async writeCollection(request: CollectionWrite): Promise<WriteResult> {

@@ -105,7 +105,9 @@ const KEEP_STATES: Prepared = {
   text: `INSERT INTO feature_history (sid, version_to, seq, id, version_from, feature, properties, geom, geometry_type, tags)
          SELECT sid, $2, seq, id, version, feature, properties, geom, geometry_type, tags FROM features WHERE sid = $1 AND seq = ANY($3::bigint[])`,
 };
-const VERSIONS: Prepared = { name: 'space_versions', text: 'SELECT version AS head, history_from AS "historyFrom" FROM space_contents WHERE sid = $1' };
+const VERSIONS: Prepared = {
+  name: 'space_versions', text: 'SELECT version AS head, history_from AS "historyFrom", deleted_before AS "deletedBefore" FROM space_contents WHERE sid = $1',
+};
 /** The state at ORIGIN of each feature changed after it (ADR 002, "Merges"): the history row current then, if any. */
 const ORIGIN_STATES: Prepared = {
   name: 'origin_states',
@@ -249,9 +251,9 @@ async function originStates(client: Client, origins: ReadonlyMap<number, Readonl
   for (const [sid, ofIds] of origins ?? []) {
     const ids = [...ofIds.keys()].filter((id) => !cannotExist(id));
     const { rows } = await client.query<{ id: string; json: string | null }>({ ...ORIGIN_STATES, values: [sid, ids, ids.map((id) => ofIds.get(id))] });
-    const [row] = (await client.query<{ head: string; historyFrom: string }>({ ...VERSIONS, values: [sid] })).rows;
+    const [row] = (await client.query<{ head: string; historyFrom: string; deletedBefore: string }>({ ...VERSIONS, values: [sid] })).rows;
     bySpace.set(sid, {
-      versions: row ? { head: Number(row.head), historyFrom: Number(row.historyFrom) } : { head: -1, historyFrom: 0 },
+      versions: row ? { head: Number(row.head), historyFrom: Number(row.historyFrom), deletedBefore: Number(row.deletedBefore) } : { head: -1, historyFrom: 0, deletedBefore: 0 },
       states: new Map(rows.map((state) => [state.id, state.json])),
     });
   }
@@ -301,8 +303,9 @@ export class PostgresFeatureStore implements FeatureStore {
   }
 
   async versions(space: SpaceKey): Promise<SpaceVersions> {
-    const [row] = await this.locations.byId(space.location).query<{ head: string; historyFrom: string }>(VERSIONS, [space.sid]);
-    return row ? { head: Number(row.head), historyFrom: Number(row.historyFrom) } : { head: -1, historyFrom: 0 };
+    const [row] = await this.locations.byId(space.location).query<{ head: string; historyFrom: string; deletedBefore: string }>(VERSIONS, [space.sid]);
+    return row ? { head: Number(row.head), historyFrom: Number(row.historyFrom), deletedBefore: Number(row.deletedBefore) }
+      : { head: -1, historyFrom: 0, deletedBefore: 0 };
   }
 
   async featureStates(space: SpaceKey, ids: readonly string[], oldest: number): Promise<FeatureRow[]> {

@@ -164,6 +164,21 @@ const contentMigrations: Migrations = [
      created_at bigint NOT NULL,
      PRIMARY KEY (sid, version)
    );`,
+  // Changesets, tags and pruning (docs/adr-002-history.md): the version before which DELETE /changesets removed the
+  // history, the states written at a version found by it (current rows, partial: a space without history pays nothing;
+  // superseded states by version_from), and the tags naming versions.
+  `ALTER TABLE space_contents ADD COLUMN deleted_before bigint NOT NULL DEFAULT 0;
+   CREATE INDEX features_by_version ON features (sid, version, seq) WHERE version IS NOT NULL;
+   CREATE INDEX feature_history_by_from ON feature_history (sid, version_from, seq);
+   CREATE TABLE space_tags (
+     sid bigint NOT NULL,
+     tag text COLLATE "C" NOT NULL,
+     version bigint NOT NULL,
+     author text NOT NULL,
+     description text,
+     created_at bigint NOT NULL,
+     PRIMARY KEY (sid, tag)
+   );`,
 ];
 
 export const CATALOG: SchemaComponent = { name: 'catalog', migrations: catalogMigrations };

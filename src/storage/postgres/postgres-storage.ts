@@ -1,8 +1,9 @@
 // The production storage engine: PostgreSQL 15 + PostGIS 3, one or more databases, the first holding the catalog.
-import type { FeatureStore, ProjectStore, SessionStore, SpaceStore, Storage } from '../storage.js';
+import type { FeatureStore, HistoryStore, ProjectStore, SessionStore, SpaceStore, Storage } from '../storage.js';
 import { PostgresAccessStore } from './access-store.js';
 import { Database } from './database.js';
 import { PostgresFeatureStore } from './feature-store.js';
+import { PostgresHistoryStore } from './history-store.js';
 import { Locations } from './locations.js';
 import { CATALOG, CONTENT, migrate } from './migrations.js';
 import { PostgresProjectStore } from './project-store.js';
@@ -20,6 +21,7 @@ export class PostgresStorage implements Storage {
   readonly engine = 'postgres';
   readonly spaces: SpaceStore;
   readonly features: FeatureStore;
+  readonly history: HistoryStore;
   readonly access: PostgresAccessStore;
   readonly projects: ProjectStore;
   readonly sessions: SessionStore;
@@ -33,6 +35,7 @@ export class PostgresStorage implements Storage {
     for (const db of this.locations.all) db.waitFor(ready);
     this.spaces = new PostgresSpaceStore(this.locations);
     this.features = new PostgresFeatureStore(this.locations, options.queryTimeout);
+    this.history = new PostgresHistoryStore(this.locations);
     this.access = new PostgresAccessStore(this.locations.catalog);
     this.projects = new PostgresProjectStore(this.locations.catalog);
     this.sessions = new PostgresSessionStore(this.locations.catalog);

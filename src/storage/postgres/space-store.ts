@@ -119,6 +119,7 @@ async function deleteContents(client: Client, sid: number): Promise<ContentsRow 
   await client.query('DELETE FROM features WHERE sid = $1', [sid]);
   await client.query('DELETE FROM feature_history WHERE sid = $1', [sid]);
   await client.query('DELETE FROM space_versions WHERE sid = $1', [sid]);
+  await client.query('DELETE FROM space_tags WHERE sid = $1', [sid]);
   return rows[0];
 }
 

@@ -92,8 +92,8 @@ export class SqliteFeatureStore implements FeatureStore {
          revision = revision + 1, content_updated_at = ? WHERE sid = ?`);
     this.selectLastSeq = db.prepare<[number], number>('SELECT seq FROM features WHERE sid = ? ORDER BY seq DESC LIMIT 1').pluck();
     this.selectCount = db.prepare<[number], { n: number }>('SELECT feature_count AS n FROM spaces WHERE sid = ?');
-    this.selectVersions = db.prepare<[number], { head: number; historyFrom: number }>(
-      'SELECT version AS head, history_from AS historyFrom FROM spaces WHERE sid = ?');
+    this.selectVersions = db.prepare<[number], SpaceVersions>(
+      'SELECT version AS head, history_from AS historyFrom, deleted_before AS deletedBefore FROM spaces WHERE sid = ?');
     this.selectHistoryOf = db.prepare<[string, number, number], ExistingRow>(
       `SELECT h.seq, h.id, h.json FROM json_each(?) j CROSS JOIN feature_history h ON h.sid = ? AND h.id = j.value AND h.version_to > ?
         ORDER BY j.key, h.version_to`);
@@ -197,7 +197,7 @@ export class SqliteFeatureStore implements FeatureStore {
     for (const [sid, ofIds] of origins ?? []) {
       const states = new Map<string, string | null>();
       for (const row of this.selectOrigins.all(JSON.stringify([...ofIds]), sid)) states.set(row.id, row.json);
-      bySpace.set(sid, { versions: this.selectVersions.get(sid) ?? { head: -1, historyFrom: 0 }, states });
+      bySpace.set(sid, { versions: this.selectVersions.get(sid) ?? { head: -1, historyFrom: 0, deletedBefore: 0 }, states });
     }
     return bySpace;
   }
@@ -241,7 +241,7 @@ export class SqliteFeatureStore implements FeatureStore {
   }
 
   async versions(space: SpaceKey): Promise<SpaceVersions> {
-    return this.selectVersions.get(space.sid) ?? { head: -1, historyFrom: 0 };
+    return this.selectVersions.get(space.sid) ?? { head: -1, historyFrom: 0, deletedBefore: 0 };
   }
 
   async featureStates(space: SpaceKey, ids: readonly string[], oldest: number): Promise<FeatureRow[]> {

@@ -133,6 +133,21 @@ export const SCHEMA: SchemaComponent = { name: 'SQLite', migrations: [
      created_at INTEGER NOT NULL,
      PRIMARY KEY (sid, version)
    ) WITHOUT ROWID;`,
+  // Changesets, tags and pruning (docs/adr-002-history.md): the version before which DELETE /changesets removed the
+  // history, the states written at a version found by it (current rows, partial: a space without history pays nothing;
+  // superseded states by version_from), and the tags naming versions.
+  `ALTER TABLE spaces ADD COLUMN deleted_before INTEGER NOT NULL DEFAULT 0;
+   CREATE INDEX features_by_version ON features (sid, version, seq) WHERE version IS NOT NULL;
+   CREATE INDEX feature_history_by_from ON feature_history (sid, version_from, seq);
+   CREATE TABLE space_tags (
+     sid INTEGER NOT NULL,
+     tag TEXT NOT NULL,
+     version INTEGER NOT NULL,
+     author TEXT NOT NULL,
+     description TEXT,
+     created_at INTEGER NOT NULL,
+     PRIMARY KEY (sid, tag)
+   ) WITHOUT ROWID;`,
 ] };
 
 /** The schema version is the database's `user_version`; each step commits with its new version. */

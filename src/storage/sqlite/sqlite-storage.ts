@@ -6,6 +6,7 @@ import type { Storage } from '../storage.js';
 import { SqliteAccessStore } from './access-store.js';
 import { SqliteSessionStore } from './session-store.js';
 import { SqliteFeatureStore } from './feature-store.js';
+import { SqliteHistoryStore } from './history-store.js';
 import { jsonContains } from './json-contains.js';
 import { migrate } from './migrations.js';
 import { makeOwnerOnly } from './owner-only-files.js';
@@ -30,6 +31,7 @@ export class SqliteStorage implements Storage {
   readonly engine = 'sqlite';
   readonly spaces: SqliteSpaceStore;
   readonly features: SqliteFeatureStore;
+  readonly history: SqliteHistoryStore;
   readonly access: SqliteAccessStore;
   readonly projects: SqliteProjectStore;
   readonly sessions: SqliteSessionStore;
@@ -38,6 +40,7 @@ export class SqliteStorage implements Storage {
     const writes = new WriteTransactions(db, options.queryTimeout);
     this.spaces = new SqliteSpaceStore(db, writes);
     this.features = new SqliteFeatureStore(db, writes, options.queryTimeout);
+    this.history = new SqliteHistoryStore(db, writes);
     this.access = new SqliteAccessStore(db, writes);
     this.projects = new SqliteProjectStore(db, writes);
     this.sessions = new SqliteSessionStore(db, writes);
