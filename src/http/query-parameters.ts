@@ -28,6 +28,7 @@ export const QUERY_PARAMETERS = {
   nextPageToken: text('The same as handle.'),
   id: list('Feature ids, comma-separated or repeated.'),
   tags: text('Tag expression: "," separates alternatives, "+" tags that must all be present (API.md 1.2); "*" deletes all.'),
+  author: list('Only features last written by one of these authors (accounts, or token cids): comma-separated or repeated.'),
   'p.*': { schema: { type: 'object', additionalProperties: { type: 'string' } }, description: 'Property filters: p.<path><operator><values> (and f.<member>), API.md 5.5.' },
   selection: list('Members to return: p.<path> for properties, other names for root members (API.md 5.1).'),
   force2D: flag('Return 2D positions.'),

@@ -48,7 +48,7 @@ export class Hub {
     this.features = new FeatureService(resolver);
     this.writes = new WriteService(storage, resolver);
     this.spatial = new SpatialService(resolver, this.features);
-    this.statistics = new StatisticsService(resolver, options.statisticsExactLimit);
+    this.statistics = new StatisticsService(resolver, this.features, options.statisticsExactLimit);
     this.access = new AccessService(storage, options.peers);
     this.projects = new ProjectService(storage);
     this.accounts = new AccountService(storage, options.sessionTtl);

@@ -2,6 +2,9 @@
 import type { SpaceResolver } from '../resolve/space-resolver.js';
 import type { Claims } from '../access/claims.js';
 import type { SpaceDefinition } from '../../core/space-definition.js';
+import type { VersionRef } from '../versions/space-versions.js';
+import type { FeatureService } from './feature-service.js';
+import { statisticsOfRead } from './read-statistics.js';
 
 const estimated = <T>(value: T, isEstimate = false) => ({ value, estimated: isEstimate });
 
@@ -10,16 +13,23 @@ export const DEFAULT_STATISTICS_EXACT_LIMIT = 10_000;
 
 export class StatisticsService {
   /** Spaces with more features than `exactLimit` get estimates from a sample (storage.ts SpaceStatistics). */
-  constructor(private readonly spaces: SpaceResolver, private readonly exactLimit = DEFAULT_STATISTICS_EXACT_LIMIT) {}
+  constructor(private readonly spaces: SpaceResolver, private readonly features: FeatureService, private readonly exactLimit = DEFAULT_STATISTICS_EXACT_LIMIT) {}
 
   /**
    * The StatisticsResponse without its `etag`, which is a hash of this body as sent (src/http/reply/read-reply.ts), and
    * the space's definition, which the OGC collection shows: one resolution serves both.
    */
-  async statistics(caller: Claims, spaceId: string): Promise<{ body: { type: string } & Record<string, unknown>; definition: SpaceDefinition }> {
+  /**
+   * At a version the statistics are counted over the read of that version (read-statistics.ts): the stored counters
+   * and aggregates describe HEAD only. `contentUpdatedAt` stays the space's.
+   */
+  async statistics(caller: Claims, spaceId: string, at: VersionRef = 'HEAD'): Promise<{ body: { type: string } & Record<string, unknown>; definition: SpaceDefinition }> {
     const source = (await this.spaces.open(caller, spaceId)).reader();
     const { space } = source;
-    const stats = await source.statistics({ exactUpTo: this.exactLimit });
+    const version = await this.features.versionOf(source, at);
+    const stats = version === undefined
+      ? await source.statistics({ exactUpTo: this.exactLimit })
+      : await statisticsOfRead(source.query({ limit: Number.MAX_SAFE_INTEGER, version }));
     const searchable = space.definition.searchableProperties ? 'PARTIAL' : 'ALL';
     const searchableKeys = new Set(Object.keys(space.definition.searchableProperties ?? {})
       .map((path) => path.split('::')[0]));

@@ -30,16 +30,25 @@ const DELETE_CHUNK = 1000;
  */
 const BY_IDS = 'FROM json_each(?) j CROSS JOIN features f ON f.sid = ? AND f.id = j.value';
 /**
- * The space right after a version (ADR 002): the current rows written at it or before (NULL: before history began),
- * and the superseded states that were current then. Each feature is in one part at most, under its seq.
+ * The space right after a version (ADR 002), for reads by id: the current rows written at it or before (NULL: before
+ * history began), and the superseded states that were current then. Each feature is in one part at most, under its seq.
  */
-const AT_VERSION = `(SELECT seq, sid, id, json FROM features WHERE sid = ? AND (version IS NULL OR version <= ?)
-  UNION ALL SELECT seq, sid, id, json FROM feature_history WHERE sid = ? AND version_to > ? AND (version_from IS NULL OR version_from <= ?))`;
+const COLUMNS = 'seq, sid, id, json, geometry_type, min_x, min_y, max_x, max_y';
+const AT_VERSION = `(SELECT ${COLUMNS} FROM features WHERE sid = ? AND (version IS NULL OR version <= ?)
+  UNION ALL SELECT ${COLUMNS} FROM feature_history WHERE sid = ? AND version_to > ? AND (version_from IS NULL OR version_from <= ?))`;
 const atVersion = (sid: number, version: number): unknown[] => [sid, version, sid, version, version];
+/** A current row shows at a version when it was written at it or before (NULL: before history began). */
+const HEAD_AT_VERSION = '(f.version IS NULL OR f.version <= ?)';
 /** The features of a list of seqs, each looked up by primary key. */
 const BY_SEQS = 'FROM json_each(?) j CROSS JOIN features f ON f.seq = j.value AND f.sid = ?';
 
 interface ExistingRow extends StoredRow { id: string }
+
+/** A page statement of `seq, json` rows in seq order, and its parameters for the page of `size` after a seq. */
+interface PagedSource {
+  sql: string;
+  params(after: number, size: number): unknown[];
+}
 
 /** A feature just inserted, for its R*Tree entry. */
 interface NewBounds { seq: number; bbox: BBox; along: number }
@@ -334,17 +343,39 @@ export class SqliteFeatureStore implements FeatureStore {
     return { text: text ?? Buffer.alloc(0), count, lastSeq: lastSeq ?? 0 };
   }
 
-  /** A read at a version: the same statements over the current rows and the superseded states (AT_VERSION). */
+  /**
+   * The features of a read at a version without ids, in seq order after a seq, a page of at most `size`: the current
+   * rows written at it or before, through the same plan as a HEAD read (the spatial index, the tag index), and the
+   * states superseded after it, found by `(sid, version_to)` and tested by their bounds and text (their tags are not
+   * in the tag index). Each part is limited to the page before the two are merged by seq.
+   */
+  private versionedPage(sid: number, query: Omit<FeatureQuery, 'ids'>, version: number, spatial: SpatialPlan | undefined): PagedSource {
+    const current = compileFilter(query);
+    const head = this.orderedSource(sid, { sql: `${HEAD_AT_VERSION} AND ${current.sql}`, params: [version, ...current.params] }, spatial);
+    const superseded = withExact(compileFilter(query, true), spatial);
+    return {
+      sql: `SELECT seq, json FROM (SELECT f.seq AS seq, f.json AS json ${head.sql} LIMIT ?)
+            UNION ALL
+            SELECT seq, json FROM (SELECT f.seq AS seq, f.json AS json FROM feature_history f
+              WHERE f.sid = ? AND f.version_to > ? AND (f.version_from IS NULL OR f.version_from <= ?) AND f.seq > ? AND ${superseded.sql}
+              ORDER BY f.seq LIMIT ?)
+            ORDER BY seq LIMIT ?`,
+      params: (after, size) => [...head.params(after), size, sid, version, version, after, ...superseded.params, size, size],
+    };
+  }
+
+  /** A read at a version: the current rows and the superseded states (versionedPage, AT_VERSION for ids). */
   private async *queryAt(sid: number, query: FeatureQuery, version: number, signal?: AbortSignal): AsyncIterable<FeatureRow[]> {
-    if (query.spatial) throw new Error('a read at a version has no spatial condition');
-    const where = compileFilter(query, true);
+    const spatial = this.spatialPlan(sid, query);
+    const run = <T>(statement: () => T): T => spatial ? spatial.during(statement) : statement();
     if (query.ids) {
-      yield this.rows(`SELECT f.seq, f.json FROM json_each(?) j CROSS JOIN ${AT_VERSION} f ON f.id = j.value WHERE ${where.sql} ORDER BY j.key LIMIT ?`,
-        [JSON.stringify(query.ids), ...atVersion(sid, version), ...where.params, query.limit]);
+      const where = withExact(compileFilter(query, true), spatial);
+      yield run(() => this.rows(`SELECT f.seq, f.json FROM json_each(?) j CROSS JOIN ${AT_VERSION} f ON f.id = j.value WHERE ${where.sql} ORDER BY j.key LIMIT ?`,
+        [JSON.stringify(query.ids), ...atVersion(sid, version), ...where.params, query.limit]));
       return;
     }
-    const sql = `SELECT f.seq, f.json FROM ${AT_VERSION} f WHERE f.seq > ? AND ${where.sql} ORDER BY f.seq LIMIT ?`;
-    yield* keysetPages(query.limit, query.afterSeq ?? 0, PAGE_SIZE, (after, size) => this.rows(sql, [...atVersion(sid, version), after, ...where.params, size]),
+    const page = this.versionedPage(sid, query, version, spatial);
+    yield* keysetPages(query.limit, query.afterSeq ?? 0, PAGE_SIZE, (after, size) => run(() => this.rows(page.sql, page.params(after, size))),
       (rows) => ({ count: rows.length, lastSeq: rows[rows.length - 1]?.seq ?? 0 }), { deadlineMs: this.deadlineMs, signal });
   }
 
@@ -375,11 +406,18 @@ export class SqliteFeatureStore implements FeatureStore {
   async countUpTo(space: SpaceKey, query: Omit<FeatureQuery, 'ids'>, signal?: AbortSignal): Promise<number> {
     const { sid } = space;
     const spatial = this.spatialPlan(sid, query);
-    const source = this.orderedSource(sid, compileFilter(query), spatial);
     throwIfCancelled(signal);
     const start = performance.now();
-    const statement = this.statement(`SELECT count(*) FROM (SELECT 1 ${source.sql} LIMIT ?)`).pluck();
-    const count = () => statement.get(...source.params(query.afterSeq ?? 0), query.limit) as number;
+    let count: () => number;
+    if (query.version === undefined) {
+      const source = this.orderedSource(sid, compileFilter(query), spatial);
+      const statement = this.statement(`SELECT count(*) FROM (SELECT 1 ${source.sql} LIMIT ?)`).pluck();
+      count = () => statement.get(...source.params(query.afterSeq ?? 0), query.limit) as number;
+    } else {
+      const page = this.versionedPage(sid, query, query.version, spatial);
+      const statement = this.statement(`SELECT count(*) FROM (${page.sql})`).pluck();
+      count = () => statement.get(...page.params(query.afterSeq ?? 0, query.limit)) as number;
+    }
     const counted = spatial ? spatial.during(count) : count();
     checkDeadline(performance.now() - start, { deadlineMs: this.deadlineMs });
     return counted;
