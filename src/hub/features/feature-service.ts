@@ -131,7 +131,7 @@ export class FeatureService {
       lastSeq = last;
     };
     return {
-      key: answerKey(source, options.etagKey),
+      key: answerKey(source, options.etagKey, filter.version),
       cacheTTL: cacheTTLOf(source.space.definition),
       features: renderPages(source, { ...filter, afterSeq, limit }, options, onPage),
       trailer: () => ({}),
@@ -176,13 +176,13 @@ export class FeatureService {
       const texts = await summarize(rows);
       if (texts.length > 0) yield texts.join(',');
     }
-    return { key: answerKey(source, options.etagKey), cacheTTL: cacheTTLOf(source.space.definition), features: features(), trailer: () => ({}) };
+    return { key: answerKey(source, options.etagKey, query.version), cacheTTL: cacheTTLOf(source.space.definition), features: features(), trailer: () => ({}) };
   }
 
   /** The features a query finds in a source, rendered as the answer's pages. */
   collection(source: FeatureSource, query: FeatureQuery, options: ReadOptions): FeatureCollectionStream {
     return {
-      key: answerKey(source, options.etagKey),
+      key: answerKey(source, options.etagKey, query.version),
       cacheTTL: cacheTTLOf(source.space.definition),
       features: renderPages(source, query, options),
       trailer: () => ({}),

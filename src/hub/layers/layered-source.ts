@@ -52,14 +52,23 @@ export class LayeredSource implements FeatureSource {
   /** The index of the space's own layer (a composite space's features), −1 for a virtual space. */
   private readonly own: number;
 
+  /**
+   * How the layers combine is part of the content (a PATCH from group to merge over the same spaces changes the
+   * answers), then each space read; at a version, the composite space's own layer by that version, the others by
+   * their revision at HEAD.
+   */
+  contentAt(version: number | undefined): string {
+    const spaces = [this.space, ...this.layers.filter((layer) => layer.id !== this.space.id)];
+    const layering = `${this.combination}${this.masking ? ' masking' : ''}`;
+    const state = (layer: StoredSpace) => (version !== undefined && layer.id === this.space.id ? `@${version}` : String(layer.revision));
+    return [layering, ...spaces.map((layer) => `${layer.id}\n${String(layer.definition.createdAt)}\n${state(layer)}`)].join('\n');
+  }
+
   constructor(private readonly storage: Storage, readonly space: StoredSpace, private readonly layers: readonly StoredSpace[],
     private readonly combination: Combination, private readonly masking: boolean) {
     this.own = masking ? layers.findIndex((layer) => layer.id === space.id) : -1;
-    const spaces = [space, ...layers.filter((layer) => layer.id !== space.id)];
-    // How the layers combine is part of the content: a PATCH from group to merge over the same spaces changes the answers.
-    const layering = `${combination}${masking ? ' masking' : ''}`;
-    this.version = [layering, ...spaces.map((layer) => `${layer.id}\n${String(layer.definition.createdAt)}\n${layer.revision}`)].join('\n');
-    this.contentUpdatedAt = Math.max(...spaces.map((layer) => layer.contentUpdatedAt));
+    this.version = this.contentAt(undefined);
+    this.contentUpdatedAt = Math.max(space.contentUpdatedAt, ...layers.map((layer) => layer.contentUpdatedAt));
   }
 
   /**
