@@ -14,7 +14,7 @@ import { StorageError } from '../storage-error.js';
 import type { FeatureStore, FeatureWrite, HistoryOfWrite, SpaceKey, SpaceStatistics, SpaceVersions, StatisticsOptions, WritePlan, WritePlanner,
   WriteStep } from '../storage.js';
 import { compileFilter, type SqlFragment } from './filter-sql.js';
-import { type OrderedSource, SpatialIndex, type SpatialPlan } from './spatial-sql.js';
+import { candidateParams, INDEX_CANDIDATES, type OrderedSource, SpatialIndex, spatialBounds, type SpatialPlan } from './spatial-sql.js';
 import { readStatistics } from './statistics.js';
 import { pauseForOtherWriters, type WriteTransactions } from './write-transactions.js';
 
@@ -39,6 +39,11 @@ const AT_VERSION = `(SELECT ${COLUMNS} FROM features WHERE sid = ? AND (version 
 const atVersion = (sid: number, version: number): unknown[] => [sid, version, sid, version, version];
 /** A current row shows at a version when it was written at it or before (NULL: before history began). */
 const HEAD_AT_VERSION = '(f.version IS NULL OR f.version <= ?)';
+/**
+ * A read at a version finds the superseded states of its area through the history's R*Tree while the area holds fewer
+ * entries than this (supersededSource).
+ */
+const HISTORY_CANDIDATES = 2000;
 /** The features of a list of seqs, each looked up by primary key. */
 const BY_SEQS = 'FROM json_each(?) j CROSS JOIN features f ON f.seq = j.value AND f.sid = ?';
 
@@ -74,6 +79,8 @@ export class SqliteFeatureStore implements FeatureStore {
   private readonly selectVersions;
   private readonly selectHistoryOf;
   private readonly keepState;
+  private readonly keepBounds;
+  private readonly countHistoryCandidates;
   private readonly setVersion;
   private readonly recordVersion;
   private readonly bumpVersion;
@@ -105,8 +112,12 @@ export class SqliteFeatureStore implements FeatureStore {
     this.selectHistoryOf = db.prepare<[string, number, number], ExistingRow>(
       `SELECT h.seq, h.id, h.json FROM json_each(?) j CROSS JOIN feature_history h ON h.sid = ? AND h.id = j.value AND h.version_to > ?
         ORDER BY j.key, h.version_to`);
-    this.keepState = db.prepare(`INSERT INTO feature_history (sid, version_to, seq, id, version_from, json, geometry_type, min_x, min_y, max_x, max_y)
-      SELECT sid, ?, seq, id, version, json, geometry_type, min_x, min_y, max_x, max_y FROM features WHERE seq = ?`);
+    this.keepBounds = db.prepare(`INSERT INTO feature_history_bounds (min_x, max_x, min_y, max_y, sid, version_to, seq)
+      SELECT min_x, max_x, min_y, max_y, sid, ?, seq FROM features WHERE seq = ? AND min_x IS NOT NULL`);
+    this.keepState = db.prepare(`INSERT INTO feature_history (sid, version_to, seq, id, version_from, json, geometry_type, min_x, min_y, max_x, max_y, bounds_id)
+      SELECT sid, ?, seq, id, version, json, geometry_type, min_x, min_y, max_x, max_y, ? FROM features WHERE seq = ?`);
+    this.countHistoryCandidates = db.prepare<unknown[], number>(
+      `SELECT count(*) FROM (SELECT 1 FROM feature_history_bounds r WHERE ${INDEX_CANDIDATES} LIMIT ?)`).pluck();
     this.setVersion = db.prepare('UPDATE spaces SET version = ? WHERE sid = ?');
     this.recordVersion = db.prepare('INSERT INTO space_versions (sid, version, author, created_at) VALUES (?, ?, ?, ?)');
     // A version written without history is the oldest one a read can ask for until history is kept again.
@@ -204,8 +215,8 @@ export class SqliteFeatureStore implements FeatureStore {
     const { diff, planned } = planWrite(stored, planner);
     const version = versions.get(sid) ?? null;
     if (version !== null && diff.changed) {
-      for (const { seq } of diff.updates) this.keepState.run(version, seq);
-      for (const seq of diff.deletes) this.keepState.run(version, seq);
+      for (const { seq } of diff.updates) this.keepStateOf(version, seq);
+      for (const seq of diff.deletes) this.keepStateOf(version, seq);
     }
     const inserted: NewBounds[] = [];
     for (const feature of diff.inserts) {
@@ -227,6 +238,12 @@ export class SqliteFeatureStore implements FeatureStore {
       this.recordVersion.run(sid, version, author, diff.timestamp);
     }
     return planned;
+  }
+
+  /** Appends the state of a current row, superseded at `version`, to the history, with its entry in the history's R*Tree. */
+  private keepStateOf(version: number, seq: number): void {
+    const bounds = this.keepBounds.run(version, seq);
+    this.keepState.run(version, bounds.changes > 0 ? Number(bounds.lastInsertRowid) : null, seq);
   }
 
   async versions(space: SpaceKey): Promise<SpaceVersions> {
@@ -353,15 +370,33 @@ export class SqliteFeatureStore implements FeatureStore {
     const current = compileFilter(query);
     const head = this.orderedSource(sid, { sql: `${HEAD_AT_VERSION} AND ${current.sql}`, params: [version, ...current.params] }, spatial);
     const superseded = withExact(compileFilter(query, true), spatial);
+    const past = this.supersededSource(sid, version, query.spatial);
     return {
       sql: `SELECT seq, json FROM (SELECT f.seq AS seq, f.json AS json ${head.sql} LIMIT ?)
             UNION ALL
-            SELECT seq, json FROM (SELECT f.seq AS seq, f.json AS json FROM feature_history f
-              WHERE f.sid = ? AND f.version_to > ? AND (f.version_from IS NULL OR f.version_from <= ?) AND f.seq > ? AND ${superseded.sql}
-              ORDER BY f.seq LIMIT ?)
+            SELECT seq, json FROM (SELECT f.seq AS seq, f.json AS json ${past.sql}
+              AND (f.version_from IS NULL OR f.version_from <= ?) AND f.seq > ? AND ${superseded.sql} ORDER BY f.seq LIMIT ?)
             ORDER BY seq LIMIT ?`,
-      params: (after, size) => [...head.params(after), size, sid, version, version, after, ...superseded.params, size, size],
+      params: (after, size) => [...head.params(after), size, ...past.params, version, after, ...superseded.params, size, size],
     };
+  }
+
+  /**
+   * `FROM feature_history f WHERE …` of the states superseded after `version`: through (sid, version_to), which reads
+   * every change since the version, or for a small area through the history's R*Tree, which reads the states of the
+   * area in every space and version. The R*Tree is taken while it holds fewer than HISTORY_CANDIDATES entries in the
+   * area: past that, a read reaching that far back reads about as many rows either way.
+   */
+  private supersededSource(sid: number, version: number, spatial: FeatureQuery['spatial']): SqlFragment {
+    const byPlace = spatial !== undefined
+      && this.countHistoryCandidates.get(...candidateParams(spatialBounds(spatial)), HISTORY_CANDIDATES)! < HISTORY_CANDIDATES;
+    return byPlace
+      ? {
+          sql: `FROM feature_history_bounds r CROSS JOIN feature_history f ON f.sid = r.sid AND f.version_to = r.version_to AND f.seq = r.seq
+                WHERE ${INDEX_CANDIDATES} AND r.sid = ? AND r.version_to > ?`,
+          params: [...candidateParams(spatialBounds(spatial)), sid, version],
+        }
+      : { sql: 'FROM feature_history f WHERE f.sid = ? AND f.version_to > ?', params: [sid, version] };
   }
 
   /** A read at a version: the current rows and the superseded states (versionedPage, AT_VERSION for ids). */
