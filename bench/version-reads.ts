@@ -64,22 +64,30 @@ async function turn(client: HubClient, paths: string[]): Promise<{ rate: number;
   return { rate: done / seconds, features: features / done };
 }
 
-async function explain(url: string, version: number): Promise<void> {
+/**
+ * The plan of the hub's small-box statement at each version (feature-store.ts `read` and `atVersion`, values inlined):
+ * far back the history part should take the GiST on (sid, geom), a version back (sid, version_to).
+ */
+async function explain(url: string, versions: number[]): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     await client.query('VACUUM (ANALYZE) features');
     await client.query('VACUUM (ANALYZE) feature_history');
     const { rows: [{ sid }] } = await client.query<{ sid: string }>('SELECT max(sid) AS sid FROM features');
-    const [west, south] = [0, 50];
-    const box = `ST_MakeEnvelope(${west}, ${south}, ${west + BOX}, ${south + BOX}, 4326)`;
-    const from = `(SELECT seq, sid, id, feature, properties, geom, geometry_type, tags FROM features WHERE sid = ${sid} AND (version IS NULL OR version <= ${version})
-       UNION ALL SELECT seq, sid, id, feature, properties, geom, geometry_type, tags FROM feature_history
-        WHERE sid = ${sid} AND version_to > ${version} AND (version_from IS NULL OR version_from <= ${version}))`;
-    const sql = `SELECT string_agg(p.feature, ','), count(*)::int, max(p.seq) FROM (
-      SELECT f.seq, f.feature FROM ${from} f WHERE f.sid = ${sid} AND f.seq > 0 AND (f.geom && ${box} AND ST_Intersects(f.geom, ${box})) ORDER BY f.seq LIMIT 1000) p`;
-    const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`);
-    console.log(rows.map((row) => row['QUERY PLAN']).join('\n'));
+    for (const version of versions) {
+      const [west, south] = [0, 50];
+      const box = `ST_MakeEnvelope(${west}, ${south}, ${west + BOX}, ${south + BOX}, 4326)`;
+      const from = `(SELECT seq, sid, id, feature, properties, geom, geometry_type, tags FROM features WHERE sid = ${sid} AND (version IS NULL OR version <= ${version})
+         UNION ALL SELECT seq, sid, id, feature, properties, geom, geometry_type, tags FROM feature_history
+          WHERE sid = ${sid} AND version_to > ${version} AND (version_from IS NULL OR version_from <= ${version}))`;
+      const sql = `SELECT string_agg(p.feature, ','), count(*)::int, max(p.seq) FROM (
+        SELECT f.seq, f.feature FROM ${from} f WHERE f.sid = ${sid} AND f.seq > 0 AND (f.geom && ${box} AND ST_Intersects(f.geom, ${box})) ORDER BY f.seq LIMIT 1000) p`;
+      const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`);
+      // The plan's nodes and figures, without the long conditions.
+      console.log(`EXPLAIN (ANALYZE, BUFFERS) of a ${BOX}° box at version ${version}:`);
+      console.log(rows.map((row) => row['QUERY PLAN']).filter((line) => !/Cond:|Filter:/.test(line)).join('\n'));
+    }
   } finally {
     await client.end();
   }
@@ -101,7 +109,7 @@ async function main(): Promise<void> {
       const head = await fill(client, space);
       const back = head - VERSIONS_BACK;
       console.log(`${engine}: ${POINTS} points, HEAD ${head}, reading version ${back} (${VERSIONS_BACK * CHANGED} changes since); filled in ${Date.now() - filled} ms`);
-      if (cluster) await explain(cluster.url, back);
+      if (cluster) await explain(cluster.url, [back, head - 1]);
       const boxes = Array.from({ length: 64 }, () => {
         const [west, south] = place();
         return `/hub/spaces/${space}/bbox?west=${west}&south=${south}&east=${west + BOX}&north=${south + BOX}`;

@@ -344,8 +344,8 @@ export class PostgresFeatureStore implements FeatureStore {
     yield* this.read(space, query, signal, {
       name: 'feature_text_by_id',
       outer: (inner) => `SELECT string_agg(p.feature, ','), count(*)::int, max(p.seq) FROM (${inner}) p`,
-      probed: (where) => `WITH probe AS MATERIALIZED (
-                            SELECT f.seq, f.feature FROM features f WHERE f.sid = $1 AND f.seq > $2 AND ${where} LIMIT ${PROBE('$3')})
+      probed: (from, where) => `WITH probe AS MATERIALIZED (
+                            SELECT f.seq, f.feature FROM ${from} f WHERE f.sid = $1 AND f.seq > $2 AND ${where} LIMIT ${PROBE('$3')})
                           SELECT string_agg(p.feature, ','), count(*)::int, max(p.seq), ${DENSE('$3')} FROM (${PROBED('$3')}) p`,
       shape,
       measure: (page) => page,
@@ -355,13 +355,14 @@ export class PostgresFeatureStore implements FeatureStore {
   /**
    * The by-id lookup, or keyset pages over insertion order with the next page fetched while the current
    * one streams. The inner SELECT yields `seq, feature` in result order; `outer` may
-   * wrap it, and `shape` turns the rows of one statement into a page. `probed`, given the WHERE conditions,
-   * is the same page as a probed area read (probed-area.ts), whose last column says the area was dense.
+   * wrap it, and `shape` turns the rows of one statement into a page. `probed`, given the rows read (the features, or the
+   * space at a version) and the WHERE conditions, is the same page as a probed area read (probed-area.ts), whose last
+   * column says the area was dense.
    */
   private async *read<T>(space: SpaceKey, query: FeatureQuery, signal: AbortSignal | undefined, how: {
     name: string;
     outer: (inner: string) => string;
-    probed?: (where: string) => string;
+    probed?: (from: string, where: string) => string;
     shape: (rows: unknown[][]) => T;
     measure: (page: T) => { count: number; lastSeq: number };
   }): AsyncIterable<T> {
@@ -387,7 +388,7 @@ export class PostgresFeatureStore implements FeatureStore {
     const where = compileQuery(query, params);
     const from = query.version === undefined ? 'features' : atVersion('$1', params.add(query.version));
     const sql = how.outer(`SELECT f.seq, f.feature FROM ${from} f WHERE f.sid = $1 AND f.seq > $2 AND ${where} ORDER BY f.seq LIMIT $3`);
-    let probe = how.probed && probes(query) && query.version === undefined ? prepared(how.probed(where)) : undefined;
+    let probe = how.probed && probes(query) ? prepared(how.probed(from, where)) : undefined;
     const pageSize = probe ? PROBED_PAGES : query.spatial ? SPATIAL_PAGES : PAGE_SIZE;
     const fetchPage = async (after: number, size: number): Promise<T> => {
       const values = [...params.values];
