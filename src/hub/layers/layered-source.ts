@@ -48,9 +48,16 @@ export class LayeredSource implements FeatureSource {
   readonly version: string;
   readonly contentUpdatedAt: number;
 
-  /** `layers` in reading order; `masking` when layers above the first may hold tombstones (composite spaces). */
   /** The index of the space's own layer (a composite space's features), −1 for a virtual space. */
   private readonly own: number;
+
+  /** `layers` in reading order; `masking` when layers above the first may hold tombstones (composite spaces). */
+  constructor(private readonly storage: Storage, readonly space: StoredSpace, private readonly layers: readonly StoredSpace[],
+    private readonly combination: Combination, private readonly masking: boolean) {
+    this.own = masking ? layers.findIndex((layer) => layer.id === space.id) : -1;
+    this.version = this.contentAt(undefined);
+    this.contentUpdatedAt = Math.max(space.contentUpdatedAt, ...layers.map((layer) => layer.contentUpdatedAt));
+  }
 
   /**
    * How the layers combine is part of the content (a PATCH from group to merge over the same spaces changes the
@@ -62,13 +69,6 @@ export class LayeredSource implements FeatureSource {
     const layering = `${this.combination}${this.masking ? ' masking' : ''}`;
     const state = (layer: StoredSpace) => (version !== undefined && layer.id === this.space.id ? `@${version}` : String(layer.revision));
     return [layering, ...spaces.map((layer) => `${layer.id}\n${String(layer.definition.createdAt)}\n${state(layer)}`)].join('\n');
-  }
-
-  constructor(private readonly storage: Storage, readonly space: StoredSpace, private readonly layers: readonly StoredSpace[],
-    private readonly combination: Combination, private readonly masking: boolean) {
-    this.own = masking ? layers.findIndex((layer) => layer.id === space.id) : -1;
-    this.version = this.contentAt(undefined);
-    this.contentUpdatedAt = Math.max(space.contentUpdatedAt, ...layers.map((layer) => layer.contentUpdatedAt));
   }
 
   /**

@@ -363,8 +363,8 @@ export class SqliteFeatureStore implements FeatureStore {
   /**
    * The features of a read at a version without ids, in seq order after a seq, a page of at most `size`: the current
    * rows written at it or before, through the same plan as a HEAD read (the spatial index, the tag index), and the
-   * states superseded after it, found by `(sid, version_to)` and tested by their bounds and text (their tags are not
-   * in the tag index). Each part is limited to the page before the two are merged by seq.
+   * states superseded after it (supersededSource), tested by their bounds and text (their tags are not in the tag
+   * index). Each part is limited to the page before the two are merged by seq.
    */
   private versionedPage(sid: number, query: Omit<FeatureQuery, 'ids'>, version: number, spatial: SpatialPlan | undefined): PagedSource {
     const current = compileFilter(query);
