@@ -31,11 +31,8 @@ export interface Route {
    * origin is refused (session-cookie.ts). `login` needs no session, but gets the same origin check.
    */
   session?: true | 'login';
-  /**
-   * Reads that take `version`/`versionRef` (ADR 002): `any` reads at any kept version, `head` is refused with a 400
-   * for any version but HEAD (not served at a version yet) rather than silently answering HEAD.
-   */
-  versions?: 'any' | 'head';
+  /** Reads that take `version`/`versionRef` (ADR 002): at any kept version. */
+  versions?: 'any';
   handler: Handler;
 }
 
@@ -47,7 +44,7 @@ const COLLECTION = '/ogc/collections/:spaceId';
 const ITEM = `${COLLECTION}/items/:featureId`;
 
 const OUTPUT: QueryName[] = ['selection', 'force2D'];
-const FILTERS: QueryName[] = ['tags', 'p.*'];
+const FILTERS: QueryName[] = ['tags', 'p.*', 'author'];
 const WRITE: QueryName[] = ['addTags', 'removeTags', 'prefixId', 'transactional'];
 const AREA: QueryName[] = [...FILTERS, ...OUTPUT, 'limit', 'clip'];
 const DISPLAY: QueryName[] = ['clustering', 'clustering.*', 'tweaks', 'tweaks.strength', 'tweaks.algorithm', 'tweaks.samplingthreshold', 'tweaks.defaultselection'];
@@ -64,7 +61,7 @@ export const routes: Route[] = [
   { method: 'PATCH', path: SPACE, summary: 'Change members of a space', handler: patchSpace },
   { method: 'DELETE', path: SPACE, summary: 'Delete a space and its features', handler: deleteSpace },
 
-  { method: 'GET', path: `${SPACE}/features`, summary: 'Features by id', query: ['id', ...OUTPUT], versions: 'any', handler: getFeaturesById },
+  { method: 'GET', path: `${SPACE}/features`, summary: 'Features by id', query: ['id', 'author', ...OUTPUT], versions: 'any', handler: getFeaturesById },
   { method: 'PUT', path: `${SPACE}/features`, summary: 'Write features: create or replace', query: WRITE, handler: putFeatures },
   { method: 'POST', path: `${SPACE}/features`, summary: 'Write features or a modification list', query: [...WRITE, 'e', 'ne', 'cr'], handler: postFeatures },
   { method: 'DELETE', path: `${SPACE}/features`, summary: 'Delete features by id or by tags', query: ['id', 'tags'], handler: deleteFeatures },
@@ -75,13 +72,13 @@ export const routes: Route[] = [
 
   { method: 'GET', path: `${SPACE}/search`, summary: 'Features matching tags and property filters', query: [...FILTERS, ...OUTPUT, 'limit'], versions: 'any', handler: searchFeatures },
   { method: 'GET', path: `${SPACE}/iterate`, summary: 'All features, page by page', query: [...FILTERS, ...OUTPUT, 'limit', 'handle', 'nextPageToken'], versions: 'any', handler: iterateFeatures },
-  { method: 'GET', path: `${SPACE}/count`, summary: 'How many features match', query: FILTERS, versions: 'head', handler: countFeatures },
-  { method: 'GET', path: `${SPACE}/statistics`, summary: 'Statistics of the space', versions: 'head', handler: spaceStatistics },
+  { method: 'GET', path: `${SPACE}/count`, summary: 'How many features match', query: FILTERS, versions: 'any', handler: countFeatures },
+  { method: 'GET', path: `${SPACE}/statistics`, summary: 'Statistics of the space', versions: 'any', handler: spaceStatistics },
 
-  { method: 'GET', path: `${SPACE}/bbox`, summary: 'Features in a bounding box', query: [...AREA, 'west', 'south', 'east', 'north', ...DISPLAY], versions: 'head', handler: bboxFeatures },
-  { method: 'GET', path: `${SPACE}/tile/:type/:tileId`, summary: 'Features in a tile, as GeoJSON or MVT', query: [...AREA, 'margin', 'mode', 'vizSampling', ...DISPLAY], versions: 'head', handler: tileFeatures },
-  { method: 'GET', path: `${SPACE}/spatial`, summary: 'Features near a point, a feature or in an H3 cell', query: [...AREA, 'lat', 'lon', 'refSpaceId', 'refFeatureId', 'h3Index', 'radius'], versions: 'head', handler: spatialFeatures },
-  { method: 'POST', path: `${SPACE}/spatial`, summary: 'Features near or in a geometry', query: [...AREA, 'radius'], versions: 'head', handler: spatialFeaturesByGeometry },
+  { method: 'GET', path: `${SPACE}/bbox`, summary: 'Features in a bounding box', query: [...AREA, 'west', 'south', 'east', 'north', ...DISPLAY], versions: 'any', handler: bboxFeatures },
+  { method: 'GET', path: `${SPACE}/tile/:type/:tileId`, summary: 'Features in a tile, as GeoJSON or MVT', query: [...AREA, 'margin', 'mode', 'vizSampling', ...DISPLAY], versions: 'any', handler: tileFeatures },
+  { method: 'GET', path: `${SPACE}/spatial`, summary: 'Features near a point, a feature or in an H3 cell', query: [...AREA, 'lat', 'lon', 'refSpaceId', 'refFeatureId', 'h3Index', 'radius'], versions: 'any', handler: spatialFeatures },
+  { method: 'POST', path: `${SPACE}/spatial`, summary: 'Features near or in a geometry', query: [...AREA, 'radius'], versions: 'any', handler: spatialFeaturesByGeometry },
 
   // History (ADR 002, API.md 12): changesets and tags, in the reference hub's shapes
   { method: 'GET', path: `${SPACE}/changesets`, summary: 'The changesets of a range of versions, paged', query: ['startVersion', 'endVersion', 'versionRef', 'author', 'startTime', 'endTime', 'limit', 'pageToken'], handler: getChangesets },
@@ -125,9 +122,9 @@ export const routes: Route[] = [
   { method: 'GET', path: '/ogc/collections', summary: 'One collection per readable space', query: ['f'], handler: ogcCollections },
   { method: 'GET', path: COLLECTION, summary: 'One collection', query: ['f'], handler: ogcCollection },
   { method: 'GET', path: `${COLLECTION}/queryables`, summary: 'The properties items can be filtered by', query: ['f'], handler: ogcQueryables },
-  { method: 'GET', path: `${COLLECTION}/items`, summary: 'Items, paged by next links', query: ['f', 'limit', 'bbox', 'bbox-crs', 'crs', 'datetime', 'handle', '*'], versions: 'head', handler: ogcItems },
+  { method: 'GET', path: `${COLLECTION}/items`, summary: 'Items, paged by next links', query: ['f', 'limit', 'bbox', 'bbox-crs', 'crs', 'datetime', 'handle', '*'], versions: 'any', handler: ogcItems },
   { method: 'POST', path: `${COLLECTION}/items`, summary: 'Create an item', query: ['f'], handler: ogcCreateItem },
-  { method: 'GET', path: ITEM, summary: 'One item', query: ['f', 'crs'], versions: 'head', handler: ogcItem },
+  { method: 'GET', path: ITEM, summary: 'One item', query: ['f', 'crs'], versions: 'any', handler: ogcItem },
   { method: 'PUT', path: ITEM, summary: 'Replace or create an item', query: ['f'], handler: ogcReplaceItem },
   { method: 'PATCH', path: ITEM, summary: 'Change an item', query: ['f'], handler: ogcUpdateItem },
   { method: 'DELETE', path: ITEM, summary: 'Delete an item', query: ['f'], handler: ogcDeleteItem },

@@ -11,7 +11,7 @@ import { randomId } from '../hub/ids.js';
 import { VIEWER_ROOT } from './handlers/viewer.js';
 import { registerLoadShedding, type SheddingSettings } from './load-shedding.js';
 import { RawQuery } from './query/raw-query.js';
-import { refuseVersionReads, VERSION_PARAMETERS } from './query/version-ref.js';
+import { VERSION_PARAMETERS } from './query/version-ref.js';
 import { sendError, sendFrameworkError, uriOverLimit, writeClientError } from './reply/error-reply.js';
 import type { HandlerContext } from './request-context.js';
 import { checkSameOrigin, sessionIdOf } from './session-cookie.js';
@@ -54,7 +54,6 @@ function register(app: FastifyInstance, hub: Hub, route: Route, options: ServerO
       if (route.session) checkSameOrigin(request, publicOrigin);
       const account = route.session === true ? await hub.accounts.authenticateSession(sessionIdOf(request)) : undefined;
       const claims = route.public || route.session ? undefined : await hub.access.authenticate(tokenOf(request, query));
-      if (route.versions === 'head') refuseVersionReads(query, route.path);
       const context: HandlerContext = {
         request, reply, query, claims, account, hub, maxBody: options.maxBody, hereTileEncoding: options.hereTileEncoding,
         params: request.params as Record<string, string>, secureCookies,

@@ -13,6 +13,11 @@ export interface FeatureSource {
   readonly space: StoredSpace;
   /** Identifies the content of every space read: it goes into the ETags. */
   readonly version: string;
+  /**
+   * Identifies what a read at `version` sees (ADR 002): `version` for HEAD. A space's past version does not change
+   * while it can be read (a version no longer kept answers 400), so its answers keep their ETags across later writes.
+   */
+  contentAt(version: number | undefined): string;
   /** The time of the last change to any space read. */
   readonly contentUpdatedAt: number;
   query(query: FeatureQuery, signal?: AbortSignal): AsyncIterable<FeatureRow[]>;
@@ -39,6 +44,10 @@ export class PlainSource implements FeatureSource {
     // The creation time tells apart a space deleted and created again with the same id, whose revision counts from 0 again.
     this.version = `${String(space.definition.createdAt)}\n${space.revision}`;
     this.contentUpdatedAt = space.contentUpdatedAt;
+  }
+
+  contentAt(version: number | undefined): string {
+    return version === undefined ? this.version : `${String(this.space.definition.createdAt)}\n@${version}`;
   }
 
   query(query: FeatureQuery, signal?: AbortSignal): AsyncIterable<FeatureRow[]> {

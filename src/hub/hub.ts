@@ -59,7 +59,7 @@ export class Hub {
     this.history = new HistoryService(storage, resolver, this.pruning);
     this.tags = new TagService(storage, resolver, this.pruning);
     this.spatial = new SpatialService(resolver, this.features);
-    this.statistics = new StatisticsService(resolver, options.statisticsExactLimit);
+    this.statistics = new StatisticsService(resolver, this.features, options.statisticsExactLimit);
     this.access = new AccessService(storage, options.peers);
     this.projects = new ProjectService(storage);
     this.accounts = new AccountService(storage, options.sessionTtl);

@@ -186,8 +186,8 @@ export interface FeatureStore {
   featureStates(space: SpaceKey, ids: readonly string[], oldest: number): Promise<FeatureRow[]>;
   /**
    * Streams matching features in insertion order (or in the order of `ids`), a page of rows at a time:
-   * with `query.version`, as they were right after that version (no spatial condition then).
-   * one await per page instead of per row keeps large reads cheap.
+   * with `query.version`, as they were right after that version. One await per page instead of per row keeps large
+   * reads cheap. Every read below takes `query.version` alike.
    */
   query(space: SpaceKey, query: FeatureQuery, signal?: AbortSignal): AsyncIterable<FeatureRow[]>;
   /** The same features as `query`, each page joined into one text by the database: reads that transform nothing. */

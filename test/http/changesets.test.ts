@@ -178,7 +178,7 @@ for (const backend of BACKENDS) {
       assertError(await call(hub, 'GET', `/hub/spaces/${space}/changesets/x:y`), 400, 'invalidParameter');
       assertError(await call(hub, 'GET', `/hub/spaces/nope-${space}/changesets`), 404, 'spaceOfFeaturesNotFound');
       const composite = await createSpace(hub, { versionsToKeep: 5, extends: { spaceId: space } });
-      assertError(await changesets(composite), 400, 'versionOfLayers');
+      assertError(await changesets(composite), 400, 'historyOfLayers');
     });
 
     test('DELETE /changesets?version=lt=N: older versions unreadable at once, their rows pruned; statistics name the range', async () => {

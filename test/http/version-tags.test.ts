@@ -84,8 +84,8 @@ for (const backend of BACKENDS) {
       await put(plain, [point('a')]);
       assertError(await tags(plain, '', 'POST', { id: 'v' }), 400, 'noHistory');
       const composite = await createSpace(hub, { versionsToKeep: 5, extends: { spaceId: space } });
-      assertError(await tags(composite, '', 'POST', { id: 'v' }), 400, 'versionOfLayers');
-      assertError(await call(hub, 'GET', `/hub/spaces/${composite}/features/a?versionRef=v`), 400, 'versionOfLayers');
+      assertError(await tags(composite, '', 'POST', { id: 'v' }), 400, 'historyOfLayers');
+      assertError(await call(hub, 'GET', `/hub/spaces/${composite}/features/a?versionRef=v`), 400, 'historyOfLayers');
     });
 
     test('a tag is usable wherever a version is: reads, iterate, changesets', async () => {

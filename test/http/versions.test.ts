@@ -103,7 +103,7 @@ for (const backend of BACKENDS) {
       assert.deepEqual(ids(both), ['b', 'a', 'a']);
     });
 
-    test('versions out of range and paths not served at a version answer 400', async () => {
+    test('versions out of range answer 400 on every read path, naming the oldest kept', async () => {
       const space = await createSpace(hub, { versionsToKeep: 2 });
       for (let n = 0; n < 4; n++) await put(space, [point('a', { n })]);
       assertError(await call(hub, 'GET', `/hub/spaces/${space}/features/a?version=1`), 400, 'versionTooOld', 'oldest version that can be read is 2');
@@ -111,11 +111,19 @@ for (const backend of BACKENDS) {
       assertError(await call(hub, 'GET', `/hub/spaces/${space}/features?id=a&version=1x`), 400, 'invalidParameter');
       assertError(await call(hub, 'GET', `/hub/spaces/${space}/features?id=a&version=x`), 400, 'unknownVersionTag');
       assertError(await call(hub, 'GET', `/hub/spaces/${space}/search?version=*`), 400, 'invalidParameter');
-      for (const path of ['bbox?west=0&south=0&east=3&north=3', 'tile/quadkey/0', 'spatial?lat=2&lon=1&radius=10', 'count', 'statistics']) {
-        assertError(await call(hub, 'GET', `/hub/spaces/${space}/${path}${path.includes('?') ? '&' : '?'}version=2`), 400, 'versionUnsupported');
-        assert.equal((await call(hub, 'GET', `/hub/spaces/${space}/${path}${path.includes('?') ? '&' : '?'}version=HEAD`)).status, 200, path);
+      for (const path of ['bbox?west=0&south=0&east=3&north=3', 'tile/quadkey/0', 'tile/web/0_0_0.mvt', 'spatial?lat=2&lon=1&radius=10', 'count', 'statistics',
+        'bbox?west=0&south=0&east=3&north=3&clustering=hexbin']) {
+        const at = (version: string) => call(hub, 'GET', `/hub/spaces/${space}/${path}${path.includes('?') ? '&' : '?'}version=${version}`);
+        assertError(await at('1'), 400, 'versionTooOld', 'oldest version that can be read is 2');
+        assert.equal((await at('2')).status, 200, path);
+        assert.equal((await at('HEAD')).status, 200, path);
       }
-      assertError(await call(hub, 'GET', `/ogc/collections/${space}/items?version=2`), 400, 'versionUnsupported');
+      assertError(await call(hub, 'POST', `/hub/spaces/${space}/spatial?version=1`, { body: { type: 'Point', coordinates: [1, 2] } }), 400, 'versionTooOld');
+      // OGC errors carry the message as `description`.
+      const ogc = await call(hub, 'GET', `/ogc/collections/${space}/items?version=1`);
+      assertError(ogc, 400, 'versionTooOld');
+      assert.ok(String(ogc.body.description).includes('oldest version that can be read is 2'), ogc.text);
+      assertError(await call(hub, 'GET', `/ogc/collections/${space}/items/a?version=1`), 400, 'versionTooOld');
     });
 
     test('a caller who may not read the space learns nothing of it at any version', async () => {
@@ -141,23 +149,29 @@ for (const backend of BACKENDS) {
       const second = await put(composite, [point('a', { n: 2 }), point('b')]);
       assert.deepEqual((second.body.features ?? []).map((feature) => nsOf(feature).version), [1, 1]);
       assert.equal(await head(base), 0);
-      assertError(await call(hub, 'GET', `/hub/spaces/${composite}/features/a?version=0`), 400, 'versionOfLayers');
+      const at0 = await call(hub, 'GET', `/hub/spaces/${composite}/features/a?version=0`);
+      assert.equal((at0.body as unknown as FeatureJson).properties.n, 1, at0.text);
+      assertError(await call(hub, 'GET', `/hub/spaces/${composite}/features/a?version=*`), 400, 'statesOfLayers');
     });
 
-    test('model: the space at a random kept version after each random write', async () => {
+    test('model: the space at a random kept version after each random write (iterate, bbox, count)', async () => {
       const random = seededRandom(23);
       const keep = 6;
       const space = await createSpace(hub, { versionsToKeep: keep });
-      const model: Array<Map<string, number>> = [];
-      let current = new Map<string, number>();
+      interface State { v: number; x: number; y: number }
+      const model: Array<Map<string, State>> = [];
+      let current = new Map<string, State>();
+      const sorted = (entries: Array<[string, number]>) => entries.sort(([x], [y]) => x.localeCompare(y));
+      const rowsOf = (response: TestResponse) => sorted((response.body.features ?? []).map((feature) => [feature.id, feature.properties.v as number]));
       for (let step = 0; step < 30; step++) {
         const id = `f${Math.floor(random() * 5)}`;
         const next = new Map(current);
         const action = random();
         if (action < 0.6) {
-          const value = Math.floor(random() * 100);
-          assert.equal((await put(space, [point(id, { v: value })])).status, 200);
-          next.set(id, value);
+          const state = { v: Math.floor(random() * 100), x: Math.floor(random() * 10), y: Math.floor(random() * 10) };
+          const feature = { type: 'Feature', id, geometry: { type: 'Point', coordinates: [state.x, state.y] }, properties: { v: state.v } };
+          assert.equal((await put(space, [feature])).status, 200);
+          next.set(id, state);
         } else if (current.has(id)) {
           assert.equal((await call(hub, 'DELETE', `/hub/spaces/${space}/features/${id}`)).status, 204);
           next.delete(id);
@@ -166,12 +180,21 @@ for (const backend of BACKENDS) {
         model.push(current);
         const headVersion = model.length - 1;
         const version = Math.max(0, headVersion - Math.floor(random() * keep));
-        const expected = [...model[version].entries()].sort(([x], [y]) => x.localeCompare(y));
+        const context = `step ${step}, version ${version} of HEAD ${headVersion}`;
+        const expected = sorted([...model[version].entries()].map(([key, state]) => [key, state.v]));
         const read = await call(hub, 'GET', `/hub/spaces/${space}/iterate?version=${version}`);
         assert.equal(read.status, 200, read.text);
-        const actual = (read.body.features ?? []).map((feature) => [feature.id, feature.properties.v] as [string, number])
-          .sort(([x], [y]) => x.localeCompare(y));
-        assert.deepEqual(actual, expected, `step ${step}, version ${version} of HEAD ${headVersion}`);
+        assert.deepEqual(rowsOf(read), expected, context);
+
+        const [west, south] = [Math.floor(random() * 10), Math.floor(random() * 10)];
+        const [east, north] = [west + Math.floor(random() * 6), south + Math.floor(random() * 6)];
+        const inBox = sorted([...model[version].entries()].filter(([, state]) => state.x >= west && state.x <= east && state.y >= south && state.y <= north)
+          .map(([key, state]) => [key, state.v]));
+        const box = await call(hub, 'GET', `/hub/spaces/${space}/bbox?west=${west}&south=${south}&east=${east}&north=${north}&version=${version}`);
+        assert.equal(box.status, 200, box.text);
+        assert.deepEqual(rowsOf(box), inBox, `${context}, box ${west},${south},${east},${north}`);
+        const count = await call(hub, 'GET', `/hub/spaces/${space}/count?version=${version}`);
+        assert.equal(count.body.count, model[version].size, `${context}: ${count.text}`);
       }
     });
 

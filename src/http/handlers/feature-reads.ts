@@ -4,7 +4,7 @@ import { hubError } from '../../core/errors.js';
 import type { ReadOptions } from '../../hub/features/read-pipeline.js';
 import { callerOf, type HandlerContext } from '../request-context.js';
 import { clientGone, sendFeatureCollection, sendFeatureText, sendJsonRead } from '../reply/read-reply.js';
-import { featureFilter, readOptions as readParameters } from './read-parameters.js';
+import { authorFilter, featureFilter, readOptions as readParameters } from './read-parameters.js';
 import { versionRefOf } from '../query/version-ref.js';
 import type { VersionRef } from '../../hub/versions/space-versions.js';
 
@@ -16,7 +16,8 @@ function readOptions(context: HandlerContext): ReadOptions {
 export async function getFeaturesById(context: HandlerContext): Promise<unknown> {
   const ids = context.query.values('id').filter((id) => id !== '');
   if (ids.length === 0) throw hubError('missingFeatureIds');
-  const result = await context.hub.features.getByIds(callerOf(context), context.params.spaceId, ids, readOptions(context), versionRefOf(context.query));
+  const result = await context.hub.features.getByIds(callerOf(context), context.params.spaceId, ids, readOptions(context), versionRefOf(context.query),
+    { properties: authorFilter(context) });
   return sendFeatureCollection(context.request, context.reply, result);
 }
 
@@ -60,11 +61,12 @@ export async function iterateFeatures(context: HandlerContext): Promise<unknown>
 }
 
 export async function countFeatures(context: HandlerContext): Promise<unknown> {
-  const { count } = await context.hub.features.count(callerOf(context), context.params.spaceId, featureFilter(context), clientGone(context.reply));
+  const { count } = await context.hub.features.count(callerOf(context), context.params.spaceId, featureFilter(context), clientGone(context.reply),
+    versionRefOf(context.query));
   return sendJsonRead(context.request, context.reply, { type: 'CountResponse', count, estimated: false });
 }
 
 export async function spaceStatistics(context: HandlerContext): Promise<unknown> {
-  const { body } = await context.hub.statistics.statistics(callerOf(context), context.params.spaceId);
+  const { body } = await context.hub.statistics.statistics(callerOf(context), context.params.spaceId, versionRefOf(context.query));
   return sendJsonRead(context.request, context.reply, body);
 }

@@ -6,6 +6,7 @@ import { checkCrs, ogcBbox, ogcDatetime, ogcHandle, ogcLimit, ogcPropertyFilters
 import { featureDetail, featureRows, type Link, linkList, page } from '../reply/ogc-html.js';
 import { sendFeatureCollection, sendFeatureText, sendTextRead } from '../reply/read-reply.js';
 import { callerOf, type HandlerContext } from '../request-context.js';
+import { versionRefOf } from '../query/version-ref.js';
 import { type LinkBase, linkBase, ogcFormat, ogcReadOptions } from './ogc-request.js';
 
 const GEOJSON = 'application/geo+json';
@@ -56,7 +57,7 @@ export async function ogcItems(context: HandlerContext): Promise<unknown> {
     limit,
   };
   const base = linkBase(context);
-  const result = await context.hub.ogc.items(callerOf(context), context.params.spaceId, query, ogcReadOptions(context, format));
+  const result = await context.hub.ogc.items(callerOf(context), context.params.spaceId, query, ogcReadOptions(context, format), versionRefOf(context.query));
   if (format === 'json') {
     const trailer = () => ({ links: pageLinks(context, base, result, limit, false), numberReturned: result.returned() });
     // The time of the answer is not part of what it holds: left out of the ETag, or no page would ever be answered 304.
@@ -73,7 +74,7 @@ export async function ogcItems(context: HandlerContext): Promise<unknown> {
 export async function ogcItem(context: HandlerContext): Promise<unknown> {
   const format = ogcFormat(context);
   const { spaceId, featureId } = context.params;
-  const feature = await context.hub.ogc.item(callerOf(context), spaceId, featureId, ogcReadOptions(context, format));
+  const feature = await context.hub.ogc.item(callerOf(context), spaceId, featureId, ogcReadOptions(context, format), versionRefOf(context.query));
   if (format === 'json') return sendFeatureText(context.request, context.reply, feature.json, feature.etag, feature.cacheTTL);
   const base = linkBase(context);
   const links: Link[] = [

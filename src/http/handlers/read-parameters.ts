@@ -1,13 +1,25 @@
-// Query parameters shared by the feature read routes: filters, selection, force2D and the request's part of the answer key.
+// Query parameters shared by the feature read routes: filters (author included), selection, force2D and the request's part of the answer key.
 import type { ReadOptions } from '../../hub/features/read-pipeline.js';
 import { parseSelection } from '../../hub/feature-selection.js';
 import { planTransforms } from '../../hub/features/transform-plan.js';
-import type { FeatureFilter } from '../../core/feature-query.js';
+import { hubError } from '../../core/errors.js';
+import type { FeatureFilter, PropertyCondition } from '../../core/feature-query.js';
 import { parsePropertyFilters } from '../query/property-filters.js';
 import type { HandlerContext } from '../request-context.js';
 
+/** Where a feature names who last wrote it (API.md 4.1): spaces keeping one version store no author. */
+const AUTHOR_PATH = ['properties', '@ns:com:here:xyz', 'author'];
+
+/** `author=a,b`: the features last written by any of them, as one property condition, so every read path and version takes it. */
+export function authorFilter(context: HandlerContext): PropertyCondition[] {
+  const authors = context.query.values('author');
+  if (authors.length === 0) return [];
+  if (authors.some((author) => author === '')) throw hubError('invalidParameter', { name: 'author', problem: 'expected one or more authors, comma-separated' });
+  return [{ path: AUTHOR_PATH, op: 'eq', values: [...new Set(authors)] }];
+}
+
 export function featureFilter(context: HandlerContext): FeatureFilter {
-  return { tags: context.query.tags(), properties: parsePropertyFilters(context.query) };
+  return { tags: context.query.tags(), properties: [...parsePropertyFilters(context.query), ...authorFilter(context)] };
 }
 
 /** Parameters that never change an answer: the credentials, the client's name for itself, and skipCache (API.md 7). */

@@ -12,6 +12,7 @@ import { DEFAULT_LIMIT, formDecode } from '../query/raw-query.js';
 import { clientGone, sendFeatureCollection, sendVectorTile } from '../reply/read-reply.js';
 import { callerOf, type HandlerContext } from '../request-context.js';
 import { featureFilter, readOptions } from './read-parameters.js';
+import { versionRefOf } from '../query/version-ref.js';
 
 type Axis = 'longitude' | 'latitude';
 
@@ -38,6 +39,7 @@ function areaRead(context: HandlerContext, clipByDefault: boolean, defaultLimit 
     limit: context.query.limit(defaultLimit),
     clip: context.query.boolean('clip', clipByDefault),
     options: { ...readOptions(context), signal: clientGone(context.reply) },
+    at: versionRefOf(context.query),
   };
 }
 

@@ -15,7 +15,10 @@ export function parseHandle(handle: string | undefined): IteratePosition {
   return position;
 }
 
-/** The handle of a read served at HEAD only (OGC items): a handle of a read at a version is not one of its. */
+/**
+ * The handle of an OGC items page: its insertion sequence alone, the version staying in the page's `version` parameter
+ * (the `next` link keeps it); a handle of a hub iterate at a version is not one of its.
+ */
 export function parseHeadHandle(handle: string | undefined): number {
   const position = parseHandle(handle);
   if (position.version !== undefined) throw hubError('invalidHandle', { handle: (handle ?? '').slice(0, 40) });

@@ -16,7 +16,7 @@ export const OGC_MAX_LIMIT = 10_000;
 const NAMESPACE = '@ns:com:here:xyz';
 
 /** Parameters with a meaning of their own; every other parameter is a property equality filter. */
-const RESERVED = new Set(['f', 'limit', 'bbox', 'bbox-crs', 'crs', 'datetime', 'handle', 'access_token']);
+const RESERVED = new Set(['f', 'limit', 'bbox', 'bbox-crs', 'crs', 'datetime', 'handle', 'access_token', 'version', 'versionref']);
 
 export function ogcLimit(query: RawQuery): number {
   const value = query.first('limit');

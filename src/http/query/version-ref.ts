@@ -1,4 +1,4 @@
-// The version a read asks for (`version` or `versionRef`, ADR 002), and the refusal of routes that read HEAD only.
+// The version a read asks for (`version` or `versionRef`, ADR 002).
 import { hubError } from '../../core/errors.js';
 import { isTagId, type PointRef, type VersionRef } from '../../hub/versions/space-versions.js';
 import type { RawQuery } from './raw-query.js';
@@ -18,9 +18,4 @@ export function versionRefOf(query: RawQuery): VersionRef {
   const given = query.first('version') ?? query.first('versionRef');
   if (given === undefined || given === '') return 'HEAD';
   return given === '*' ? '*' : pointRefOf('version', given);
-}
-
-/** A route that reads HEAD only answers 400 for any other version, never HEAD in its place. */
-export function refuseVersionReads(query: RawQuery, path: string): void {
-  if (versionRefOf(query) !== 'HEAD') throw hubError('versionUnsupported', { path: path.replace('/hub/spaces/:spaceId', '').replace('/ogc/collections/:spaceId', 'OGC ') });
 }

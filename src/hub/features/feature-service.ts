@@ -40,9 +40,10 @@ export class FeatureService {
 
   /**
    * The version a read of the source asks for, checked against what the space keeps (a 400 names the oldest one it
-   * can read); undefined for HEAD, which reads the current rows alone.
+   * can read); undefined for HEAD, which reads the current rows alone. The source has been granted already, so a
+   * caller who may not read the space learns nothing of its versions.
    */
-  private versionOf(source: FeatureSource, ref: VersionRef): Promise<number | undefined> {
+  versionOf(source: FeatureSource, ref: VersionRef): Promise<number | undefined> {
     return readVersion(source, ref);
   }
 
@@ -66,11 +67,12 @@ export class FeatureService {
     return { etag: bodyEtag(json), cacheTTL: cacheTTLOf(source.space.definition), json };
   }
 
-  async getByIds(caller: Claims, spaceId: string, ids: string[], options: ReadOptions, at: VersionRef = 'HEAD'): Promise<FeatureCollectionStream> {
+  /** `filter` (the author) applies to the states read at a version, not to `version=*`, which lists a feature's states. */
+  async getByIds(caller: Claims, spaceId: string, ids: string[], options: ReadOptions, at: VersionRef = 'HEAD', filter: FeatureFilter = {}): Promise<FeatureCollectionStream> {
     const source = await this.reader(caller, spaceId);
     const unique = [...new Set(ids)];
     if (at === '*') return this.states(source, unique, options);
-    return this.collection(source, { ids: unique, limit: unique.length, version: await this.versionOf(source, at) }, options);
+    return this.collection(source, { ...filter, ids: unique, limit: unique.length, version: await this.versionOf(source, at) }, options);
   }
 
   /**
@@ -111,9 +113,10 @@ export class FeatureService {
    * One keyset page in insertion order after `afterSeq`, optionally in an area (OGC items): once its features
    * have been consumed, `returned` and `lastSeq` tell how many came and where the next page starts.
    */
-  async iteratePage(caller: Claims, spaceId: string, filter: Omit<FeatureQuery, 'ids' | 'afterSeq' | 'limit'>, afterSeq: number, limit: number,
-    options: ReadOptions): Promise<IteratePage> {
-    return this.pageOf(await this.reader(caller, spaceId), filter, afterSeq, limit, options);
+  async iteratePage(caller: Claims, spaceId: string, filter: Omit<FeatureQuery, 'ids' | 'afterSeq' | 'limit' | 'version'>, afterSeq: number, limit: number,
+    options: ReadOptions, at: VersionRef = 'HEAD'): Promise<IteratePage> {
+    const source = await this.reader(caller, spaceId);
+    return this.pageOf(source, { ...filter, version: await this.versionOf(source, at) }, afterSeq, limit, options);
   }
 
   private pageOf(source: FeatureSource, filter: Omit<FeatureQuery, 'ids' | 'afterSeq' | 'limit'>, afterSeq: number, limit: number,
@@ -125,7 +128,7 @@ export class FeatureService {
       lastSeq = last;
     };
     return {
-      key: answerKey(source, options.etagKey),
+      key: answerKey(source, options.etagKey, filter.version),
       cacheTTL: cacheTTLOf(source.space.definition),
       features: renderPages(source, { ...filter, afterSeq, limit }, options, onPage),
       trailer: () => ({}),
@@ -134,9 +137,15 @@ export class FeatureService {
     };
   }
 
-  async count(caller: Claims, spaceId: string, filter: FeatureFilter, signal?: AbortSignal): Promise<{ count: number }> {
+  /**
+   * At HEAD from the counters where the filter allows; at a version by counting the read (ADR 002): the counters
+   * hold HEAD only.
+   */
+  async count(caller: Claims, spaceId: string, filter: FeatureFilter, signal?: AbortSignal, at: VersionRef = 'HEAD'): Promise<{ count: number }> {
     const source = await this.reader(caller, spaceId);
-    return { count: await source.count(filter, signal) };
+    const version = await this.versionOf(source, at);
+    if (version === undefined) return { count: await source.count(filter, signal) };
+    return { count: await source.countUpTo({ ...filter, version, limit: Number.MAX_SAFE_INTEGER }, signal) };
   }
 
   /**
@@ -164,13 +173,13 @@ export class FeatureService {
       const texts = await summarize(rows);
       if (texts.length > 0) yield texts.join(',');
     }
-    return { key: answerKey(source, options.etagKey), cacheTTL: cacheTTLOf(source.space.definition), features: features(), trailer: () => ({}) };
+    return { key: answerKey(source, options.etagKey, query.version), cacheTTL: cacheTTLOf(source.space.definition), features: features(), trailer: () => ({}) };
   }
 
   /** The features a query finds in a source, rendered as the answer's pages. */
   collection(source: FeatureSource, query: FeatureQuery, options: ReadOptions): FeatureCollectionStream {
     return {
-      key: answerKey(source, options.etagKey),
+      key: answerKey(source, options.etagKey, query.version),
       cacheTTL: cacheTTLOf(source.space.definition),
       features: renderPages(source, query, options),
       trailer: () => ({}),

@@ -25,12 +25,12 @@ export interface FeatureCollectionStream {
 }
 
 /**
- * The content version of the spaces read (feature-source.ts) and the request: equal keys give equal bodies. It keys
+ * The content version of the spaces read (feature-source.ts) at the version read and the request: equal keys give equal bodies. It keys
  * the node's memory of ETags, so a repeated If-None-Match costs no query, and tags an answer too large to be hashed
  * before it is sent (docs/decisions.md, "ETags").
  */
-export function answerKey(source: FeatureSource, request: string): string {
-  return createHash('sha256').update(`${source.space.id}\n${source.version}\n${request}`).digest('hex').slice(0, 32);
+export function answerKey(source: FeatureSource, request: string, version?: number): string {
+  return createHash('sha256').update(`${source.space.id}\n${source.contentAt(version)}\n${request}`).digest('hex').slice(0, 32);
 }
 
 /**

@@ -21,6 +21,7 @@ import { checkClusterableTile, type ClusteringRequest } from '../clustering/clus
 import type { FeatureService, VectorTileAnswer } from './feature-service.js';
 import type { FeatureCollectionStream, ReadOptions } from './read-pipeline.js';
 import type { TransformPlan, TransformStep } from './transform-plan.js';
+import type { VersionRef } from '../versions/space-versions.js';
 
 /** What every spatial read has besides its area. */
 export interface AreaRead {
@@ -33,6 +34,8 @@ export interface AreaRead {
   clustering?: ClusteringRequest;
   /** Sampling or simplification for display (API.md 6.3); bbox and tiles only. */
   tweaks?: Tweaks;
+  /** The version read (ADR 002); a feature referenced for a spatial search is read at HEAD of its own space. */
+  at: VersionRef;
 }
 
 /** `corners` as sent: any two opposite corners, so swapped values select the same box (API.md 6.1). */
@@ -137,17 +140,20 @@ export class SpatialService {
     if (read.clustering) {
       checkClusterableTile(tile);
       const { query, summarize } = this.clustering(caller, read, read.clustering, { bbox: box, tile, clip: read.clip });
-      return this.features.vectorTile(await this.features.reader(caller, spaceId), query, request, read.options, summarize);
+      const source = await this.features.reader(caller, spaceId);
+      return this.features.vectorTile(source, { ...query, version: await this.features.versionOf(source, read.at) }, request, read.options, summarize);
     }
     const source = await this.features.reader(caller, spaceId);
-    const query = { ...read.filter, spatial: { kind: 'box', box } satisfies SpatialFilter, limit: read.limit };
+    const version = await this.features.versionOf(source, read.at);
+    const query = { ...read.filter, spatial: { kind: 'box', box } satisfies SpatialFilter, limit: read.limit, version };
     const ratio = await this.samplingRatio(source, query, read, read.viz);
     return this.features.vectorTile(source, sampled(query, ratio), request, read.options);
   }
 
   private async clustered(caller: Claims, spaceId: string, read: AreaRead, request: ClusteringRequest, area: ClusterArea): Promise<FeatureCollectionStream> {
     const { query, summarize } = this.clustering(caller, read, request, area);
-    return this.features.summary(await this.features.reader(caller, spaceId), query, read.options, summarize);
+    const source = await this.features.reader(caller, spaceId);
+    return this.features.summary(source, { ...query, version: await this.features.versionOf(source, read.at) }, read.options, summarize);
   }
 
   /**
@@ -171,7 +177,7 @@ export class SpatialService {
   private async area(caller: Claims, spaceId: string, read: AreaRead, spatial: SpatialFilter, clip: TransformStep | undefined,
     box?: BBox, viz?: VizRead): Promise<FeatureCollectionStream> {
     const source = await this.features.reader(caller, spaceId);
-    const query: FeatureQuery = { ...read.filter, spatial, limit: read.limit };
+    const query: FeatureQuery = { ...read.filter, spatial, limit: read.limit, version: await this.features.versionOf(source, read.at) };
     const ratio = await this.samplingRatio(source, query, read, viz);
     const steps = [
       clip,

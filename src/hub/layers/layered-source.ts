@@ -2,9 +2,9 @@
 import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage } from '../../core/feature-query.js';
 import type { VectorTileRequest } from '../../core/vector-tile-request.js';
 import { vectorTileOf } from '../../geo/vector-tile.js';
-import { type BBox, geometryBBox } from '../../geo/bbox.js';
-import type { Geometry } from '../../geo/geometry.js';
-import { byCountThenKey, type SampledFeature, sampleStatistics, STATISTICS_SAMPLE } from '../../storage/shared/space-statistics.js';
+import type { BBox } from '../../geo/bbox.js';
+import { statisticsOfRead } from '../features/read-statistics.js';
+import { byCountThenKey } from '../../storage/shared/space-statistics.js';
 import type { PropertyStatistic, SpaceStatistics, SpaceVersions, StatisticsOptions, Storage, StoredSpace, TagRecord } from '../../storage/storage.js';
 import { hubError } from '../../core/errors.js';
 import { storedFeatureId } from '../feature-text.js';
@@ -48,20 +48,46 @@ export class LayeredSource implements FeatureSource {
   readonly version: string;
   readonly contentUpdatedAt: number;
 
+  /** The index of the space's own layer (a composite space's features), −1 for a virtual space. */
+  private readonly own: number;
+
   /** `layers` in reading order; `masking` when layers above the first may hold tombstones (composite spaces). */
   constructor(private readonly storage: Storage, readonly space: StoredSpace, private readonly layers: readonly StoredSpace[],
     private readonly combination: Combination, private readonly masking: boolean) {
-    const spaces = [space, ...layers.filter((layer) => layer.id !== space.id)];
-    // How the layers combine is part of the content: a PATCH from group to merge over the same spaces changes the answers.
-    const layering = `${combination}${masking ? ' masking' : ''}`;
-    this.version = [layering, ...spaces.map((layer) => `${layer.id}\n${String(layer.definition.createdAt)}\n${layer.revision}`)].join('\n');
-    this.contentUpdatedAt = Math.max(...spaces.map((layer) => layer.contentUpdatedAt));
+    this.own = masking ? layers.findIndex((layer) => layer.id === space.id) : -1;
+    this.version = this.contentAt(undefined);
+    this.contentUpdatedAt = Math.max(space.contentUpdatedAt, ...layers.map((layer) => layer.contentUpdatedAt));
   }
 
-  /** The stored versions of these ids in the given layers (all by default; tombstones included), by layer index. */
-  private async lookup(ids: string[], signal?: AbortSignal, conditions?: Conditions, layers = this.layers.map((_, index) => index)): Promise<Map<number, Map<string, FeatureRow>>> {
-    const found = await versionsByLayer(this.storage, layers.map((index) => this.layers[index]), ids, signal, conditions);
+  /**
+   * How the layers combine is part of the content (a PATCH from group to merge over the same spaces changes the
+   * answers), then each space read; at a version, the composite space's own layer by that version, the others by
+   * their revision at HEAD.
+   */
+  contentAt(version: number | undefined): string {
+    const spaces = [this.space, ...this.layers.filter((layer) => layer.id !== this.space.id)];
+    const layering = `${this.combination}${this.masking ? ' masking' : ''}`;
+    const state = (layer: StoredSpace) => (version !== undefined && layer.id === this.space.id ? `@${version}` : String(layer.revision));
+    return [layering, ...spaces.map((layer) => `${layer.id}\n${String(layer.definition.createdAt)}\n${state(layer)}`)].join('\n');
+  }
+
+  /**
+   * The stored versions of these ids in the given layers (all by default; tombstones included), by layer index, each
+   * layer at the version it is read at (see `at`); `conditions` keeps only the matching ones.
+   */
+  private async lookup(ids: string[], signal: AbortSignal | undefined, conditions: Conditions, layers = this.layers.map((_, index) => index)): Promise<Map<number, Map<string, FeatureRow>>> {
+    const found = await Promise.all(layers.map(async (index) => (await versionsByLayer(this.storage, [this.layers[index]], ids, signal, this.at(index, conditions)))[0]));
     return new Map(layers.map((index, at) => [index, found[at]]));
+  }
+
+  /**
+   * A read at a version of a composite space reads its own layer at that version and the spaces it extends at HEAD, as
+   * the reference hub does (ADR 002): the version is the composite space's own, and the layers below number theirs
+   * independently. A virtual space has no version of its own (`versions` refuses it).
+   */
+  private at<Q extends { version?: number }>(layer: number, query: Q): Q {
+    if (query.version === undefined || layer === this.own) return query;
+    return { ...query, version: undefined };
   }
 
   /** What the read shows of an id given its versions by layer: undefined when nothing (deleted or absent). */
@@ -76,7 +102,7 @@ export class LayeredSource implements FeatureSource {
   }
 
   private async byIds(query: FeatureQuery & { ids: string[] }, signal?: AbortSignal): Promise<FeatureRow[]> {
-    const found = await this.lookup(query.ids, signal);
+    const found = await this.lookup(query.ids, signal, { version: query.version });
     const shown: FeatureRow[] = [];
     for (const id of query.ids) {
       const versions = this.layers.flatMap((_, layer) => {
@@ -106,7 +132,7 @@ export class LayeredSource implements FeatureSource {
     const ids = rows.map((row) => storedFeatureId(row.json));
     if (this.combination === 'override') {
       const later = this.layers.map((_, index) => index).filter((index) => index > layer);
-      const found = later.length === 0 ? new Map() : await this.lookup(ids, signal, undefined, later);
+      const found = later.length === 0 ? new Map() : await this.lookup(ids, signal, { version: query.version }, later);
       return rows.flatMap((row, index) => {
         if ([...found.values()].some((held) => held.has(ids[index]))) return [];
         if (this.masking && isTombstone(row.json)) return [];
@@ -115,7 +141,7 @@ export class LayeredSource implements FeatureSource {
     }
     const earlier = this.layers.map((_, index) => index).filter((index) => index < layer);
     const shownEarlier = earlier.length === 0 ? new Map() : await this.lookup(ids, signal, conditionsOf(query), earlier);
-    const versions = await this.lookup(ids, signal);
+    const versions = await this.lookup(ids, signal, { version: query.version });
     return rows.flatMap((row, index) => {
       const id = ids[index];
       if ([...shownEarlier.values()].some((held) => held.has(id))) return [];
@@ -140,7 +166,7 @@ export class LayeredSource implements FeatureSource {
       const key = this.layers[layer].key;
       let after = layer === start.layer ? start.seq : 0;
       if (this.combination === 'group') {
-        for await (const rows of this.storage.features.query(key, { ...query, afterSeq: after, limit: remaining }, signal)) {
+        for await (const rows of this.storage.features.query(key, this.at(layer, { ...query, afterSeq: after, limit: remaining }), signal)) {
           remaining -= rows.length;
           yield rows.map((row) => ({ seq: encodePosition(layer, row.seq), json: row.json }));
         }
@@ -148,7 +174,7 @@ export class LayeredSource implements FeatureSource {
       }
       while (remaining > 0) {
         const step = Math.min(remaining, STEP_ROWS);
-        const rows = await rowsOf(this.storage.features.query(key, { ...query, afterSeq: after, limit: step }, signal));
+        const rows = await rowsOf(this.storage.features.query(key, this.at(layer, { ...query, afterSeq: after, limit: step }), signal));
         if (rows.length === 0) break;
         const shown = (await this.resolve(layer, rows, query, signal)).slice(0, remaining);
         remaining -= shown.length;
@@ -180,7 +206,7 @@ export class LayeredSource implements FeatureSource {
     const start = decodePosition(query.afterSeq ?? 0);
     const layers = this.layers.map((_, index) => index).filter((index) => index >= start.layer);
     const open = (layer: number, after: number, limit: number): AsyncIterator<FeatureTextPage> =>
-      this.storage.features.queryText(this.layers[layer].key, { ...query, afterSeq: after, limit }, signal)[Symbol.asyncIterator]();
+      this.storage.features.queryText(this.layers[layer].key, this.at(layer, { ...query, afterSeq: after, limit }), signal)[Symbol.asyncIterator]();
     const started = new Map<number, { pages: AsyncIterator<FeatureTextPage>; first: Promise<IteratorResult<FeatureTextPage>> }>();
     if (query.spatial && layers.length > 1) {
       for (const layer of layers) {
@@ -237,9 +263,9 @@ export class LayeredSource implements FeatureSource {
   async countUpTo(query: Omit<FeatureQuery, 'ids'>, signal?: AbortSignal): Promise<number> {
     let count = 0;
     if (this.combination === 'group') {
-      for (const layer of this.layers) {
+      for (const [index, layer] of this.layers.entries()) {
         if (count >= query.limit) break;
-        count += await this.storage.features.countUpTo(layer.key, { ...query, limit: query.limit - count }, signal);
+        count += await this.storage.features.countUpTo(layer.key, this.at(index, { ...query, limit: query.limit - count }), signal);
       }
       return count;
     }
@@ -252,21 +278,23 @@ export class LayeredSource implements FeatureSource {
     return vectorTileOf(this.query(query, signal), tile);
   }
 
-  /** Each layer has versions of its own: what the space shows at a version of one is not defined yet (ADR 002). */
+  /** A composite space's versions are its own layer's (see `at`); a virtual space has none. */
   versions(): Promise<SpaceVersions> {
-    return Promise.reject(hubError('versionOfLayers'));
+    return this.own < 0 ? Promise.reject(hubError('versionOfLayers')) : this.storage.features.versions(this.space.key);
   }
 
+  /** Every kept state of a feature is a list of one space's states: through layers there is no one list. */
   featureStates(): Promise<FeatureRow[]> {
-    return Promise.reject(hubError('versionOfLayers'));
+    return Promise.reject(hubError(this.own < 0 ? 'versionOfLayers' : 'statesOfLayers'));
   }
 
+  /** Tags are written on plain spaces only (space-scope.ts, `history`): a layered space has none to name a version. */
   tag(): Promise<TagRecord | undefined> {
-    return Promise.reject(hubError('versionOfLayers'));
+    return Promise.reject(hubError('historyOfLayers'));
   }
 
   tags(): Promise<TagRecord[]> {
-    return Promise.reject(hubError('versionOfLayers'));
+    return Promise.reject(hubError('historyOfLayers'));
   }
 
   /**
@@ -275,23 +303,8 @@ export class LayeredSource implements FeatureSource {
    */
   async statistics(options: StatisticsOptions): Promise<SpaceStatistics> {
     if (this.combination === 'group') return sumStatistics(await Promise.all(this.layers.map((layer) => this.storage.features.statistics(layer.key, options))));
-    let count = 0;
-    let dataSize = 0;
-    const sample: SampledFeature[] = [];
-    for await (const rows of this.query({ limit: Number.MAX_SAFE_INTEGER })) {
-      for (const row of rows) {
-        count++;
-        dataSize += row.json.length;
-        if (sample.length < STATISTICS_SAMPLE) sample.push(sampledFeature(row.json));
-      }
-    }
-    return { count, dataSize, ...sampleStatistics(sample, count), estimated: count > sample.length };
+    return statisticsOfRead(this.query({ limit: Number.MAX_SAFE_INTEGER }));
   }
-}
-
-function sampledFeature(json: string): SampledFeature {
-  const feature = JSON.parse(json) as { geometry?: Geometry | null; properties?: Record<string, unknown> };
-  return { geometryType: feature.geometry?.type ?? null, bbox: feature.geometry ? geometryBBox(feature.geometry) : null, properties: feature.properties ?? {} };
 }
 
 /** The statistics of a group: counts and sizes summed, bounds and geometry types united, tag and property counts summed by key. */

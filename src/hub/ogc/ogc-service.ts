@@ -8,6 +8,7 @@ import type { FeatureService, IteratePage, SingleFeature } from '../features/fea
 import type { ReadOptions } from '../features/read-pipeline.js';
 import type { StatisticsService } from '../features/statistics-service.js';
 import type { SpaceService } from '../spaces/space-service.js';
+import type { VersionRef } from '../versions/space-versions.js';
 
 /** A space as an OGC collection; `extent` is the statistics bbox (estimated on large spaces), absent when the space is empty. */
 export interface Collection {
@@ -94,12 +95,13 @@ export class OgcService {
   }
 
   /** One keyset page of items in insertion order: the stored texts stream as iterate's do. */
-  items(caller: Claims, spaceId: string, query: ItemsQuery, options: ReadOptions): Promise<IteratePage> {
+  /** `at` stays in the request's parameters, so the `next` link reads the same version. */
+  items(caller: Claims, spaceId: string, query: ItemsQuery, options: ReadOptions, at: VersionRef = 'HEAD'): Promise<IteratePage> {
     const filter = { properties: query.properties, ...(query.bbox ? { spatial: areaOf(query.bbox) } : {}) };
-    return this.features.iteratePage(caller, spaceId, filter, query.afterSeq, query.limit, options);
+    return this.features.iteratePage(caller, spaceId, filter, query.afterSeq, query.limit, options, at);
   }
 
-  item(caller: Claims, spaceId: string, featureId: string, options: ReadOptions): Promise<SingleFeature> {
-    return this.features.getOne(caller, spaceId, featureId, options);
+  item(caller: Claims, spaceId: string, featureId: string, options: ReadOptions, at: VersionRef = 'HEAD'): Promise<SingleFeature> {
+    return this.features.getOne(caller, spaceId, featureId, options, at);
   }
 }

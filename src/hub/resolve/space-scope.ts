@@ -95,7 +95,7 @@ export class SpaceScope {
    */
   history(change: boolean): FeatureSource {
     decide(this.caller, change ? new AccessRecord().onSpace('manageSpaces', this.space) : new AccessRecord().read(this.space));
-    if (this.layering.kind !== 'plain') throw hubError('versionOfLayers');
+    if (this.layering.kind !== 'plain') throw hubError('historyOfLayers');
     return new PlainSource(this.storage, this.space);
   }
 

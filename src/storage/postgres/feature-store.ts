@@ -126,14 +126,16 @@ const CURRENT_OF: Prepared = {
 };
 
 /**
- * The space right after the version `$v` (ADR 002), with the columns reads filter on: the current rows written at it
- * or before (NULL: before history began), and the superseded states that were current then.
+ * The space right after a version (ADR 002), with the columns reads filter on: the current rows written at it or before
+ * (NULL: before history began), and the superseded states that were current then, found by `(sid, version_to)`. The
+ * read's conditions are pushed into both parts, so the current part keeps the plans of a HEAD read (the GiST index for
+ * a small area).
  */
-function atVersion(version: string): string {
+function atVersion(sid: string, version: string): string {
   const columns = 'seq, sid, id, feature, properties, geom, geometry_type, tags';
-  return `(SELECT ${columns} FROM features WHERE sid = $1 AND (version IS NULL OR version <= ${version}::bigint)
+  return `(SELECT ${columns} FROM features WHERE sid = ${sid} AND (version IS NULL OR version <= ${version}::bigint)
            UNION ALL SELECT ${columns} FROM feature_history
-            WHERE sid = $1 AND version_to > ${version}::bigint AND (version_from IS NULL OR version_from <= ${version}::bigint))`;
+            WHERE sid = ${sid} AND version_to > ${version}::bigint AND (version_from IS NULL OR version_from <= ${version}::bigint))`;
 }
 
 /**
@@ -369,8 +371,8 @@ export class PostgresFeatureStore implements FeatureStore {
     yield* this.read(space, query, signal, {
       name: 'feature_text_by_id',
       outer: (inner) => `SELECT string_agg(p.feature, ','), count(*)::int, max(p.seq) FROM (${inner}) p`,
-      probed: (where) => `WITH probe AS MATERIALIZED (
-                            SELECT f.seq, f.feature FROM features f WHERE f.sid = $1 AND f.seq > $2 AND ${where} LIMIT ${PROBE('$3')})
+      probed: (from, where) => `WITH probe AS MATERIALIZED (
+                            SELECT f.seq, f.feature FROM ${from} f WHERE f.sid = $1 AND f.seq > $2 AND ${where} LIMIT ${PROBE('$3')})
                           SELECT string_agg(p.feature, ','), count(*)::int, max(p.seq), ${DENSE('$3')} FROM (${PROBED('$3')}) p`,
       shape,
       measure: (page) => page,
@@ -380,13 +382,14 @@ export class PostgresFeatureStore implements FeatureStore {
   /**
    * The by-id lookup, or keyset pages over insertion order with the next page fetched while the current
    * one streams. The inner SELECT yields `seq, feature` in result order; `outer` may
-   * wrap it, and `shape` turns the rows of one statement into a page. `probed`, given the WHERE conditions,
-   * is the same page as a probed area read (probed-area.ts), whose last column says the area was dense.
+   * wrap it, and `shape` turns the rows of one statement into a page. `probed`, given the rows read (the features, or the
+   * space at a version) and the WHERE conditions, is the same page as a probed area read (probed-area.ts), whose last
+   * column says the area was dense.
    */
   private async *read<T>(space: SpaceKey, query: FeatureQuery, signal: AbortSignal | undefined, how: {
     name: string;
     outer: (inner: string) => string;
-    probed?: (where: string) => string;
+    probed?: (from: string, where: string) => string;
     shape: (rows: unknown[][]) => T;
     measure: (page: T) => { count: number; lastSeq: number };
   }): AsyncIterable<T> {
@@ -397,7 +400,7 @@ export class PostgresFeatureStore implements FeatureStore {
       params.add(query.ids.filter((id) => !cannotExist(id)));
       params.add(query.limit);
       const where = compileQuery(query, params);
-      const from = query.version === undefined ? 'features' : atVersion(params.add(query.version));
+      const from = query.version === undefined ? 'features' : atVersion('$1', params.add(query.version));
       const sql = how.outer(`SELECT f.seq, f.feature FROM unnest($2::text[]) WITH ORDINALITY AS u(id, ord)
                      JOIN ${from} f ON f.sid = $1 AND f.id = u.id
                     WHERE ${where} ORDER BY u.ord LIMIT $3`);
@@ -410,9 +413,9 @@ export class PostgresFeatureStore implements FeatureStore {
     params.add(0);
     params.add(0);
     const where = compileQuery(query, params);
-    const from = query.version === undefined ? 'features' : atVersion(params.add(query.version));
+    const from = query.version === undefined ? 'features' : atVersion('$1', params.add(query.version));
     const sql = how.outer(`SELECT f.seq, f.feature FROM ${from} f WHERE f.sid = $1 AND f.seq > $2 AND ${where} ORDER BY f.seq LIMIT $3`);
-    let probe = how.probed && probes(query) && query.version === undefined ? prepared(how.probed(where)) : undefined;
+    let probe = how.probed && probes(query) ? prepared(how.probed(from, where)) : undefined;
     const pageSize = probe ? PROBED_PAGES : query.spatial ? SPATIAL_PAGES : PAGE_SIZE;
     const fetchPage = async (after: number, size: number): Promise<T> => {
       const values = [...params.values];
@@ -446,9 +449,11 @@ export class PostgresFeatureStore implements FeatureStore {
   async countUpTo(space: SpaceKey, query: Omit<FeatureQuery, 'ids'>, signal?: AbortSignal): Promise<number> {
     const db = this.locations.byId(space.location);
     const params = new SqlParams();
-    const where = [`f.sid = ${params.add(space.sid)}`, `f.seq > ${params.add(query.afterSeq ?? 0)}`, compileQuery(query, params)].join(' AND ');
+    const sid = params.add(space.sid);
+    const where = [`f.sid = ${sid}`, `f.seq > ${params.add(query.afterSeq ?? 0)}`, compileQuery(query, params)].join(' AND ');
+    const from = query.version === undefined ? 'features' : atVersion(sid, params.add(query.version));
     const [row] = await db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM (SELECT 1 FROM features f WHERE ${where} LIMIT ${params.add(query.limit)}) c`, params.values, signal);
+      `SELECT count(*)::int AS n FROM (SELECT 1 FROM ${from} f WHERE ${where} LIMIT ${params.add(query.limit)}) c`, params.values, signal);
     return row.n;
   }
 
@@ -459,14 +464,16 @@ export class PostgresFeatureStore implements FeatureStore {
    */
   async vectorTile(space: SpaceKey, query: FeatureQuery, tile: VectorTileRequest, signal?: AbortSignal): Promise<Buffer> {
     const db = this.locations.byId(space.location);
-    if (query.spatial?.kind === 'box' && probes(query) && !degenerate(query.spatial.box)) {
+    if (query.spatial?.kind === 'box' && probes(query) && query.version === undefined && !degenerate(query.spatial.box)) {
       const outcome = await this.batchesOf(db).load({ sid: space.sid, after: query.afterSeq ?? 0, limit: query.limit, box: query.spatial.box, request: tile });
       if ('tile' in outcome) return outcome.tile;
     }
     const params = new SqlParams();
-    const clauses = [`f.sid = ${params.add(space.sid)}`, `f.seq > ${params.add(query.afterSeq ?? 0)}`, compileQuery(query, params)];
+    const sid = params.add(space.sid);
+    const clauses = [`f.sid = ${sid}`, `f.seq > ${params.add(query.afterSeq ?? 0)}`, compileQuery(query, params)];
     if (query.ids) clauses.push(`f.id = ANY(${params.add(query.ids.filter((id) => !cannotExist(id)))}::text[])`);
-    const sql = vectorTileSql(tile, clauses.join(' AND '), params.add(query.limit), params);
+    const from = query.version === undefined ? 'features' : atVersion(sid, params.add(query.version));
+    const sql = vectorTileSql(tile, clauses.join(' AND '), params.add(query.limit), params, from);
     const [row] = await db.queryArrays<[Buffer | null]>(sql, params.values, signal);
     return row?.[0] ?? Buffer.alloc(0);
   }

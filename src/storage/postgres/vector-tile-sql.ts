@@ -56,18 +56,18 @@ function encodedTile(request: Pick<VectorTileRequest, 'projection' | 'flatten'>,
 }
 
 /**
- * One statement around the filtered, ordered, limited feature SELECT (`where`, with `limit` as a parameter).
+ * One statement around the filtered, ordered, limited feature SELECT (`where` over `from`, with `limit` as a parameter).
  * Geometries are first cut to the buffered tile in degrees, which also keeps Mercator clear of the poles,
  * then projected and fitted to the tile by ST_AsMVTGeom (clipped, snapped to the grid).
  */
-export function vectorTileSql(request: VectorTileRequest, where: string, limit: string, params: SqlParams): string {
+export function vectorTileSql(request: VectorTileRequest, where: string, limit: string, params: SqlParams, from = 'features'): string {
   const { tile, clip } = tileFrame(request);
   const float = (value: number) => `${params.add(value)}::float8`;
   const values: TileValues = {
     clip: clip.map(float), tile: tile.map(float),
     extent: `${params.add(request.extent)}::int`, buffer: `${params.add(request.buffer)}::int`, layer: `${params.add(request.layer)}::text`,
   };
-  return encodedTile(request, values, `SELECT f.seq, f.id, f.geom, f.feature FROM features f WHERE ${where} ORDER BY f.seq LIMIT ${limit}`);
+  return encodedTile(request, values, `SELECT f.seq, f.id, f.geom, f.feature FROM ${from} f WHERE ${where} ORDER BY f.seq LIMIT ${limit}`);
 }
 
 /** The columns of a batch's row, one row per tile (`n` numbers them from 1), and their SQL types. */

@@ -14,7 +14,7 @@ import { StorageError } from '../storage-error.js';
 import type { FeatureStore, FeatureWrite, HistoryOfWrite, OriginStates, SpaceKey, SpaceStatistics, SpaceVersions, StatisticsOptions, WritePlan, WritePlanner,
   WriteStep } from '../storage.js';
 import { compileFilter, type SqlFragment } from './filter-sql.js';
-import { type OrderedSource, SpatialIndex, type SpatialPlan } from './spatial-sql.js';
+import { candidateParams, INDEX_CANDIDATES, type OrderedSource, SpatialIndex, spatialBounds, type SpatialPlan } from './spatial-sql.js';
 import { readStatistics } from './statistics.js';
 import { pauseForOtherWriters, type WriteTransactions } from './write-transactions.js';
 
@@ -30,16 +30,30 @@ const DELETE_CHUNK = 1000;
  */
 const BY_IDS = 'FROM json_each(?) j CROSS JOIN features f ON f.sid = ? AND f.id = j.value';
 /**
- * The space right after a version (ADR 002): the current rows written at it or before (NULL: before history began),
- * and the superseded states that were current then. Each feature is in one part at most, under its seq.
+ * The space right after a version (ADR 002), for reads by id: the current rows written at it or before (NULL: before
+ * history began), and the superseded states that were current then. Each feature is in one part at most, under its seq.
  */
-const AT_VERSION = `(SELECT seq, sid, id, json FROM features WHERE sid = ? AND (version IS NULL OR version <= ?)
-  UNION ALL SELECT seq, sid, id, json FROM feature_history WHERE sid = ? AND version_to > ? AND (version_from IS NULL OR version_from <= ?))`;
+const COLUMNS = 'seq, sid, id, json, geometry_type, min_x, min_y, max_x, max_y';
+const AT_VERSION = `(SELECT ${COLUMNS} FROM features WHERE sid = ? AND (version IS NULL OR version <= ?)
+  UNION ALL SELECT ${COLUMNS} FROM feature_history WHERE sid = ? AND version_to > ? AND (version_from IS NULL OR version_from <= ?))`;
 const atVersion = (sid: number, version: number): unknown[] => [sid, version, sid, version, version];
+/** A current row shows at a version when it was written at it or before (NULL: before history began). */
+const HEAD_AT_VERSION = '(f.version IS NULL OR f.version <= ?)';
+/**
+ * A read at a version finds the superseded states of its area through the history's R*Tree while the area holds fewer
+ * entries than this (supersededSource).
+ */
+const HISTORY_CANDIDATES = 2000;
 /** The features of a list of seqs, each looked up by primary key. */
 const BY_SEQS = 'FROM json_each(?) j CROSS JOIN features f ON f.seq = j.value AND f.sid = ?';
 
 interface ExistingRow extends StoredRow { id: string }
+
+/** A page statement of `seq, json` rows in seq order, and its parameters for the page of `size` after a seq. */
+interface PagedSource {
+  sql: string;
+  params(after: number, size: number): unknown[];
+}
 
 /** A feature just inserted, for its R*Tree entry. */
 interface NewBounds { seq: number; bbox: BBox; along: number }
@@ -66,6 +80,8 @@ export class SqliteFeatureStore implements FeatureStore {
   private readonly selectHistoryOf;
   private readonly keepState;
   private readonly selectOrigins;
+  private readonly keepBounds;
+  private readonly countHistoryCandidates;
   private readonly setVersion;
   private readonly recordVersion;
   private readonly bumpVersion;
@@ -104,8 +120,12 @@ export class SqliteFeatureStore implements FeatureStore {
          CROSS JOIN features f ON f.sid = ? AND f.id = j.value ->> 0 AND f.version > j.value ->> 1
          LEFT JOIN feature_history h INDEXED BY feature_history_by_id ON h.sid = f.sid AND h.id = f.id AND h.version_to > j.value ->> 1
            AND (h.version_from IS NULL OR h.version_from <= j.value ->> 1)`);
-    this.keepState = db.prepare(`INSERT INTO feature_history (sid, version_to, seq, id, version_from, json, geometry_type, min_x, min_y, max_x, max_y)
-      SELECT sid, ?, seq, id, version, json, geometry_type, min_x, min_y, max_x, max_y FROM features WHERE seq = ?`);
+    this.keepBounds = db.prepare(`INSERT INTO feature_history_bounds (min_x, max_x, min_y, max_y, sid, version_to, seq)
+      SELECT min_x, max_x, min_y, max_y, sid, ?, seq FROM features WHERE seq = ? AND min_x IS NOT NULL`);
+    this.keepState = db.prepare(`INSERT INTO feature_history (sid, version_to, seq, id, version_from, json, geometry_type, min_x, min_y, max_x, max_y, bounds_id)
+      SELECT sid, ?, seq, id, version, json, geometry_type, min_x, min_y, max_x, max_y, ? FROM features WHERE seq = ?`);
+    this.countHistoryCandidates = db.prepare<unknown[], number>(
+      `SELECT count(*) FROM (SELECT 1 FROM feature_history_bounds r WHERE ${INDEX_CANDIDATES} LIMIT ?)`).pluck();
     this.setVersion = db.prepare('UPDATE spaces SET version = ? WHERE sid = ?');
     this.recordVersion = db.prepare('INSERT INTO space_versions (sid, version, author, created_at) VALUES (?, ?, ?, ?)');
     // A version written without history is the oldest one a read can ask for until history is kept again.
@@ -215,8 +235,8 @@ export class SqliteFeatureStore implements FeatureStore {
     const { diff, planned } = planWrite(stored, planner);
     const version = versions.get(sid) ?? null;
     if (version !== null && diff.changed) {
-      for (const { seq } of diff.updates) this.keepState.run(version, seq);
-      for (const seq of diff.deletes) this.keepState.run(version, seq);
+      for (const { seq } of diff.updates) this.keepStateOf(version, seq);
+      for (const seq of diff.deletes) this.keepStateOf(version, seq);
     }
     const inserted: NewBounds[] = [];
     for (const feature of diff.inserts) {
@@ -238,6 +258,12 @@ export class SqliteFeatureStore implements FeatureStore {
       this.recordVersion.run(sid, version, author, diff.timestamp);
     }
     return planned;
+  }
+
+  /** Appends the state of a current row, superseded at `version`, to the history, with its entry in the history's R*Tree. */
+  private keepStateOf(version: number, seq: number): void {
+    const bounds = this.keepBounds.run(version, seq);
+    this.keepState.run(version, bounds.changes > 0 ? Number(bounds.lastInsertRowid) : null, seq);
   }
 
   async versions(space: SpaceKey): Promise<SpaceVersions> {
@@ -354,17 +380,57 @@ export class SqliteFeatureStore implements FeatureStore {
     return { text: text ?? Buffer.alloc(0), count, lastSeq: lastSeq ?? 0 };
   }
 
-  /** A read at a version: the same statements over the current rows and the superseded states (AT_VERSION). */
+  /**
+   * The features of a read at a version without ids, in seq order after a seq, a page of at most `size`: the current
+   * rows written at it or before, through the same plan as a HEAD read (the spatial index, the tag index), and the
+   * states superseded after it (supersededSource), tested by their bounds and text (their tags are not in the tag
+   * index). Each part is limited to the page before the two are merged by seq.
+   */
+  private versionedPage(sid: number, query: Omit<FeatureQuery, 'ids'>, version: number, spatial: SpatialPlan | undefined): PagedSource {
+    const current = compileFilter(query);
+    const head = this.orderedSource(sid, { sql: `${HEAD_AT_VERSION} AND ${current.sql}`, params: [version, ...current.params] }, spatial);
+    const superseded = withExact(compileFilter(query, true), spatial);
+    const past = this.supersededSource(sid, version, query.spatial);
+    return {
+      sql: `SELECT seq, json FROM (SELECT f.seq AS seq, f.json AS json ${head.sql} LIMIT ?)
+            UNION ALL
+            SELECT seq, json FROM (SELECT f.seq AS seq, f.json AS json ${past.sql}
+              AND (f.version_from IS NULL OR f.version_from <= ?) AND f.seq > ? AND ${superseded.sql} ORDER BY f.seq LIMIT ?)
+            ORDER BY seq LIMIT ?`,
+      params: (after, size) => [...head.params(after), size, ...past.params, version, after, ...superseded.params, size, size],
+    };
+  }
+
+  /**
+   * `FROM feature_history f WHERE …` of the states superseded after `version`: through (sid, version_to), which reads
+   * every change since the version, or for a small area through the history's R*Tree, which reads the states of the
+   * area in every space and version. The R*Tree is taken while it holds fewer than HISTORY_CANDIDATES entries in the
+   * area: past that, a read reaching that far back reads about as many rows either way.
+   */
+  private supersededSource(sid: number, version: number, spatial: FeatureQuery['spatial']): SqlFragment {
+    const byPlace = spatial !== undefined
+      && this.countHistoryCandidates.get(...candidateParams(spatialBounds(spatial)), HISTORY_CANDIDATES)! < HISTORY_CANDIDATES;
+    return byPlace
+      ? {
+          sql: `FROM feature_history_bounds r CROSS JOIN feature_history f ON f.sid = r.sid AND f.version_to = r.version_to AND f.seq = r.seq
+                WHERE ${INDEX_CANDIDATES} AND r.sid = ? AND r.version_to > ?`,
+          params: [...candidateParams(spatialBounds(spatial)), sid, version],
+        }
+      : { sql: 'FROM feature_history f WHERE f.sid = ? AND f.version_to > ?', params: [sid, version] };
+  }
+
+  /** A read at a version: the current rows and the superseded states (versionedPage, AT_VERSION for ids). */
   private async *queryAt(sid: number, query: FeatureQuery, version: number, signal?: AbortSignal): AsyncIterable<FeatureRow[]> {
-    if (query.spatial) throw new Error('a read at a version has no spatial condition');
-    const where = compileFilter(query, true);
+    const spatial = this.spatialPlan(sid, query);
+    const run = <T>(statement: () => T): T => spatial ? spatial.during(statement) : statement();
     if (query.ids) {
-      yield this.rows(`SELECT f.seq, f.json FROM json_each(?) j CROSS JOIN ${AT_VERSION} f ON f.id = j.value WHERE ${where.sql} ORDER BY j.key LIMIT ?`,
-        [JSON.stringify(query.ids), ...atVersion(sid, version), ...where.params, query.limit]);
+      const where = withExact(compileFilter(query, true), spatial);
+      yield run(() => this.rows(`SELECT f.seq, f.json FROM json_each(?) j CROSS JOIN ${AT_VERSION} f ON f.id = j.value WHERE ${where.sql} ORDER BY j.key LIMIT ?`,
+        [JSON.stringify(query.ids), ...atVersion(sid, version), ...where.params, query.limit]));
       return;
     }
-    const sql = `SELECT f.seq, f.json FROM ${AT_VERSION} f WHERE f.seq > ? AND ${where.sql} ORDER BY f.seq LIMIT ?`;
-    yield* keysetPages(query.limit, query.afterSeq ?? 0, PAGE_SIZE, (after, size) => this.rows(sql, [...atVersion(sid, version), after, ...where.params, size]),
+    const page = this.versionedPage(sid, query, version, spatial);
+    yield* keysetPages(query.limit, query.afterSeq ?? 0, PAGE_SIZE, (after, size) => run(() => this.rows(page.sql, page.params(after, size))),
       (rows) => ({ count: rows.length, lastSeq: rows[rows.length - 1]?.seq ?? 0 }), { deadlineMs: this.deadlineMs, signal });
   }
 
@@ -395,11 +461,18 @@ export class SqliteFeatureStore implements FeatureStore {
   async countUpTo(space: SpaceKey, query: Omit<FeatureQuery, 'ids'>, signal?: AbortSignal): Promise<number> {
     const { sid } = space;
     const spatial = this.spatialPlan(sid, query);
-    const source = this.orderedSource(sid, compileFilter(query), spatial);
     throwIfCancelled(signal);
     const start = performance.now();
-    const statement = this.statement(`SELECT count(*) FROM (SELECT 1 ${source.sql} LIMIT ?)`).pluck();
-    const count = () => statement.get(...source.params(query.afterSeq ?? 0), query.limit) as number;
+    let count: () => number;
+    if (query.version === undefined) {
+      const source = this.orderedSource(sid, compileFilter(query), spatial);
+      const statement = this.statement(`SELECT count(*) FROM (SELECT 1 ${source.sql} LIMIT ?)`).pluck();
+      count = () => statement.get(...source.params(query.afterSeq ?? 0), query.limit) as number;
+    } else {
+      const page = this.versionedPage(sid, query, query.version, spatial);
+      const statement = this.statement(`SELECT count(*) FROM (${page.sql})`).pluck();
+      count = () => statement.get(...page.params(query.afterSeq ?? 0, query.limit)) as number;
+    }
     const counted = spatial ? spatial.during(count) : count();
     checkDeadline(performance.now() - start, { deadlineMs: this.deadlineMs });
     return counted;

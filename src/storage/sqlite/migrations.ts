@@ -148,6 +148,18 @@ export const SCHEMA: SchemaComponent = { name: 'SQLite', migrations: [
      created_at INTEGER NOT NULL,
      PRIMARY KEY (sid, tag)
    ) WITHOUT ROWID;`,
+  // A small area at a version far back finds the states superseded since then by place (an R*Tree like feature_bounds,
+  // over every space's history) instead of reading each of them through (sid, version_to): 10,000 changes since cost
+  // 4-5 ms per read. The entry's id is kept with the state, so whatever deletes a state (pruning) deletes its entry.
+  `ALTER TABLE feature_history ADD COLUMN bounds_id INTEGER;
+   UPDATE feature_history SET bounds_id = numbered.n
+     FROM (SELECT sid, version_to, seq, row_number() OVER () AS n FROM feature_history WHERE min_x IS NOT NULL) AS numbered
+    WHERE feature_history.sid = numbered.sid AND feature_history.version_to = numbered.version_to AND feature_history.seq = numbered.seq;
+   CREATE VIRTUAL TABLE feature_history_bounds USING rtree(id, min_x, max_x, min_y, max_y, +sid INTEGER, +version_to INTEGER, +seq INTEGER);
+   INSERT INTO feature_history_bounds SELECT bounds_id, min_x, max_x, min_y, max_y, sid, version_to, seq FROM feature_history WHERE bounds_id IS NOT NULL;
+   CREATE TRIGGER feature_history_bounds_delete AFTER DELETE ON feature_history WHEN old.bounds_id IS NOT NULL BEGIN
+     DELETE FROM feature_history_bounds WHERE id = old.bounds_id;
+   END;`,
 ] };
 
 /** The schema version is the database's `user_version`; each step commits with its new version. */

@@ -25,7 +25,8 @@ const CANDIDATE_COST = 4;
 /** Whether a geometry meets the filter of the statement running. */
 type ExactTest = (geometry: Geometry) => boolean;
 
-function filterBounds(filter: SpatialFilter): BBox {
+/** The box every match of the filter lies in. */
+export function spatialBounds(filter: SpatialFilter): BBox {
   return filter.kind === 'box' ? filter.box : filter.bounds;
 }
 
@@ -36,7 +37,7 @@ function filterBounds(filter: SpatialFilter): BBox {
  * other geometries as their text.
  */
 function compileExact(filter: SpatialFilter): SqlFragment {
-  const [west, south, east, north] = filterBounds(filter);
+  const [west, south, east, north] = spatialBounds(filter);
   const meets = 'f.min_x <= ? AND f.max_x >= ? AND f.min_y <= ? AND f.max_y >= ?';
   const test = "hub_spatial(CASE WHEN f.geometry_type = 'Point' THEN NULL ELSE json_extract(f.json, '$.geometry') END, f.min_x, f.min_y)";
   if (filter.kind !== 'box') return { sql: `(${meets} AND ${test})`, params: [east, west, north, south] };
@@ -47,14 +48,14 @@ function compileExact(filter: SpatialFilter): SqlFragment {
 }
 
 /**
- * The R*Tree entries meeting a box, of every space; `r.seq` is the feature's seq, and the feature row tells its
- * space. Entries are rounded outward, never short. The space is no R*Tree dimension: all entries of one space
+ * The R*Tree entries meeting a box, of every space (feature_bounds; feature_history_bounds alike); `r.seq` is the
+ * feature's seq, and the feature row tells its space. Entries are rounded outward, never short. The space is no R*Tree dimension: all entries of one space
  * share it, the R*-tree then splits its nodes along it rather than by place, and a box of 100 points among
  * 1,000,000 took 6 ms instead of 0.01 ms.
  */
-const INDEX_CANDIDATES = 'r.min_x <= ? AND r.max_x >= ? AND r.min_y <= ? AND r.max_y >= ?';
+export const INDEX_CANDIDATES = 'r.min_x <= ? AND r.max_x >= ? AND r.min_y <= ? AND r.max_y >= ?';
 
-function candidateParams([west, south, east, north]: BBox): unknown[] {
+export function candidateParams([west, south, east, north]: BBox): unknown[] {
   return [east, west, north, south];
 }
 
@@ -95,7 +96,7 @@ export class SpatialIndex {
    * CANDIDATE_COST × C < pageSize × N / C. Counting C stops at that limit, so the choice costs at most one such page.
    */
   plan(sid: number, filter: SpatialFilter, pageSize: number, featureCount: number): SpatialPlan {
-    const bounds = filterBounds(filter);
+    const bounds = spatialBounds(filter);
     const limit = Math.ceil(Math.sqrt((pageSize * featureCount) / CANDIDATE_COST));
     const byIndex = this.countCandidates.get(...candidateParams(bounds), limit)! < limit;
     const exact = compileExact(filter);
