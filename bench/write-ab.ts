@@ -25,21 +25,24 @@ type Phase = typeof PHASES[number];
 interface Side { name: string; hub: BenchHub; client: HubClient; dataDir: string }
 
 function usage(): never {
-  throw new Error('Usage: node dist/bench/write-ab.js --before <built checkout> [--turns 8] [--storage postgres://…]');
+  throw new Error('Usage: node dist/bench/write-ab.js --before <built checkout> [--turns 8] [--storage postgres://…] [--before-storage postgres://…]');
 }
 
-function options(argv: string[]): { before: string; turns: number; storage?: string } {
+function options(argv: string[]): { before: string; turns: number; storage?: string; beforeStorage?: string } {
   let before: string | undefined;
   let turns = 8;
   let storage: string | undefined;
+  let beforeStorage: string | undefined;
   for (let i = 0; i < argv.length; i += 2) {
     if (argv[i] === '--before') before = argv[i + 1];
     else if (argv[i] === '--turns') turns = Number(argv[i + 1]);
     else if (argv[i] === '--storage') storage = argv[i + 1];
+    // A build from before a schema change cannot open a database the newer build migrated: give it its own.
+    else if (argv[i] === '--before-storage') beforeStorage = argv[i + 1];
     else usage();
   }
   if (!before || !(turns > 0)) usage();
-  return { before: resolve(before), turns, storage };
+  return { before: resolve(before), turns, storage, beforeStorage };
 }
 
 /**
@@ -85,7 +88,7 @@ const median = (values: number[]): number => {
 };
 
 async function main(): Promise<void> {
-  const { before, turns, storage } = options(process.argv.slice(2));
+  const { before, turns, storage, beforeStorage } = options(process.argv.slice(2));
   const cities = loadCities(FEATURES);
   const features = cities.map(cityFeature);
   const bodies: Record<Phase, Buffer> = {
@@ -94,7 +97,7 @@ async function main(): Promise<void> {
       ({ ...feature, properties: { ...feature.properties, population: Number(feature.properties.population) + 1 } })) })),
   };
   const token = `bench-${randomBytes(16).toString('hex')}`;
-  const sides = [await start('before', join(before, 'dist', 'src', 'main.js'), storage, token), await start('after', undefined, storage, token)];
+  const sides = [await start('before', join(before, 'dist', 'src', 'main.js'), beforeStorage ?? storage, token), await start('after', undefined, storage, token)];
   const figures = new Map<string, Array<{ cpu: number; wall: number }>>();
   const record = (key: string, value: { cpu: number; wall: number }) => figures.set(key, [...(figures.get(key) ?? []), value]);
   try {
