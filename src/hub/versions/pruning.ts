@@ -5,14 +5,22 @@ import { keepsHistory, oldestReadable } from './space-versions.js';
 export interface PruningOptions {
   /** How long after a space was named the pass starts: the writes of that time share one pass. */
   delayMs?: number;
-  /** History rows (and version records) deleted per transaction. */
+  /** History rows (and version records) deleted by the first transaction of a space's pass; later ones adapt (see BATCH_MS). */
   batch?: number;
   /** Told of a pass that failed (the next write of the space schedules another). */
   onError?: (spaceId: string, error: unknown) => void;
 }
 
 const DEFAULT_DELAY_MS = 500;
-const DEFAULT_BATCH = 2000;
+const DEFAULT_BATCH = 500;
+/**
+ * What one batch's transaction may take: the next batch is halved when one took longer, doubled when one took less than
+ * half. SQLite's writers wait for a batch's transaction (one write lock per file): batches of 2,000 took the writers'
+ * p99 from 21 to 174 ms while 100,000 versions were pruned (docs/decisions.md, "Versions").
+ */
+const BATCH_MS = 10;
+const MIN_BATCH = 50;
+const MAX_BATCH = 5000;
 
 /** A macrotask between batches, so that the node's requests run between them (and, on SQLite, other processes' writes). */
 const pause = () => new Promise<void>((resolve) => setTimeout(resolve, 1));
@@ -75,11 +83,15 @@ export class Pruning {
     // A space keeping one version has none before HEAD to read: its history goes entirely.
     const oldest = keepsHistory(space.definition) ? oldestReadable(space.definition, versions) : versions.head + 1;
     let deleted = 0;
-    for (;;) {
-      const removed = await this.storage.history.prune(space.key, oldest, this.batch);
+    for (let batch = this.batch; ;) {
+      const started = performance.now();
+      const removed = await this.storage.history.prune(space.key, oldest, batch);
+      const took = performance.now() - started;
       deleted += removed;
       // Fewer than a batch in all: fewer than a batch of each kind, so nothing of either is left.
-      if (removed < this.batch) return deleted;
+      if (removed < batch) return deleted;
+      if (took > BATCH_MS) batch = Math.max(MIN_BATCH, Math.floor(batch / 2));
+      else if (took < BATCH_MS / 2) batch = Math.min(MAX_BATCH, batch * 2);
       await pause();
     }
   }
