@@ -2,26 +2,28 @@
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import type { SpaceKey } from '../src/storage/storage.js';
-import { type StorageSpec, openBulkStorage } from './engines.js';
+import { type StorageSpec, openBulkStorage, spaceKey } from './engines.js';
 import { fillHistory } from './history-fill.js';
 
 /** Features a long history rewrites round-robin: one per version. */
 export const HISTORY_POOL = 1000;
 
 /**
- * Gives a space keeping history `versions` versions of one feature each. SQLite writes them through the storage's
+ * Gives a space keeping history (returned: its storage key) `versions` versions of one feature each. SQLite writes them through the storage's
  * write path (8,000 versions/s without fsync). PostgreSQL writes the first pass that way too, but a versioned write
  * there is nine statements (about 200/s), so the later versions are made in SQL from the stored features: the same rows
  * the write path makes (each version's superseded state, its version record, the features' last states).
  */
-export async function buildHistory(spec: StorageSpec, space: SpaceKey, spaceId: string, versions: number): Promise<void> {
+export async function buildHistory(spec: StorageSpec, spaceId: string, versions: number): Promise<SpaceKey> {
   const storage = await openBulkStorage(spec);
+  let space: SpaceKey;
   try {
+    space = await spaceKey(storage, spaceId);
     await fillHistory(storage, space, spaceId, spec.engine === 'sqlite' ? versions : Math.min(versions, HISTORY_POOL), 1, HISTORY_POOL);
   } finally {
     await storage.close();
   }
-  if (spec.engine === 'sqlite' || versions <= HISTORY_POOL) return;
+  if (spec.engine === 'sqlite' || versions <= HISTORY_POOL) return space;
   const client = new pg.Client({ connectionString: spec.url });
   await client.connect();
   try {
@@ -52,6 +54,7 @@ export async function buildHistory(spec: StorageSpec, space: SpaceKey, spaceId: 
   } finally {
     await client.end();
   }
+  return space;
 }
 
 /** History rows of a space: what pruning has yet to delete. */

@@ -1,6 +1,5 @@
 // Benchmark section `history`, its long histories (issue 23, part 4): changesets streamed over many versions, and pruning a million versions while writers go on.
 import type { BenchEngine } from './engines.js';
-import { openStorage, spaceKey } from './engines.js';
 import type { BenchHub } from './hub-server.js';
 import type { HubClient } from './http.js';
 import { buildHistory, HISTORY_POOL, historyRows } from './history-rows.js';
@@ -37,10 +36,8 @@ async function createSpace(client: HubClient, body: Record<string, unknown>): Pr
 async function historySpace(bench: HistoryScaleBench, title: string, versions: number) {
   const id = await createSpace(bench.client, { title, versionsToKeep: KEEP_ALL });
   const spec = bench.engine.hubSpec(bench.hub.dataDir);
-  const storage = await openStorage(spec);
-  const key = await spaceKey(storage, id).finally(() => storage.close());
   const start = performance.now();
-  await buildHistory(spec, key, id, versions);
+  const key = await buildHistory(spec, id, versions);
   bench.log(`history: ${versions.toLocaleString('en-US')} versions built in ${((performance.now() - start) / 1000).toFixed(0)} s`);
   return { id, key, spec };
 }
