@@ -38,6 +38,9 @@ async function historySpace(bench: HistoryScaleBench, title: string, versions: n
   const spec = bench.engine.hubSpec(bench.hub.dataDir);
   const start = performance.now();
   const key = await buildHistory(spec, id, versions);
+  // SQLite's writes above never left this thread for the event loop's poll phase, so the client has not yet seen the
+  // hub close its idle keep-alive connections: a turn of the loop lets it drop them before they are reused (EPIPE).
+  await new Promise((resolve) => setTimeout(resolve, 100));
   bench.log(`history: ${versions.toLocaleString('en-US')} versions built in ${((performance.now() - start) / 1000).toFixed(0)} s`);
   return { id, key, spec };
 }
