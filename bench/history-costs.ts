@@ -1,12 +1,10 @@
 // Benchmark section `history` (issue 23, part 4): what keeping versions costs writes and HEAD reads, and what reading back in time costs.
-import type { FeatureParts } from '../src/hub/feature-text.js';
-import type { Point } from '../src/geo/geometry.js';
-import { fillDirectly, SPATIAL_REGION, spatialPointParts } from './data.js';
+import { fillDirectly, regionBoxes, shiftedEast, SPATIAL_REGION, spatialPointParts } from './data.js';
 import { type BenchEngine, openStorage, spaceKey } from './engines.js';
 import type { BenchHub } from './hub-server.js';
-import { countFeatures, type HubClient } from './http.js';
+import { countFeatures, createSpace, type HubClient } from './http.js';
 import { cpuWindow, readCpuSeconds } from './process-cpu.js';
-import { type CpuSpent, fastest, perSecond, type Rate } from './measure.js';
+import { type CpuSpent, fastest, median, perSecond, type Rate } from './measure.js';
 
 export interface HistoryBench {
   hub: BenchHub;
@@ -40,26 +38,6 @@ const HEAD_GOAL = 0.9;
  */
 const PLAIN_SHIFT = 20;
 
-async function createSpace(client: HubClient, body: Record<string, unknown>): Promise<string> {
-  const created = await client.expect(200, 'POST', '/hub/spaces', JSON.stringify(body), { 'content-type': 'application/json' });
-  return (JSON.parse(created.toString()) as { id: string }).id;
-}
-
-function shifted(parts: FeatureParts, shift: number): FeatureParts {
-  const point = parts.geometry as Point;
-  return { ...parts, geometry: { type: 'Point', coordinates: [point.coordinates[0] + shift, point.coordinates[1]] } };
-}
-
-/** Boxes of the given side (degrees) spread over the filled region, shifted east by `shift`. */
-function boxes(side: number, count: number, shift: number): string[] {
-  const [west, south, east, north] = SPATIAL_REGION;
-  return Array.from({ length: count }, (_, i) => {
-    const x = shift + west + ((i * 0.618034) % 1) * (east - west - side);
-    const y = south + ((i * 0.414214) % 1) * (north - south - side);
-    return `west=${x.toFixed(5)}&south=${y.toFixed(5)}&east=${(x + side).toFixed(5)}&north=${(y + side).toFixed(5)}`;
-  });
-}
-
 interface Space {
   id: string;
   shift: number;
@@ -71,11 +49,6 @@ interface TimedWork extends Rate {
   features: number;
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length / 2;
-  return Number.isInteger(middle) ? (sorted[middle - 1] + sorted[middle]) / 2 : sorted[Math.floor(middle)];
-};
 const ms = (seconds: number) => `${(seconds * 1000).toFixed(1)} ms`;
 
 export async function historyCosts(bench: HistoryBench): Promise<void> {
@@ -86,7 +59,7 @@ export async function historyCosts(bench: HistoryBench): Promise<void> {
   const side = await openStorage(engine.hubSpec(bench.hub.dataDir));
   try {
     for (const space of [versioned, plain]) {
-      await fillDirectly(side, await spaceKey(side, space.id), bench.points, bench.fillBatch, (i, now) => shifted(spatialPointParts(i, space.id, now), space.shift));
+      await fillDirectly(side, await spaceKey(side, space.id), bench.points, bench.fillBatch, (i, now) => shiftedEast(spatialPointParts(i, space.id, now), space.shift));
     }
   } finally {
     await side.close();
@@ -98,7 +71,7 @@ export async function historyCosts(bench: HistoryBench): Promise<void> {
   const body = (space: Space, write: number) => {
     const now = Date.now();
     const features = Array.from({ length: FEATURES_PER_WRITE }, (_, k) => {
-      const parts = shifted(spatialPointParts((write * 7919 + k * 104729) % bench.points, space.id, now), space.shift);
+      const parts = shiftedEast(spatialPointParts((write * 7919 + k * 104729) % bench.points, space.id, now), space.shift);
       return { type: 'Feature', id: parts.id, geometry: parts.geometry, properties: { ...parts.properties, revision: write } };
     });
     return JSON.stringify({ type: 'FeatureCollection', features });
@@ -128,7 +101,7 @@ export async function historyCosts(bench: HistoryBench): Promise<void> {
   const density = bench.points / ((SPATIAL_REGION[2] - SPATIAL_REGION[0]) * (SPATIAL_REGION[3] - SPATIAL_REGION[1]));
   const small = Math.sqrt(100 / density);
   const readBoxes = async (space: Space, extra: string): Promise<TimedWork> => {
-    const queries = boxes(small, 200, space.shift);
+    const queries = regionBoxes(small, 200, space.shift);
     const stop = cpuOf();
     const start = performance.now();
     let features = 0;

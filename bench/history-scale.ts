@@ -1,7 +1,7 @@
 // Benchmark section `history`, its long histories (issue 23, part 4): changesets streamed over many versions, and pruning a million versions while writers go on.
 import type { BenchEngine } from './engines.js';
 import type { BenchHub } from './hub-server.js';
-import type { HubClient } from './http.js';
+import { createSpace, type HubClient } from './http.js';
 import { buildHistory, HISTORY_POOL, historyRows } from './history-rows.js';
 
 export interface HistoryScaleBench {
@@ -27,11 +27,6 @@ const KEEP_ALL = 100_000_000;
 const KEEP_AFTER = 10;
 /** Pruning longer than this fails the bench rather than hanging it. */
 const PRUNE_TIMEOUT_MS = 20 * 60_000;
-
-async function createSpace(client: HubClient, body: Record<string, unknown>): Promise<string> {
-  const created = await client.expect(200, 'POST', '/hub/spaces', JSON.stringify(body), { 'content-type': 'application/json' });
-  return (JSON.parse(created.toString()) as { id: string }).id;
-}
 
 async function historySpace(bench: HistoryScaleBench, title: string, versions: number) {
   const id = await createSpace(bench.client, { title, versionsToKeep: KEEP_ALL });

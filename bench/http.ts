@@ -72,6 +72,12 @@ export class HubClient {
   }
 }
 
+/** Creates a space with the given definition; its id. */
+export async function createSpace(client: HubClient, definition: Record<string, unknown>): Promise<string> {
+  const created = await client.expect(200, 'POST', '/hub/spaces', JSON.stringify(definition), { 'content-type': 'application/json' });
+  return (JSON.parse(created.toString()) as { id: string }).id;
+}
+
 const FEATURE_START = Buffer.from('{"type":"Feature",');
 
 /** Counts the features of a FeatureCollection answer without parsing it (each stored text starts the same way). */

@@ -20,6 +20,12 @@ export interface Measured extends Rate {
 
 const now = () => performance.now() / 1000;
 export const perSecond = (rate: Rate) => rate.items / rate.seconds;
+/** The middle value (the mean of the two middle ones for an even count). */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length / 2;
+  return Number.isInteger(middle) ? (sorted[middle - 1] + sorted[middle]) / 2 : sorted[Math.floor(middle)];
+}
 export const fastest = <T extends Rate>(runs: T[]): T => runs.reduce((best, run) => (perSecond(run) > perSecond(best) ? run : best));
 
 export async function timed(work: () => Promise<number>): Promise<Rate> {

@@ -1,8 +1,8 @@
 // Benchmark section `processors`: one 10,000-feature PUT into a space with a schema and tagging rules, against the same PUT into a plain space.
 import { cityFeature, loadCities } from './data.js';
 import { readCpuSeconds } from './process-cpu.js';
-import type { HubClient } from './http.js';
-import { perSecond, type Rate, timed } from './measure.js';
+import { createSpace, type HubClient } from './http.js';
+import { median, perSecond, type Rate, timed } from './measure.js';
 
 /** The issue's write: 10,000 features in one request. */
 const FEATURES = 10_000;
@@ -60,11 +60,6 @@ export interface ProcessorsBench {
   addRow(row: { figure: string; unit: string; http: Rate; floor: Rate; goal?: number; note?: string }): void;
   note(text: string): void;
   log(text: string): void;
-}
-
-async function createSpace(client: HubClient, definition: Record<string, unknown>): Promise<string> {
-  const body = await client.expect(200, 'POST', '/hub/spaces', JSON.stringify(definition), { 'content-type': 'application/json' });
-  return (JSON.parse(body.toString()) as { id: string }).id;
 }
 
 interface Put {
@@ -133,11 +128,6 @@ export async function processorsIngest(bench: ProcessorsBench): Promise<void> {
     // Fewer stored features keep the turns alike.
     while (spaces.length > 0) await bench.client.expect(204, 'DELETE', `/hub/spaces/${spaces.pop()}`);
   }
-  const median = (values: number[]) => {
-    const sorted = [...values].sort((a, b) => a - b);
-    const middle = sorted.length / 2;
-    return Number.isInteger(middle) ? (sorted[middle - 1] + sorted[middle]) / 2 : sorted[Math.floor(middle)];
-  };
   const medianRate = (runs: Put[]): Rate => ({ items: FEATURES, seconds: median(runs.map((run) => run.rate.seconds)) });
   const percent = (ratio: number) => `${(100 * ratio).toFixed(0)}%`;
   const ratios = processedRuns.map((run, turn) => perSecond(run.rate) / perSecond(plainRuns[turn].rate));

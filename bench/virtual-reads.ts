@@ -1,10 +1,8 @@
 // Benchmark section `virtual`: a bbox on a group of two spaces against the same bbox on one space holding the features of both.
-import type { Point } from '../src/geo/geometry.js';
-import type { FeatureParts } from '../src/hub/feature-text.js';
-import { fillDirectly, SPATIAL_REGION, spatialPointParts } from './data.js';
+import { fillDirectly, regionBoxes, shiftedEast, SPATIAL_REGION, spatialPointParts } from './data.js';
 import { type BenchEngine, openStorage, spaceKey } from './engines.js';
 import type { BenchHub } from './hub-server.js';
-import { countFeatures, type HubClient } from './http.js';
+import { countFeatures, createSpace, type HubClient } from './http.js';
 import { fastest, type Rate } from './measure.js';
 
 export interface VirtualBench {
@@ -30,21 +28,6 @@ const GOAL = 0.67;
  */
 const SINGLE_SHIFT = 20;
 
-/** Boxes of the given side (degrees) spread over the filled region, shifted east by `shift`: the same boxes for both spaces. */
-function boxes(side: number, count: number, shift: number): string[] {
-  const [west, south, east, north] = SPATIAL_REGION;
-  return Array.from({ length: count }, (_, i) => {
-    const x = shift + west + ((i * 0.618034) % 1) * (east - west - side);
-    const y = south + ((i * 0.414214) % 1) * (north - south - side);
-    return `west=${x.toFixed(5)}&south=${y.toFixed(5)}&east=${(x + side).toFixed(5)}&north=${(y + side).toFixed(5)}`;
-  });
-}
-
-async function createSpace(client: HubClient, body: Record<string, unknown>): Promise<string> {
-  const created = await client.expect(200, 'POST', '/hub/spaces', JSON.stringify(body), { 'content-type': 'application/json' });
-  return (JSON.parse(created.toString()) as { id: string }).id;
-}
-
 /** Reads each box once, timing each request to its last byte; checks the two spaces answer the same number of features. */
 async function readBoxes(client: HubClient, space: string, queries: string[], limit: number): Promise<{ seconds: number; features: number }> {
   let seconds = 0;
@@ -58,11 +41,6 @@ async function readBoxes(client: HubClient, space: string, queries: string[], li
   return { seconds, features };
 }
 
-function shifted(parts: FeatureParts): FeatureParts {
-  const point = parts.geometry as Point;
-  return { ...parts, geometry: { type: 'Point', coordinates: [point.coordinates[0] + SINGLE_SHIFT, point.coordinates[1]] } };
-}
-
 export async function virtualReads(bench: VirtualBench): Promise<void> {
   const single = await createSpace(bench.client, { title: 'bench virtual: one space' });
   const a = await createSpace(bench.client, { title: 'bench virtual: upstream A' });
@@ -72,7 +50,7 @@ export async function virtualReads(bench: VirtualBench): Promise<void> {
   const side = await openStorage(bench.engine.hubSpec(bench.hub.dataDir));
   try {
     // The same points: the single space holds 0..2n-1, A the first half and B the second, so every box finds the same features.
-    await fillDirectly(side, await spaceKey(side, single), 2 * n, bench.fillBatch, (i, now) => shifted(spatialPointParts(i, single, now)));
+    await fillDirectly(side, await spaceKey(side, single), 2 * n, bench.fillBatch, (i, now) => shiftedEast(spatialPointParts(i, single, now), SINGLE_SHIFT));
     await fillDirectly(side, await spaceKey(side, a), n, bench.fillBatch, (i, now) => spatialPointParts(i, a, now));
     await fillDirectly(side, await spaceKey(side, b), n, bench.fillBatch, (i, now) => spatialPointParts(n + i, b, now));
   } finally {
@@ -88,8 +66,8 @@ export async function virtualReads(bench: VirtualBench): Promise<void> {
     { name: 'large bbox (about 10,000 features)', side: Math.sqrt(10_000 / density), count: 20, limit: 100_000 },
   ];
   for (const size of sizes) {
-    const queries = boxes(size.side, size.count, 0);
-    const singleQueries = boxes(size.side, size.count, SINGLE_SHIFT);
+    const queries = regionBoxes(size.side, size.count, 0);
+    const singleQueries = regionBoxes(size.side, size.count, SINGLE_SHIFT);
     const queriesOf = (space: string) => (space === single ? singleQueries : queries);
     // Warm-up, and the check that both answer alike.
     const [one, grouped] = [await readBoxes(bench.client, single, singleQueries, size.limit), await readBoxes(bench.client, group, queries, size.limit)];

@@ -7,6 +7,7 @@ import { HubClient } from './http.js';
 import { startBenchHub, type BenchHub } from './hub-server.js';
 import { randomBytes } from 'node:crypto';
 import { readCpuSeconds } from './process-cpu.js';
+import { median } from './measure.js';
 import { PROCESSORS } from './processors-ingest.js';
 
 const FEATURES = 10_000;
@@ -80,12 +81,6 @@ async function run(side: Side, kind: Kind, bodies: Record<Phase, Buffer>): Promi
   await side.client.request('DELETE', `/hub/spaces/${space}`);
   return { insert, update };
 }
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length / 2;
-  return Number.isInteger(middle) ? (sorted[middle - 1] + sorted[middle]) / 2 : sorted[Math.floor(middle)];
-};
 
 async function main(): Promise<void> {
   const { before, turns, storage, beforeStorage } = options(process.argv.slice(2));
