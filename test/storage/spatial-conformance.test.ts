@@ -309,7 +309,7 @@ describe('the SQLite spatial index', { skip: BACKENDS.includes('sqlite') ? false
       const version = SCHEMA.migrations.findIndex((sql) => sql.includes('CREATE VIRTUAL TABLE feature_bounds'));
       db.exec(`DROP TABLE sessions; DROP TABLE login_failures; DROP INDEX tokens_by_aid; ALTER TABLE accounts DROP COLUMN rights;
         DROP TRIGGER feature_bounds_update; DROP TRIGGER feature_bounds_delete;
-        DROP TABLE feature_bounds; DROP TABLE space_tags; DROP INDEX features_by_version; ALTER TABLE spaces DROP COLUMN deleted_before;
+        DROP TABLE feature_bounds; DROP TABLE space_tags; ALTER TABLE spaces DROP COLUMN deleted_before;
         DROP TABLE feature_history_bounds; DROP TABLE feature_history; DROP TABLE space_versions; ALTER TABLE features DROP COLUMN version;
         ALTER TABLE spaces DROP COLUMN version; ALTER TABLE spaces DROP COLUMN history_from; PRAGMA user_version = ${version};`);
       db.close();

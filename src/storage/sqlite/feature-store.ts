@@ -134,7 +134,7 @@ export class SqliteFeatureStore implements FeatureStore {
     this.countHistoryCandidates = db.prepare<unknown[], number>(
       `SELECT count(*) FROM (SELECT 1 FROM feature_history_bounds r WHERE ${INDEX_CANDIDATES} LIMIT ?)`).pluck();
     this.setVersion = db.prepare('UPDATE spaces SET version = ? WHERE sid = ?');
-    this.recordVersion = db.prepare('INSERT INTO space_versions (sid, version, author, created_at) VALUES (?, ?, ?, ?)');
+    this.recordVersion = db.prepare('INSERT INTO space_versions (sid, version, author, created_at, written) VALUES (?, ?, ?, ?, ?)');
     // A version written without history is the oldest one a read can ask for until history is kept again.
     this.bumpVersion = db.prepare('UPDATE spaces SET version = version + 1, history_from = version + 1 WHERE sid = ?');
     this.spatial = new SpatialIndex(db);
@@ -245,13 +245,19 @@ export class SqliteFeatureStore implements FeatureStore {
       this.keepSuperseded(sid, version, [...diff.updates.map(({ seq }) => seq), ...diff.deletes]);
     }
     const inserted: NewBounds[] = [];
+    /** The states this write writes, as (seq, id): the version's record lists them for its changeset. */
+    const written: Array<[number, string]> = [];
     for (const feature of diff.inserts) {
       const seq = this.storeRow(sid, feature, undefined, version);
+      written.push([seq, feature.id]);
       const { bbox } = feature;
       if (bbox) inserted.push({ seq, bbox, along: hilbertIndex((bbox[0] + bbox[2]) / 2, (bbox[1] + bbox[3]) / 2) });
     }
     this.indexBounds(inserted);
-    for (const { seq, feature } of diff.updates) this.storeRow(sid, feature, seq, version);
+    for (const { seq, feature } of diff.updates) {
+      this.storeRow(sid, feature, seq, version);
+      written.push([seq, feature.id]);
+    }
     for (const seq of diff.deletes) {
       this.deleteTagsOfFeature.run(seq);
       this.deleteFeature.run(seq);
@@ -261,7 +267,7 @@ export class SqliteFeatureStore implements FeatureStore {
     if (version === null) this.bumpVersion.run(sid);
     else {
       this.setVersion.run(version, sid);
-      this.recordVersion.run(sid, version, author, diff.timestamp);
+      this.recordVersion.run(sid, version, author, diff.timestamp, JSON.stringify(written.sort((a, b) => a[0] - b[0])));
     }
     return planned;
   }

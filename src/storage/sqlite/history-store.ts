@@ -4,22 +4,31 @@ import type { ChangeKind, ChangeRow, HistoryStore, SpaceKey, TagRecord, VersionR
 import type { WriteTransactions } from './write-transactions.js';
 
 /**
- * The states written at versions @from … @to after the position (@from, @seq): current rows carry the version that wrote them,
- * superseded ones `version_from`. Each part is an index range (`features_by_version`, `feature_history_by_from`).
+ * The states written at versions @from … @to after the position (@from, @seq), from each version's record, which lists
+ * what it wrote as (seq, id) in seq order: the current row while it is still the state written then, else the
+ * superseded state that version started (found by id, `feature_history_by_id`). Rows come in the order of the records'
+ * primary key and of each list (json_each walks an array in order): an ORDER BY on the seq as well made SQLite sort
+ * every row of the range before the first page.
  */
-const WRITTEN = `SELECT version, seq, json FROM features WHERE sid = @sid AND version BETWEEN @from AND @to AND (version, seq) > (@from, @seq)
-  UNION ALL SELECT version_from, seq, json FROM feature_history WHERE sid = @sid AND version_from BETWEEN @from AND @to AND (version_from, seq) > (@from, @seq)`;
-/** A state written at a version over one that ended at it: an update keeps the row's seq (ADR 002). */
-const REPLACED = 'EXISTS (SELECT 1 FROM feature_history e WHERE e.sid = @sid AND e.version_to = w.version AND e.seq = w.seq)';
+const written = (condition: string) => `SELECT v.version, j.value ->> 0 AS seq, coalesce(f.json,
+    (SELECT h.json FROM feature_history h INDEXED BY feature_history_by_id
+      WHERE h.sid = v.sid AND h.id = j.value ->> 1 AND h.version_to > v.version AND h.version_from = v.version LIMIT 1)) AS json
+  FROM space_versions v CROSS JOIN json_each(v.written) j
+  LEFT JOIN features f ON f.seq = j.value ->> 0 AND f.version = v.version
+  WHERE v.sid = @sid AND v.version BETWEEN @from AND @to AND (v.version, j.value ->> 0) > (@from, @seq)
+    AND ${condition} (SELECT 1 FROM feature_history e WHERE e.sid = @sid AND e.version_to = v.version AND e.seq = j.value ->> 0)
+  ORDER BY v.version LIMIT @limit`;
 
 const CHANGES: Record<ChangeKind, string> = {
-  inserted: `SELECT version, seq, json FROM (${WRITTEN}) w WHERE NOT ${REPLACED} ORDER BY version, seq LIMIT @limit`,
-  updated: `SELECT version, seq, json FROM (${WRITTEN}) w WHERE ${REPLACED} ORDER BY version, seq LIMIT @limit`,
-  // A state that ended at a version with no state of the same row written at it: the feature was deleted.
+  // A state written at a version over one that ended at it is an update: an update keeps the row's seq (ADR 002).
+  inserted: written('NOT EXISTS'),
+  updated: written('EXISTS'),
+  // A state that ended at a version with no state of the same feature written at it: the feature was deleted.
   deleted: `SELECT e.version_to AS version, e.seq, e.json FROM feature_history e
     WHERE e.sid = @sid AND e.version_to BETWEEN @from AND @to AND (e.version_to, e.seq) > (@from, @seq)
       AND NOT EXISTS (SELECT 1 FROM features f WHERE f.seq = e.seq AND f.version = e.version_to)
-      AND NOT EXISTS (SELECT 1 FROM feature_history h WHERE h.sid = @sid AND h.version_from = e.version_to AND h.seq = e.seq)
+      AND NOT EXISTS (SELECT 1 FROM feature_history h INDEXED BY feature_history_by_id
+        WHERE h.sid = @sid AND h.id = e.id AND h.version_to > e.version_to AND h.version_from = e.version_to)
     ORDER BY e.version_to, e.seq LIMIT @limit`,
 };
 

@@ -160,6 +160,17 @@ export const SCHEMA: SchemaComponent = { name: 'SQLite', migrations: [
    CREATE TRIGGER feature_history_bounds_delete AFTER DELETE ON feature_history WHEN old.bounds_id IS NOT NULL BEGIN
      DELETE FROM feature_history_bounds WHERE id = old.bounds_id;
    END;`,
+  // What each version wrote, as a list of (seq, id) in seq order on its version record, instead of two indexes by the
+  // version that wrote a state (features_by_version, feature_history_by_from): their entries went in at scattered
+  // pages, one or two random pages per feature a write replaced, where the list is appended with the record
+  // (docs/decisions.md, "Versions"). The lists of versions written so far come from those indexes before they go.
+  `ALTER TABLE space_versions ADD COLUMN written TEXT NOT NULL DEFAULT '[]';
+   UPDATE space_versions SET written = coalesce((SELECT json_group_array(json_array(w.seq, w.id)) FROM (
+       SELECT seq, id FROM features f WHERE f.sid = space_versions.sid AND f.version = space_versions.version
+       UNION ALL SELECT seq, id FROM feature_history h WHERE h.sid = space_versions.sid AND h.version_from = space_versions.version
+       ORDER BY 1) w), '[]');
+   DROP INDEX features_by_version;
+   DROP INDEX feature_history_by_from;`,
 ] };
 
 /** The schema version is the database's `user_version`; each step commits with its new version. */
