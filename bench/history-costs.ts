@@ -27,6 +27,8 @@ const VERSIONS_TO_KEEP = 1000;
 const FEATURES_PER_WRITE = 1000;
 /** The read at a version goes this many writes back. */
 const VERSIONS_BACK = 100;
+/** The second PUT figure rewrites features of this many, all of them rewritten before: the pages an edited area's writes touch are few and hot. */
+const WORKING_SET = 20_000;
 /** Goals of issue 23 part 4: a versioned PUT at 70% of a plain one, a bbox 100 versions back at 50% of HEAD's. */
 const PUT_GOAL = 0.7;
 const BACK_GOAL = 0.5;
@@ -67,36 +69,43 @@ export async function historyCosts(bench: HistoryBench): Promise<void> {
   await engine.afterBulkLoad?.();
 
   const cpuOf = () => cpuWindow(() => readCpuSeconds(bench.hub.pid), engine.serverPid?.());
-  /** Write `write` rewrites 1,000 points spread over the space (a stride through the ids), each with a new property value. */
-  const body = (space: Space, write: number) => {
+  /** Write `write` rewrites 1,000 points of the first `range` (a stride through the ids), each with a new property value. */
+  const body = (space: Space, write: number, range: number) => {
     const now = Date.now();
     const features = Array.from({ length: FEATURES_PER_WRITE }, (_, k) => {
-      const parts = shiftedEast(spatialPointParts((write * 7919 + k * 104729) % bench.points, space.id, now), space.shift);
+      const parts = shiftedEast(spatialPointParts((write * 7919 + k * 104729) % range, space.id, now), space.shift);
       return { type: 'Feature', id: parts.id, geometry: parts.geometry, properties: { ...parts.properties, revision: write } };
     });
     return JSON.stringify({ type: 'FeatureCollection', features });
   };
+  /** `writes` PUTs into each space, taking turns, after `warmUp` untimed ones: the median time and CPU of each side. */
+  const timedPuts = async (range: number, writes: number, warmUp: number) => {
+    const puts = new Map<Space, Array<{ seconds: number; cpu: CpuSpent }>>([[versioned, []], [plain, []]]);
+    for (let write = 0; write < warmUp + writes; write++) {
+      for (const space of write % 2 === 0 ? [versioned, plain] : [plain, versioned]) {
+        const text = body(space, write, range);
+        const stop = cpuOf();
+        const start = performance.now();
+        await client.expect(204, 'PUT', `/hub/spaces/${space.id}/features`, text, { accept: 'application/x-empty' });
+        if (write >= warmUp) puts.get(space)?.push({ seconds: (performance.now() - start) / 1000, cpu: stop() });
+      }
+    }
+    const rate = (space: Space): Rate => ({ items: FEATURES_PER_WRITE, seconds: median((puts.get(space) ?? []).map((put) => put.seconds)) });
+    const cpu = (space: Space, part: keyof CpuSpent) => ms(median((puts.get(space) ?? []).map((put) => put.cpu[part] ?? 0)));
+    return {
+      versioned: rate(versioned), plain: rate(plain),
+      cpu: `hub ${cpu(versioned, 'process')} / ${cpu(plain, 'process')}` + (engine.serverPid ? `, database ${cpu(versioned, 'database')} / ${cpu(plain, 'database')}` : ''),
+    };
+  };
 
   bench.log(`history: ${bench.writes} PUTs of ${FEATURES_PER_WRITE} features into each, taking turns`);
-  const puts = new Map<Space, Array<{ seconds: number; cpu: CpuSpent }>>([[versioned, []], [plain, []]]);
-  for (let write = 0; write < bench.writes; write++) {
-    for (const space of write % 2 === 0 ? [versioned, plain] : [plain, versioned]) {
-      const text = body(space, write);
-      const stop = cpuOf();
-      const start = performance.now();
-      await client.expect(204, 'PUT', `/hub/spaces/${space.id}/features`, text, { accept: 'application/x-empty' });
-      puts.get(space)?.push({ seconds: (performance.now() - start) / 1000, cpu: stop() });
-    }
-  }
-  const putRate = (space: Space): Rate => ({ items: FEATURES_PER_WRITE, seconds: median((puts.get(space) ?? []).map((put) => put.seconds)) });
-  const putCpu = (space: Space, part: keyof CpuSpent) => median((puts.get(space) ?? []).map((put) => put.cpu[part] ?? 0));
+  const spread = await timedPuts(bench.points, bench.writes, 0);
   bench.addRow({
     figure: `PUT ${FEATURES_PER_WRITE.toLocaleString('en-US')} changed features, versionsToKeep ${VERSIONS_TO_KEEP}`, unit: 'features/s',
-    http: putRate(versioned), floor: putRate(plain), goal: PUT_GOAL,
+    http: spread.versioned, floor: spread.plain, goal: PUT_GOAL,
     note: `floor: the same PUT into a plain space; ${bench.writes} each, taking turns, median; each rewrites ${FEATURES_PER_WRITE} of ${bench.points.toLocaleString('en-US')} points`,
   });
-  bench.note(`History: CPU per ${FEATURES_PER_WRITE}-feature PUT (median), versioned / plain: hub ${ms(putCpu(versioned, 'process'))} / ${ms(putCpu(plain, 'process'))}` +
-    (engine.serverPid ? `, database ${ms(putCpu(versioned, 'database'))} / ${ms(putCpu(plain, 'database'))}` : '') + '.');
+  bench.note(`History: CPU per ${FEATURES_PER_WRITE}-feature PUT (median), versioned / plain: ${spread.cpu}.`);
 
   const density = bench.points / ((SPATIAL_REGION[2] - SPATIAL_REGION[0]) * (SPATIAL_REGION[3] - SPATIAL_REGION[1]));
   const small = Math.sqrt(100 / density);
@@ -143,6 +152,18 @@ export async function historyCosts(bench: HistoryBench): Promise<void> {
         ` (${perSecond(http).toFixed(0)} / ${perSecond(floor).toFixed(0)} requests/s)`,
     });
   }
+
+  // After the reads, which go back from the HEAD the writes above left. Every feature of the working set has been
+  // rewritten before the timed writes, so each of them replaces versioned states, as an edited area's writes do.
+  const range = Math.min(WORKING_SET, bench.points);
+  const warmUp = Math.ceil(range / FEATURES_PER_WRITE);
+  bench.log(`history: ${bench.writes} PUTs of ${FEATURES_PER_WRITE} features of a working set of ${range} into each, after ${warmUp} untimed`);
+  const working = await timedPuts(range, bench.writes, warmUp);
+  bench.addRow({
+    figure: `PUT ${FEATURES_PER_WRITE.toLocaleString('en-US')} features of a ${range.toLocaleString('en-US')}-feature working set, versionsToKeep ${VERSIONS_TO_KEEP}`,
+    unit: 'features/s', http: working.versioned, floor: working.plain,
+    note: `floor: the same PUT into a plain space; each feature rewritten before; ${bench.writes} each, taking turns, median; CPU per PUT ${working.cpu}`,
+  });
 }
 
 /** HEAD of a space, as the 400 for a version past it names it (the statistics do not carry it yet). */
