@@ -20,6 +20,9 @@ export interface FilterSpec {
   radius?: number;
 }
 
+/** A filter is tried once on a feature when it is given, so that a filter text that does not parse is refused then. */
+const PROBE = ruleView({ type: 'FeatureCollection', features: [{ type: 'Feature', id: 'probe', geometry: null, properties: {} }] }) as object;
+
 const refuse = (problem: string): never => { throw hubError('invalidSubscription', { problem }); };
 
 /** The filter of a request body (absent or null: every change), or a 400 naming what is wrong. */
@@ -36,7 +39,7 @@ export function filterSpecOf(given: unknown): FilterSpec | undefined {
     }
     spec.jsonPath = jsonPath as string;
     try {
-      selectedFeatures({ tag: 'filter', path: spec.jsonPath }, ruleView({ type: 'FeatureCollection', features: [] }) as object);
+      selectedFeatures({ tag: 'filter', path: spec.jsonPath }, PROBE);
     } catch (error) {
       refuse(`filter.jsonPath does not parse: ${(error instanceof Error ? error.message : String(error)).slice(0, 200)}`);
     }
