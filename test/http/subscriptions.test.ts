@@ -240,6 +240,7 @@ for (const backend of BACKENDS) {
       assert.equal(notJson.status, 400, notJson.text);
       assert.deepEqual((await call(hub, 'GET', `/hub/spaces/${space}/subscriptions`)).body, []);
       assertError(await call(hub, 'GET', `/hub/spaces/${space}/subscriptions/nope`), 404, 'subscriptionNotFound');
+      assertError(await call(hub, 'DELETE', `/hub/spaces/${space}/subscriptions/a%00b`), 404, 'subscriptionNotFound');
       assertError(await call(hub, 'PUT', `/hub/spaces/${space}/subscriptions/nope`, { body: ok }), 404, 'subscriptionNotFound');
       assert.equal((await call(hub, 'GET', '/hub/spaces/no-such-space/subscriptions')).status, 404);
       assert.equal((await subscribe(space, { ...ok, id: 'twice' })).status, 200);

@@ -88,11 +88,16 @@ export class SubscriptionService {
     return Promise.all((await this.storage.subscriptions.list(space.key.sid)).map((record) => this.viewOf(space, record, head)));
   }
 
+  /** The stored subscription of a path's id; an id no subscription can have is not looked up. */
+  private async stored(space: StoredSpace, id: string): Promise<SubscriptionRecord> {
+    const record = isSubscriptionId(id) ? await this.storage.subscriptions.get(space.key.sid, id) : undefined;
+    if (!record) throw hubError('subscriptionNotFound', { id: id.slice(0, 64) });
+    return record;
+  }
+
   async get(caller: Claims, spaceId: string, id: string): Promise<SubscriptionView> {
     const space = await this.space(caller, spaceId, false);
-    const record = await this.storage.subscriptions.get(space.key.sid, id);
-    if (!record) throw hubError('subscriptionNotFound', { id: id.slice(0, 64) });
-    return this.viewOf(space, record);
+    return this.viewOf(space, await this.stored(space, id));
   }
 
   /**
@@ -122,8 +127,7 @@ export class SubscriptionService {
    */
   async replace(caller: Claims, spaceId: string, id: string, body: Record<string, unknown>): Promise<SubscriptionView> {
     const space = await this.space(caller, spaceId, true);
-    const current = await this.storage.subscriptions.get(space.key.sid, id);
-    if (!current) throw hubError('subscriptionNotFound', { id: id.slice(0, 64) });
+    const current = await this.stored(space, id);
     if (body.id !== undefined && body.id !== id) refuse('id, when given, must be the id in the path');
     const input = await inputOf(body, spaceId, this.settings.allowPrivate);
     const state = input.state ?? current.state;
@@ -146,8 +150,8 @@ export class SubscriptionService {
 
   async delete(caller: Claims, spaceId: string, id: string): Promise<SubscriptionView> {
     const space = await this.space(caller, spaceId, false);
-    const record = await this.storage.subscriptions.get(space.key.sid, id);
-    if (!record || !(await this.storage.subscriptions.delete(space.key.sid, id))) throw hubError('subscriptionNotFound', { id: id.slice(0, 64) });
+    const record = await this.stored(space, id);
+    if (!(await this.storage.subscriptions.delete(space.key.sid, id))) throw hubError('subscriptionNotFound', { id: id.slice(0, 64) });
     return this.viewOf(space, record);
   }
 }
