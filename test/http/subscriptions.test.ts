@@ -91,10 +91,13 @@ for (const backend of BACKENDS) {
       // Near and a park; far and a park; near but no park.
       await put(space, [point('near-park', 1, { kind: 'park' }), point('far-park', 10, { kind: 'park' }), point('near-road', 1, { kind: 'road' })]);
       await put(space, [point('near-park-2', 0.5, { kind: 'park' })]);
-      await until('2 features arrived', () => target.deliveries.length >= 2);
+      // Moved out of the area: it matched before the change, so the change is delivered; a feature that never matched is not.
+      await put(space, [point('near-park', 20, { kind: 'park' }), point('far-park', 11, { kind: 'park' })]);
+      await until('3 features arrived', () => target.deliveries.length >= 3);
       await new Promise((resolve) => setTimeout(resolve, 300));
       assert.deepEqual(target.deliveries.map((delivery) => [delivery.body.type, delivery.body.action, (delivery.body.feature as { id: string }).id, delivery.body.version]),
-        [['FeatureChange', 'inserted', 'near-park', 0], ['FeatureChange', 'inserted', 'near-park-2', 1]]);
+        [['FeatureChange', 'inserted', 'near-park', 0], ['FeatureChange', 'inserted', 'near-park-2', 1], ['FeatureChange', 'updated', 'near-park', 2]]);
+      assert.equal((target.deliveries[2].body.feature as { geometry: { coordinates: number[] } }).geometry.coordinates[0], 20, 'the state after the change');
     });
 
     test('CONTENT_CHANGE: the ids and the bounds of what changed, without the features', async () => {

@@ -106,7 +106,7 @@ export class SubscriptionDelivery {
           throw new Stop(`Version ${delivered + 1} is no longer kept, so it cannot be delivered; PUT the subscription with status.state ACTIVE to resume after what is gone.`, true);
         }
         for (const version of versions) {
-          for await (const body of versionBodies(this.storage.history, space.key, subscription, version, filter)) {
+          for await (const body of versionBodies(this.storage, space.key, subscription, version, filter)) {
             if (this.stopping.signal.aborted) return;
             const problem = await postWebhook(subscription.destination, body, {
               'x-hub-signature-256': signatureOf(subscription.secret, body),

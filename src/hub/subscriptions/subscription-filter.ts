@@ -58,7 +58,7 @@ export function filterSpecOf(given: unknown): FilterSpec | undefined {
   return spec;
 }
 
-/** A changed feature as the filter sees it (its state after the change; a deleted feature's last state). */
+/** A changed feature as the filter sees it: a state of it before or after the change. */
 type FeatureState = { geometry?: Geometry | null } & Record<string, unknown>;
 
 /** Which of a page of states a filter keeps, by index; every one without a filter. */
