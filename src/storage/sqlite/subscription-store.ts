@@ -19,6 +19,7 @@ export class SqliteSubscriptionStore implements SubscriptionStore {
   private readonly selectOfSpace;
   private readonly change;
   private readonly remove;
+  private readonly claimable;
   private readonly take;
   private readonly outcome;
   private readonly free;
@@ -34,6 +35,8 @@ export class SqliteSubscriptionStore implements SubscriptionStore {
         last_error = CASE WHEN @resume THEN @note ELSE last_error END, delivered = max(delivered, @delivered)
       WHERE sid = @sid AND id = @id RETURNING ${COLUMNS}`);
     this.remove = db.prepare('DELETE FROM subscriptions WHERE sid = ? AND id = ?');
+    this.claimable = db.prepare<{ node: string; now: number }, { found: number }>(`SELECT EXISTS (
+        SELECT 1 FROM subscriptions WHERE state = 'ACTIVE' AND (lease_owner = @node OR lease_until < @now)) AS found`);
     this.take = db.prepare(`UPDATE subscriptions SET lease_owner = @node, lease_until = @until WHERE (sid, id) IN (
         SELECT sid, id FROM subscriptions WHERE state = 'ACTIVE' AND (lease_owner = @node OR lease_until < @now) ORDER BY lease_until LIMIT @limit)
       RETURNING ${COLUMNS}`);
@@ -69,7 +72,9 @@ export class SqliteSubscriptionStore implements SubscriptionStore {
     return this.writes.run(() => this.remove.run(sid, id).changes === 1);
   }
 
+  /** Looked for first without the write lock: every process polls, and most polls of most hubs find nothing to take. */
   async claim(node: string, now: number, until: number, limit: number): Promise<SubscriptionRecord[]> {
+    if (this.claimable.get({ node, now })?.found !== 1) return [];
     return (await this.writes.run(() => this.take.all({ node, now, until, limit }) as SubscriptionRow[])).map(recordOf);
   }
 
