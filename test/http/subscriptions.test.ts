@@ -263,6 +263,25 @@ for (const backend of BACKENDS) {
       }
     });
 
+    test('two nodes on one database: each version is delivered by one of them, once', async () => {
+      const second = await startHub(backend === 'postgres' ? { backend, env: ENV, storage: hub.storage } : { backend, env: ENV, dataDir: hub.dataDir });
+      try {
+        const space = await createSpace(hub, { versionsToKeep: 100 });
+        const target = await receiver(() => ({ status: 200, delayMs: 20 }));
+        await subscribe(space, { id: 'two', destination: target.url, config: { type: 'PER_TRANSACTION' } });
+        // Written through both nodes, while both poll.
+        for (let i = 0; i < 20; i++) {
+          const node = i % 2 === 0 ? hub : second;
+          assert.equal((await call(node, 'PUT', `/hub/spaces/${space}/features`, { body: { type: 'FeatureCollection', features: [point('A', i)] } })).status, 200);
+        }
+        await until('20 versions arrived', () => target.deliveries.length >= 20);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        assert.deepEqual(target.versions, Array.from({ length: 20 }, (_, index) => index), 'each version once, in order');
+      } finally {
+        await second.stop({ keepData: true });
+      }
+    });
+
     test('kill -9 mid-delivery and a restart on the same database: nothing is lost, order kept', async () => {
       const space = await createSpace(hub, { versionsToKeep: 100 });
       const target = await receiver(() => ({ status: 200, delayMs: 60 }));
