@@ -331,7 +331,7 @@ export interface SubscriptionStore {
    * (expired at `now`) or its own already; returns them.
    */
   claim(node: string, now: number, until: number, limit: number): Promise<SubscriptionRecord[]>;
-  /** Records an attempt's outcome while `node` holds the lease; false when it does not (any more). */
+  /** Records an attempt's outcome while `node` holds the lease of the ACTIVE subscription; false when it does not (any more), or it was suspended. */
   record(sid: number, id: string, node: string, outcome: DeliveryOutcome): Promise<boolean>;
   /** Gives up the node's leases (it stops). */
   release(node: string): Promise<void>;

@@ -155,6 +155,24 @@ for (const backend of BACKENDS) {
       assert.ok(signatureValid(target.deliveries[0], secret), 'the secret survives a PUT');
     });
 
+    test('PUT SUSPENDED stops a catch-up within a version; ACTIVE goes on from there', async () => {
+      const space = await createSpace(hub, { versionsToKeep: 100 });
+      const target = await receiver(() => ({ status: 200, delayMs: 100 }));
+      const body = { destination: target.url, config: { type: 'PER_TRANSACTION' } };
+      await subscribe(space, { ...body, id: 'stop', status: { state: 'SUSPENDED' } });
+      for (let i = 0; i < 20; i++) await put(space, [point('A', i)]);
+      await call(hub, 'PUT', `/hub/spaces/${space}/subscriptions/stop`, { body: { ...body, status: { state: 'ACTIVE' } } });
+      await until('3 versions arrived', () => target.deliveries.length >= 3);
+      assert.equal((await call(hub, 'PUT', `/hub/spaces/${space}/subscriptions/stop`, { body: { ...body, status: { state: 'SUSPENDED' } } })).status, 200);
+      const atSuspension = target.received;
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      assert.ok(target.received <= atSuspension + 1, `${target.received - atSuspension} POSTs after the suspension`);
+      assert.equal((await status(space, 'stop')).state, 'SUSPENDED');
+      await call(hub, 'PUT', `/hub/spaces/${space}/subscriptions/stop`, { body: { ...body, status: { state: 'ACTIVE' } } });
+      await until('20 versions arrived', () => new Set(target.versions).size >= 20);
+      assertInOrder(target.versions, 20);
+    });
+
     test('a receiver that restarts; one down past the retry limit resumes by PUT, its undelivered history kept from pruning', async () => {
       // Two versions kept: pruning would remove the older versions while the receiver is down, but the subscription pins them.
       const space = await createSpace(hub, { versionsToKeep: 2 });

@@ -80,6 +80,12 @@ export class SubscriptionDelivery {
     }
   }
 
+  private async unchanged(subscription: SubscriptionRecord): Promise<boolean> {
+    const now = await this.storage.subscriptions.get(subscription.sid, subscription.id);
+    return now !== undefined && now.state === 'ACTIVE' && now.destination === subscription.destination && now.type === subscription.type
+      && now.filter === subscription.filter;
+  }
+
   /** Delivers the versions after the delivered one, each recorded as delivered once every body of it was accepted. */
   private async round(subscription: SubscriptionRecord): Promise<void> {
     let delivered = subscription.delivered;
@@ -93,7 +99,9 @@ export class SubscriptionDelivery {
         return;
       }
       const filter = new FeatureFilter(subscription.filter === null ? undefined : JSON.parse(subscription.filter) as FilterSpec);
-      for (;;) {
+      for (let first = true; ; first = false) {
+        // A long catch-up goes on only while the subscription is as the round found it: a PUT takes effect within a read.
+        if (!first && !(await this.unchanged(subscription))) return;
         if (!keepsHistory(space.definition)) throw new Stop('The space no longer keeps history (versionsToKeep is 1), which subscriptions are delivered from.', true);
         const { head } = await this.storage.features.versions(space.key);
         if (head <= delivered) break;

@@ -60,7 +60,7 @@ export class PostgresSubscriptionStore implements SubscriptionStore {
   async record(sid: number, id: string, node: string, outcome: DeliveryOutcome): Promise<boolean> {
     const rows = await this.db.query(`UPDATE subscriptions SET delivered = greatest(delivered, $4), attempts = $5, retry_at = $6, last_error = $7,
         state = CASE WHEN $8 THEN 'SUSPENDED' ELSE state END
-      WHERE sid = $1 AND id = $2 AND lease_owner = $3 RETURNING id`,
+      WHERE sid = $1 AND id = $2 AND lease_owner = $3 AND state = 'ACTIVE' RETURNING id`,
     [sid, id, node, outcome.delivered, outcome.attempts, outcome.retryAt, outcome.lastError, outcome.suspend]);
     return rows.length === 1;
   }

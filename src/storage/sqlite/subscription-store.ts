@@ -42,7 +42,7 @@ export class SqliteSubscriptionStore implements SubscriptionStore {
       RETURNING ${COLUMNS}`);
     this.outcome = db.prepare(`UPDATE subscriptions SET delivered = max(delivered, @delivered), attempts = @attempts, retry_at = @retryAt,
         last_error = @lastError, state = CASE WHEN @suspend THEN 'SUSPENDED' ELSE state END
-      WHERE sid = @sid AND id = @id AND lease_owner = @node`);
+      WHERE sid = @sid AND id = @id AND lease_owner = @node AND state = 'ACTIVE'`);
     this.free = db.prepare('UPDATE subscriptions SET lease_owner = NULL, lease_until = 0 WHERE lease_owner = ?');
     this.pin = db.prepare<[number, number], { pinned: number | null }>('SELECT min(delivered) + 1 AS pinned FROM subscriptions WHERE sid = ? AND delivered >= ?');
   }
