@@ -7,7 +7,13 @@ import type { Storage } from './storage/storage.js';
 
 export function hubOf(storage: Storage, config: Config, version: string, upSince: number, peers?: NodePeers): Hub {
   return new Hub(storage, { name: 'Spatial Data Hub', version, upSince },
-    { statisticsExactLimit: config.statisticsExactLimit, spacePageSize: config.spacePageSize, sessionTtl: config.sessionTtl, peers });
+    {
+      statisticsExactLimit: config.statisticsExactLimit, spacePageSize: config.spacePageSize, sessionTtl: config.sessionTtl, peers,
+      subscriptions: {
+        pollMs: config.subscriptionPoll, leaseMs: config.subscriptionLease, retries: config.subscriptionRetries, backoffMs: config.subscriptionBackoff,
+        timeoutMs: config.webhookTimeout, allowPrivate: config.allowPrivateWebhooks, maxLag: config.subscriptionMaxLag,
+      },
+    });
 }
 
 /**
@@ -21,6 +27,7 @@ export async function serve(hub: Hub, config: Config, port: number): Promise<num
   const stop = () => {
     stopping ??= (async () => {
       await app.close();
+      await hub.delivery.stop();
       await hub.storage.close();
       process.exit(0);
     })();
@@ -34,6 +41,7 @@ export async function serve(hub: Hub, config: Config, port: number): Promise<num
     process.exit(1);
   });
   await app.listen({ host: config.host, port });
+  hub.delivery.start();
   const address = app.server.address();
   return typeof address === 'object' && address ? address.port : port;
 }

@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { DEFAULT_SESSION_TTL_MS } from '../hub/access/account-service.js';
 import { DEFAULT_STATISTICS_EXACT_LIMIT } from '../hub/features/statistics-service.js';
 import { DEFAULT_SPACE_PAGE_SIZE } from '../hub/spaces/space-service.js';
+import { DEFAULT_DELIVERY } from '../hub/subscriptions/subscription-delivery.js';
 import { maskUrl } from '../storage/postgres/mask-url.js';
 
 export interface Config {
@@ -41,6 +42,20 @@ export interface Config {
   publicUrl?: string;
   /** How long a login session lasts, in ms. */
   sessionTtl: number;
+  /** Destinations of subscriptions may be loopback, private or link-local addresses (API.md 12: refused by default). */
+  allowPrivateWebhooks: boolean;
+  /** How often each process looks for versions to deliver, in ms. */
+  subscriptionPoll: number;
+  /** How long a process's hold on a subscription lasts unless renewed, in ms: a crashed process's subscriptions move on after it. */
+  subscriptionLease: number;
+  /** Failed deliveries in a row after which a subscription is SUSPENDED. */
+  subscriptionRetries: number;
+  /** The wait after a subscription's first failed delivery, in ms, doubled after each further one (at most 5 minutes). */
+  subscriptionBackoff: number;
+  /** How long one webhook POST may take, in ms. */
+  webhookTimeout: number;
+  /** How many versions behind HEAD a subscription may fall while its undelivered history is kept for it. */
+  subscriptionMaxLag: number;
   adminUser?: string;
   adminPassword?: string;
   adminToken?: string;
@@ -125,6 +140,24 @@ function parseCount(value: string): number {
   return count;
 }
 
+function parseBoolean(value: string): boolean {
+  if (value === 'true' || value === 'false') return value === 'true';
+  throw new Error(`Invalid switch "${value}": use true or false`);
+}
+
+/** A duration as parseDuration takes it, but never 0: these are intervals, not limits that can be turned off. */
+function parseInterval(value: string): number {
+  const duration = parseDuration(value);
+  if (duration < 1) throw new Error(`Invalid interval "${value}": use at least 1ms`);
+  return duration;
+}
+
+function parsePositive(value: string): number {
+  const count = Number(value);
+  if (!Number.isSafeInteger(count) || count < 1) throw new Error(`Invalid count "${value}": use a whole number, at least 1`);
+  return count;
+}
+
 function parseHereTileEncoding(value: string): 'base4' | 'decimal' {
   if (value === 'base4' || value === 'decimal') return value;
   throw new Error(`Invalid here tile encoding "${value}": use base4 or decimal`);
@@ -150,6 +183,13 @@ const OPTIONS: Option[] = [
   { key: 'statisticsExactLimit', env: 'HUB_STATISTICS_EXACT_LIMIT', flag: '--statistics-exact-limit', parse: parseFeatureCount },
   { key: 'publicUrl', env: 'HUB_PUBLIC_URL', flag: '--public-url', parse: parsePublicUrl },
   { key: 'sessionTtl', env: 'HUB_SESSION_TTL', flag: '--session-ttl', parse: parseSessionTtl },
+  { key: 'allowPrivateWebhooks', env: 'HUB_ALLOW_PRIVATE_WEBHOOKS', flag: '--allow-private-webhooks', parse: parseBoolean },
+  { key: 'subscriptionPoll', env: 'HUB_SUBSCRIPTION_POLL', flag: '--subscription-poll', parse: parseInterval },
+  { key: 'subscriptionLease', env: 'HUB_SUBSCRIPTION_LEASE', flag: '--subscription-lease', parse: parseInterval },
+  { key: 'subscriptionRetries', env: 'HUB_SUBSCRIPTION_RETRIES', flag: '--subscription-retries', parse: parsePositive },
+  { key: 'subscriptionBackoff', env: 'HUB_SUBSCRIPTION_BACKOFF', flag: '--subscription-backoff', parse: parseInterval },
+  { key: 'webhookTimeout', env: 'HUB_WEBHOOK_TIMEOUT', flag: '--webhook-timeout', parse: parseInterval },
+  { key: 'subscriptionMaxLag', env: 'HUB_SUBSCRIPTION_MAX_LAG', flag: '--subscription-max-lag', parse: parsePositive },
   { key: 'adminUser', env: 'HUB_ADMIN_USER', flag: '--admin-user' },
   { key: 'adminPassword', env: 'HUB_ADMIN_PASSWORD', flag: '--admin-password', secret: true },
   { key: 'adminToken', env: 'HUB_ADMIN_TOKEN', flag: '--admin-token', secret: true },
@@ -179,7 +219,9 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
     host: '127.0.0.1', port: 8080, workers: availableParallelism(), dataDir: resolve('data'), storage: '', pgPoolSize: 10, queryTimeout: 60_000, maxBody: parseSize('64m'),
     maxInFlight: 256, maxInFlightBody: -1, headersTimeout: 30_000, requestTimeout: 600_000, bodyIdleTimeout: 30_000, logLevel: 'info',
     statisticsExactLimit: DEFAULT_STATISTICS_EXACT_LIMIT, spacePageSize: DEFAULT_SPACE_PAGE_SIZE, hereTileEncoding: 'base4',
-    sessionTtl: DEFAULT_SESSION_TTL_MS,
+    sessionTtl: DEFAULT_SESSION_TTL_MS, allowPrivateWebhooks: DEFAULT_DELIVERY.allowPrivate,
+    subscriptionPoll: DEFAULT_DELIVERY.pollMs, subscriptionLease: DEFAULT_DELIVERY.leaseMs, subscriptionRetries: DEFAULT_DELIVERY.retries,
+    subscriptionBackoff: DEFAULT_DELIVERY.backoffMs, webhookTimeout: DEFAULT_DELIVERY.timeoutMs, subscriptionMaxLag: DEFAULT_DELIVERY.maxLag,
   };
   const target = config as unknown as Record<string, unknown>;
   for (const option of OPTIONS) {

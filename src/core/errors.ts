@@ -46,6 +46,13 @@ export const errorCatalogue = {
   versionOfLayers: { status: 400, template: 'A virtual space has no versions of its own: each space it reads numbers its own versions. Read those spaces at their versions.' },
   statesOfLayers: { status: 400, template: 'version=* lists the states one space keeps of a feature: ask the space that holds it, this composite space or one it extends.' },
   historyOfLayers: { status: 400, template: 'A virtual or composite space has no changesets or tags of its own: ask the spaces it is made of.' },
+  // Webhook subscriptions (docs/subscriptions.md).
+  invalidSubscription: { status: 400, template: 'Invalid subscription: {problem}' },
+  subscriptionNeedsHistory: { status: 400, template: 'The space keeps no history (versionsToKeep is 1), which subscriptions are delivered from: raise versionsToKeep to at least 2 first.' },
+  subscriptionOfLayers: { status: 400, template: 'A virtual or composite space has no history of its own to deliver: subscribe to the spaces it is made of.' },
+  subscriptionExists: { status: 409, template: 'The space has a subscription {id} already; change it with PUT /subscriptions/{id}.' },
+  subscriptionNotFound: { status: 404, template: 'The space has no subscription {id}.' },
+  tooManySubscriptions: { status: 409, template: 'The space has {count} subscriptions, the most a space may have; delete one first.' },
   missingFeatureIds: { status: 400, template: 'At least one feature ID should be provided as a query parameter.' },
   missingDeleteSelector: { status: 400, template: 'At least one identifier should be provided as a query parameter.' },
   invalidPropertyFilter: { status: 400, template: 'Invalid property filter "{filter}": {problem}' },

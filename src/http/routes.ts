@@ -10,6 +10,7 @@ import { ogcApi, ogcCollection, ogcCollections, ogcConformance, ogcLanding, ogcQ
 import { createProject, deleteProject, getProject, listProjects, patchProject, replaceProject } from './handlers/projects.js';
 import { bboxFeatures, spatialFeatures, spatialFeaturesByGeometry, tileFeatures } from './handlers/spatial-reads.js';
 import { createSpace, deleteSpace, getSpace, listSpaces, patchSpace } from './handlers/spaces.js';
+import { createSubscription, deleteSubscription, getSubscription, listSubscriptions, replaceSubscription } from './handlers/subscriptions.js';
 import { createToken, deleteToken, getToken, listTokens } from './handlers/tokens.js';
 import { rootPage, VIEWER_PATH, viewerFile, viewerLibrary, viewerPage } from './handlers/viewer.js';
 import type { QueryName } from './query-parameters.js';
@@ -89,6 +90,13 @@ export const routes: Route[] = [
   { method: 'GET', path: `${SPACE}/tags/:tagId`, summary: 'One tag', handler: getTag },
   { method: 'PATCH', path: `${SPACE}/tags/:tagId`, summary: 'Move a tag or change its description', handler: patchTag },
   { method: 'DELETE', path: `${SPACE}/tags/:tagId`, summary: 'Delete a tag', handler: deleteTag },
+
+  // Webhook subscriptions (docs/subscriptions.md), in the reference hub's shape: delivered from the space's history
+  { method: 'GET', path: `${SPACE}/subscriptions`, summary: 'The webhook subscriptions of a space', handler: listSubscriptions },
+  { method: 'POST', path: `${SPACE}/subscriptions`, summary: 'Subscribe a URL to the space\'s changes (answers its signing secret, once)', handler: createSubscription },
+  { method: 'GET', path: `${SPACE}/subscriptions/:subscriptionId`, summary: 'One subscription with its delivery status', handler: getSubscription },
+  { method: 'PUT', path: `${SPACE}/subscriptions/:subscriptionId`, summary: 'Change a subscription; status.state ACTIVE resumes it', handler: replaceSubscription },
+  { method: 'DELETE', path: `${SPACE}/subscriptions/:subscriptionId`, summary: 'Delete a subscription', handler: deleteSubscription },
 
   // Project API (API.md 10)
   { method: 'GET', path: PROJECTS, summary: 'The caller\'s projects, or every published one', query: ['paginate', 'published', 'limit', 'handle'], handler: listProjects },

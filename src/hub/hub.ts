@@ -14,6 +14,8 @@ import { SpaceResolver } from './resolve/space-resolver.js';
 import { WriteService } from './writes/write-service.js';
 import { HistoryService } from './versions/history-service.js';
 import { Pruning } from './versions/pruning.js';
+import { DEFAULT_DELIVERY, type DeliveryOptions, SubscriptionDelivery } from './subscriptions/subscription-delivery.js';
+import { SubscriptionService } from './subscriptions/subscription-service.js';
 import { TagService } from './versions/tag-service.js';
 
 export interface HubInfo {
@@ -31,7 +33,10 @@ export interface HubOptions {
   sessionTtl?: number;
   /** The node's other processes (HUB_WORKERS); none by default. */
   peers?: NodePeers;
+  /** Webhook delivery (docs/subscriptions.md); defaults as the configuration's. */
+  subscriptions?: Partial<Omit<DeliveryOptions, 'onError'>>;
 }
+
 
 export class Hub {
   readonly spaces: SpaceService;
@@ -47,10 +52,15 @@ export class Hub {
   readonly history: HistoryService;
   readonly tags: TagService;
   readonly pruning: Pruning;
+  readonly subscriptions: SubscriptionService;
+  /** Started by the server (serve.ts) and stopped before the storage closes. */
+  readonly delivery: SubscriptionDelivery;
 
   constructor(readonly storage: Storage, readonly info: HubInfo, options: HubOptions = {}) {
     const resolver = new SpaceResolver(storage);
+    const delivery = { ...DEFAULT_DELIVERY, ...options.subscriptions };
     this.pruning = new Pruning(storage, {
+      maxPinned: delivery.maxLag,
       onError: (spaceId, error) => process.stderr.write(`Pruning the history of space ${spaceId} failed: ${error instanceof Error ? error.message : String(error)}\n`),
     });
     this.spaces = new SpaceService(storage, resolver, storage.engine, options.spacePageSize, this.pruning);
@@ -65,5 +75,10 @@ export class Hub {
     this.accounts = new AccountService(storage, options.sessionTtl);
     this.tokens = new TokenService(storage, this.access);
     this.ogc = new OgcService(this.spaces, this.features, this.statistics);
+    this.subscriptions = new SubscriptionService(storage, resolver, delivery);
+    this.delivery = new SubscriptionDelivery(storage, {
+      ...delivery,
+      onError: (error) => process.stderr.write(`A round of webhook deliveries failed: ${error instanceof Error ? error.message : String(error)}\n`),
+    });
   }
 }

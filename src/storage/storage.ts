@@ -268,6 +268,77 @@ export interface HistoryStore {
   prune(space: SpaceKey, oldest: number, limit: number): Promise<number>;
 }
 
+/** Whether a subscription's changes are being delivered (docs/subscriptions.md). */
+export type SubscriptionState = 'ACTIVE' | 'SUSPENDED';
+
+/** A webhook subscription of a space, with where its delivery stands (docs/subscriptions.md). */
+export interface SubscriptionRecord {
+  /** The space's number (SpaceKey.sid): a space deleted and made again under its id does not inherit its subscriptions. */
+  sid: number;
+  spaceId: string;
+  id: string;
+  destination: string;
+  /** PER_FEATURE, PER_TRANSACTION or CONTENT_CHANGE. */
+  type: string;
+  /** The filter as JSON text, null for none. */
+  filter: string | null;
+  /** The HMAC key of the signatures; kept as it is because signing needs it. */
+  secret: string;
+  state: SubscriptionState;
+  /** The last version delivered (every version up to it was accepted by the destination). */
+  delivered: number;
+  /** Failed attempts since the last success. */
+  attempts: number;
+  /** ms since the epoch before which the next attempt waits (back-off). */
+  retryAt: number;
+  lastError: string | null;
+  createdAt: number;
+}
+
+/** What PUT changes of a subscription; `resume` also starts its attempts over, from a version at least `delivered`. */
+export interface SubscriptionChange {
+  destination: string;
+  type: string;
+  filter: string | null;
+  state: SubscriptionState;
+  resume?: { delivered: number; note: string | null };
+}
+
+/** How an attempt at delivering ended, recorded only while the node still holds the subscription's lease. */
+export interface DeliveryOutcome {
+  delivered: number;
+  attempts: number;
+  retryAt: number;
+  lastError: string | null;
+  suspend: boolean;
+}
+
+/**
+ * Subscriptions and their leases: delivery runs on the node holding a subscription's lease (owner + expiry), which
+ * it renews while it runs; a lease not renewed (a node that stopped or crashed) is taken by another node.
+ */
+export interface SubscriptionStore {
+  /** False when the space has a subscription of that id already. */
+  create(record: SubscriptionRecord): Promise<boolean>;
+  get(sid: number, id: string): Promise<SubscriptionRecord | undefined>;
+  /** The space's subscriptions, by id. */
+  list(sid: number): Promise<SubscriptionRecord[]>;
+  /** The subscription as changed; undefined when it does not exist. `delivered` never moves back. */
+  update(sid: number, id: string, change: SubscriptionChange): Promise<SubscriptionRecord | undefined>;
+  delete(sid: number, id: string): Promise<boolean>;
+  /**
+   * Takes or renews, for `node` until `until`, the leases of at most `limit` ACTIVE subscriptions that are free
+   * (expired at `now`) or its own already; returns them.
+   */
+  claim(node: string, now: number, until: number, limit: number): Promise<SubscriptionRecord[]>;
+  /** Records an attempt's outcome while `node` holds the lease of the ACTIVE subscription; false when it does not (any more), or it was suspended. */
+  record(sid: number, id: string, node: string, outcome: DeliveryOutcome): Promise<boolean>;
+  /** Gives up the node's leases (it stops). */
+  release(node: string): Promise<void>;
+  /** The oldest version a subscription of the space still needs (its delivered + 1), among those delivered at least `bound`. */
+  pinnedFrom(sid: number, bound: number): Promise<number | undefined>;
+}
+
 export interface AccountRecord {
   id: string;
   username: string;
@@ -391,6 +462,7 @@ export interface Storage {
   readonly access: AccessStore;
   readonly projects: ProjectStore;
   readonly sessions: SessionStore;
+  readonly subscriptions: SubscriptionStore;
   /** The durability settings in effect for the hub's own connections, read back from the engine (printed at start-up, checked by tests). */
   durability(): Promise<Record<string, string>>;
   close(): Promise<void>;

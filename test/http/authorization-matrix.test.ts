@@ -37,6 +37,9 @@ const FEATURE = `${SPACE}/features/:featureId`;
 const COLLECTION = '/ogc/collections/:spaceId';
 const ITEM = `${COLLECTION}/items/:featureId`;
 
+/** A subscription to a name that never resolves (RFC 2606), so that nothing is sent anywhere. */
+const SUBSCRIPTION = { destination: 'https://subscriber.invalid/hook', config: { type: 'PER_TRANSACTION' } };
+
 /** One row per route of the table, keyed `METHOD path`. */
 const CASES: Record<string, Case> = {
   'GET /': { kind: 'public', request: () => ({ path: '/' }) },
@@ -72,6 +75,12 @@ const CASES: Record<string, Case> = {
   [`GET ${SPACE}/tags/:tagId`]: { kind: 'read', request: (s) => ({ path: `/hub/spaces/${s}/tags/first` }) },
   [`PATCH ${SPACE}/tags/:tagId`]: { kind: 'manage', request: (s) => ({ path: `/hub/spaces/${s}/tags/first`, body: { version: 1 } }) },
   [`DELETE ${SPACE}/tags/:tagId`]: { kind: 'manage', request: (s) => ({ path: `/hub/spaces/${s}/tags/first` }) },
+  // Subscriptions: manageSpaces, and readFeatures too to create or change one (docs/subscriptions.md); A's space has one, s1.
+  [`GET ${SPACE}/subscriptions`]: { kind: 'manage', request: (s) => ({ path: `/hub/spaces/${s}/subscriptions` }) },
+  [`POST ${SPACE}/subscriptions`]: { kind: 'manage', request: (s) => ({ path: `/hub/spaces/${s}/subscriptions`, body: SUBSCRIPTION }) },
+  [`GET ${SPACE}/subscriptions/:subscriptionId`]: { kind: 'manage', request: (s) => ({ path: `/hub/spaces/${s}/subscriptions/s1` }) },
+  [`PUT ${SPACE}/subscriptions/:subscriptionId`]: { kind: 'manage', request: (s) => ({ path: `/hub/spaces/${s}/subscriptions/s1`, body: SUBSCRIPTION }) },
+  [`DELETE ${SPACE}/subscriptions/:subscriptionId`]: { kind: 'manage', request: (s) => ({ path: `/hub/spaces/${s}/subscriptions/s1` }) },
   'GET /ogc': { kind: 'public', request: () => ({ path: '/ogc' }) },
   'GET /ogc/conformance': { kind: 'public', request: () => ({ path: '/ogc/conformance' }) },
   'GET /ogc/api': { kind: 'list', request: () => ({ path: '/ogc/api' }) },
@@ -173,7 +182,7 @@ for (const backend of BACKENDS) {
     const projectSnapshot = async (id: string) =>
       (await call(hub, 'GET', `/project-api/projects/${id}`, { headers: { authorization: `Bearer ${tokens.get('full')}` } })).text;
 
-    /** A fresh space of A's with two features written in versions 0 and 1, and a tag `first` at 0; shared when asked. */
+    /** A fresh space of A's with two features written in versions 0 and 1, a tag `first` at 0 and a subscription s1; shared when asked. */
     async function spaceOfA(shared: boolean): Promise<string> {
       const created = await call(hub, 'POST', '/hub/spaces', { body: { title: 'matrix', owner: ownerA, shared, versionsToKeep: 5 } });
       assert.equal(created.status, 200, created.text);
@@ -184,6 +193,8 @@ for (const backend of BACKENDS) {
       }
       const tagged = await call(hub, 'POST', `/hub/spaces/${id}/tags`, { body: { id: 'first', version: 0 } });
       assert.equal(tagged.status, 200, tagged.text);
+      const subscribed = await call(hub, 'POST', `/hub/spaces/${id}/subscriptions`, { body: { ...SUBSCRIPTION, id: 's1' } });
+      assert.equal(subscribed.status, 200, subscribed.text);
       return id;
     }
 

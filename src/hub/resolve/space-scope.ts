@@ -99,6 +99,20 @@ export class SpaceScope {
     return new PlainSource(this.storage, this.space);
   }
 
+  /**
+   * The space's webhook subscriptions (docs/subscriptions.md), decided before anything is looked at: manageSpaces to
+   * list or delete them (their destinations are the owner's business), and readFeatures too to create or change one,
+   * since it sends the space's features elsewhere. They are delivered from the space's own history, which a virtual
+   * or composite space does not have.
+   */
+  subscriptions(sends: boolean): StoredSpace {
+    const record = new AccessRecord().onSpace('manageSpaces', this.space);
+    if (sends) record.read(this.space);
+    decide(this.caller, record);
+    if (this.layering.kind !== 'plain') throw hubError('subscriptionOfLayers');
+    return this.space;
+  }
+
   /** The activity log of the space or one of its layers, looked up once per request. */
   logOf(space: StoredSpace): Promise<ActivityLog | undefined> {
     let log = this.logs.get(space.id);

@@ -7,11 +7,17 @@ export interface PruningOptions {
   delayMs?: number;
   /** History rows (and version records) deleted by the first transaction of a space's pass; later ones adapt (see BATCH_MS). */
   batch?: number;
+  /**
+   * How many versions behind HEAD a subscription's undelivered history is kept for it (HUB_SUBSCRIPTION_MAX_LAG); one
+   * further behind pins nothing and is suspended by its delivery (docs/subscriptions.md).
+   */
+  maxPinned?: number;
   /** Told of a pass that failed (the next write of the space schedules another). */
   onError?: (spaceId: string, error: unknown) => void;
 }
 
 const DEFAULT_DELAY_MS = 500;
+export const DEFAULT_MAX_PINNED = 100_000;
 const DEFAULT_BATCH = 500;
 /**
  * What one batch's transaction may take: the next batch is halved when one took longer, doubled when one took less than
@@ -80,8 +86,11 @@ export class Pruning {
     const space = await this.storage.spaces.get(spaceId);
     if (!space) return 0;
     const versions = await this.storage.features.versions(space.key);
-    // A space keeping one version has none before HEAD to read: its history goes entirely.
-    const oldest = keepsHistory(space.definition) ? oldestReadable(space.definition, versions) : versions.head + 1;
+    // A space keeping one version has none before HEAD to read: its history goes entirely. Otherwise what a
+    // subscription has not delivered yet stays, as the reference hub keeps it with a system tag.
+    const pinned = keepsHistory(space.definition)
+      ? await this.storage.subscriptions.pinnedFrom(space.key.sid, versions.head - (this.options.maxPinned ?? DEFAULT_MAX_PINNED)) : undefined;
+    const oldest = keepsHistory(space.definition) ? Math.min(oldestReadable(space.definition, versions), pinned ?? Infinity) : versions.head + 1;
     let deleted = 0;
     for (let batch = this.batch; ;) {
       const started = performance.now();

@@ -76,6 +76,27 @@ const catalogMigrations: Migrations = [
      last_at bigint NOT NULL
    );
    CREATE INDEX login_failures_by_time ON login_failures (last_at);`,
+  // Webhook subscriptions (docs/subscriptions.md), in the catalog so that every node finds them in one place: where
+  // each one's delivery stands, and the lease (owner node, expiry) that lets one node at a time deliver it.
+  `CREATE TABLE subscriptions (
+     sid bigint NOT NULL REFERENCES spaces (sid) ON DELETE CASCADE,
+     id text COLLATE "C" NOT NULL,
+     space_id text NOT NULL,
+     destination text NOT NULL,
+     type text NOT NULL,
+     filter text,
+     secret text NOT NULL,
+     state text NOT NULL,
+     delivered bigint NOT NULL,
+     attempts integer NOT NULL DEFAULT 0,
+     retry_at bigint NOT NULL DEFAULT 0,
+     last_error text,
+     lease_owner text,
+     lease_until bigint NOT NULL DEFAULT 0,
+     created_at bigint NOT NULL,
+     PRIMARY KEY (sid, id)
+   );
+   CREATE INDEX subscriptions_by_lease ON subscriptions (state, lease_until);`,
 ];
 
 /**

@@ -1,5 +1,5 @@
 // The production storage engine: PostgreSQL 15 + PostGIS 3, one or more databases, the first holding the catalog.
-import type { FeatureStore, HistoryStore, ProjectStore, SessionStore, SpaceStore, Storage } from '../storage.js';
+import type { FeatureStore, HistoryStore, ProjectStore, SessionStore, SpaceStore, Storage, SubscriptionStore } from '../storage.js';
 import { PostgresAccessStore } from './access-store.js';
 import { Database } from './database.js';
 import { PostgresFeatureStore } from './feature-store.js';
@@ -9,6 +9,7 @@ import { CATALOG, CONTENT, migrate } from './migrations.js';
 import { PostgresProjectStore } from './project-store.js';
 import { PostgresSessionStore } from './session-store.js';
 import { PostgresSpaceStore } from './space-store.js';
+import { PostgresSubscriptionStore } from './subscription-store.js';
 
 export interface PostgresOptions {
   /** Connections each node keeps at most to each database. */
@@ -25,6 +26,7 @@ export class PostgresStorage implements Storage {
   readonly access: PostgresAccessStore;
   readonly projects: ProjectStore;
   readonly sessions: SessionStore;
+  readonly subscriptions: SubscriptionStore;
   private readonly locations: Locations;
 
   constructor(urls: readonly string[], options: PostgresOptions) {
@@ -39,6 +41,7 @@ export class PostgresStorage implements Storage {
     this.access = new PostgresAccessStore(this.locations.catalog);
     this.projects = new PostgresProjectStore(this.locations.catalog);
     this.sessions = new PostgresSessionStore(this.locations.catalog);
+    this.subscriptions = new PostgresSubscriptionStore(this.locations.catalog);
   }
 
   private async start(poolSize: number): Promise<void> {

@@ -171,6 +171,27 @@ export const SCHEMA: SchemaComponent = { name: 'SQLite', migrations: [
        ORDER BY 1) w), '[]');
    DROP INDEX features_by_version;
    DROP INDEX feature_history_by_from;`,
+  // Webhook subscriptions (docs/subscriptions.md): where each one's delivery stands, and the lease (owner node, expiry)
+  // that lets one process at a time deliver it.
+  `CREATE TABLE subscriptions (
+     sid INTEGER NOT NULL,
+     id TEXT NOT NULL,
+     space_id TEXT NOT NULL,
+     destination TEXT NOT NULL,
+     type TEXT NOT NULL,
+     filter TEXT,
+     secret TEXT NOT NULL,
+     state TEXT NOT NULL,
+     delivered INTEGER NOT NULL,
+     attempts INTEGER NOT NULL DEFAULT 0,
+     retry_at INTEGER NOT NULL DEFAULT 0,
+     last_error TEXT,
+     lease_owner TEXT,
+     lease_until INTEGER NOT NULL DEFAULT 0,
+     created_at INTEGER NOT NULL,
+     PRIMARY KEY (sid, id)
+   ) WITHOUT ROWID;
+   CREATE INDEX subscriptions_by_lease ON subscriptions (state, lease_until);`,
 ] };
 
 /** The schema version is the database's `user_version`; each step commits with its new version. */

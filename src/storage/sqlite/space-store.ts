@@ -78,7 +78,7 @@ export class SqliteSpaceStore implements SpaceStore {
     this.deleteFeatures = db.prepare('DELETE FROM features WHERE sid = ?');
     this.deleteTags = db.prepare('DELETE FROM feature_tags WHERE sid = ?');
     this.deleteHistory = [db.prepare('DELETE FROM feature_history WHERE sid = ?'), db.prepare('DELETE FROM space_versions WHERE sid = ?'),
-      db.prepare('DELETE FROM space_tags WHERE sid = ?')];
+      db.prepare('DELETE FROM space_tags WHERE sid = ?'), db.prepare('DELETE FROM subscriptions WHERE sid = ?')];
   }
 
   /** One database holds every space, so a space to be created `near` another is always there. */

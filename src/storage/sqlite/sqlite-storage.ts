@@ -12,6 +12,7 @@ import { migrate } from './migrations.js';
 import { makeOwnerOnly } from './owner-only-files.js';
 import { SqliteProjectStore } from './project-store.js';
 import { SqliteSpaceStore } from './space-store.js';
+import { SqliteSubscriptionStore } from './subscription-store.js';
 import { BUSY_TIMEOUT_MS, WriteTransactions } from './write-transactions.js';
 
 /** PRAGMA synchronous answers a number; these are its documented names. */
@@ -35,6 +36,7 @@ export class SqliteStorage implements Storage {
   readonly access: SqliteAccessStore;
   readonly projects: SqliteProjectStore;
   readonly sessions: SqliteSessionStore;
+  readonly subscriptions: SqliteSubscriptionStore;
 
   private constructor(private readonly db: Database.Database, options: SqliteOptions) {
     const writes = new WriteTransactions(db, options.queryTimeout);
@@ -44,6 +46,7 @@ export class SqliteStorage implements Storage {
     this.access = new SqliteAccessStore(db, writes);
     this.projects = new SqliteProjectStore(db, writes);
     this.sessions = new SqliteSessionStore(db, writes);
+    this.subscriptions = new SqliteSubscriptionStore(db, writes);
   }
 
   /** Opens (or creates) the file and brings its schema up to date. */
