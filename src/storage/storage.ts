@@ -263,7 +263,9 @@ export interface HistoryStore {
   deleteTag(space: SpaceKey, id: string): Promise<TagRecord | undefined>;
   /**
    * Deletes at most `limit` history rows that no version from `oldest` on needs (ended before it) and no tag needs,
-   * and at most `limit` version records before it, in one short transaction; returns how many rows it deleted.
+   * and at most `limit` version records before it, in one short transaction; returns how many rows it deleted. An engine
+   * that indexes the history's places in the background (SQLite) first does that, at most `limit` states per call, and
+   * counts them too: the pass calls again until a call counts fewer than `limit`.
    */
   prune(space: SpaceKey, oldest: number, limit: number): Promise<number>;
 }

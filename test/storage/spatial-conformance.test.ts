@@ -303,7 +303,7 @@ describe('the SQLite spatial index', { skip: BACKENDS.includes('sqlite') ? false
       await put(engine.storage, space, SHAPES);
       await engine.storage.close();
       // The schema of the version before the index: the same database without the index and its triggers, and
-      // without what the steps after it added that cannot be added twice (the accounts, versions, changesets, history-bounds and subscriptions steps), so that opening
+      // without what the steps after it added that cannot be added twice (the accounts, versions, changesets, history-bounds, subscriptions and history-indexing steps), so that opening
       // applies them all again; the other later steps are idempotent.
       const db = new Database(file);
       const version = SCHEMA.migrations.findIndex((sql) => sql.includes('CREATE VIRTUAL TABLE feature_bounds'));
@@ -311,7 +311,8 @@ describe('the SQLite spatial index', { skip: BACKENDS.includes('sqlite') ? false
         DROP TRIGGER feature_bounds_update; DROP TRIGGER feature_bounds_delete;
         DROP TABLE feature_bounds; DROP TABLE space_tags; ALTER TABLE spaces DROP COLUMN deleted_before;
         DROP TABLE feature_history_bounds; DROP TABLE feature_history; DROP TABLE space_versions; ALTER TABLE features DROP COLUMN version;
-        ALTER TABLE spaces DROP COLUMN version; ALTER TABLE spaces DROP COLUMN history_from; PRAGMA user_version = ${version};`);
+        ALTER TABLE spaces DROP COLUMN version; ALTER TABLE spaces DROP COLUMN history_from;
+        ALTER TABLE spaces DROP COLUMN history_indexed_version; ALTER TABLE spaces DROP COLUMN history_indexed_seq; PRAGMA user_version = ${version};`);
       db.close();
       engine.storage = await openStorage(engine.location);
       assert.deepEqual(indexCounts(file), { indexed: SHAPES.length - 1, withBounds: SHAPES.length - 1 });

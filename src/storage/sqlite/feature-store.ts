@@ -58,7 +58,6 @@ interface PagedSource {
 /** A feature just inserted, for its R*Tree entry. */
 interface NewBounds { seq: number; bbox: BBox; along: number }
 /** The bounds of a current row whose state a write supersedes. */
-interface SupersededBounds { seq: number; minX: number; minY: number; maxX: number; maxY: number }
 
 /** A filter with a spatial plan's exact test added: features looked up by id need no index. */
 function withExact(where: SqlFragment, spatial: SpatialPlan | undefined): SqlFragment {
@@ -82,8 +81,6 @@ export class SqliteFeatureStore implements FeatureStore {
   private readonly selectHistoryOf;
   private readonly keepStates;
   private readonly selectOrigins;
-  private readonly selectBoundsOf;
-  private readonly keepBounds;
   private readonly countHistoryCandidates;
   private readonly setVersion;
   private readonly recordVersion;
@@ -123,14 +120,10 @@ export class SqliteFeatureStore implements FeatureStore {
          CROSS JOIN features f ON f.sid = ? AND f.id = j.value ->> 0 AND f.version > j.value ->> 1
          LEFT JOIN feature_history h INDEXED BY feature_history_by_id ON h.sid = f.sid AND h.id = f.id AND h.version_to > j.value ->> 1
            AND (h.version_from IS NULL OR h.version_from <= j.value ->> 1)`);
-    this.selectBoundsOf = db.prepare<[string], SupersededBounds>(
-      'SELECT f.seq, f.min_x AS minX, f.min_y AS minY, f.max_x AS maxX, f.max_y AS maxY FROM json_each(?) j CROSS JOIN features f ON f.seq = j.value WHERE f.min_x IS NOT NULL');
-    this.keepBounds = db.prepare<[number, number, number, number, number, number, number]>(
-      'INSERT INTO feature_history_bounds (min_x, max_x, min_y, max_y, sid, version_to, seq) VALUES (?, ?, ?, ?, ?, ?, ?)');
-    // One statement for every state a write supersedes, from a list of [seq, R*Tree entry] in seq order.
-    this.keepStates = db.prepare<[number, string]>(`INSERT INTO feature_history (sid, version_to, seq, id, version_from, json, geometry_type, min_x, min_y, max_x, max_y, bounds_id)
-      SELECT f.sid, ?, f.seq, f.id, f.version, f.json, f.geometry_type, f.min_x, f.min_y, f.max_x, f.max_y, j.value ->> 1
-        FROM json_each(?) j CROSS JOIN features f ON f.seq = j.value ->> 0`);
+    // One statement for every state a write supersedes, from the list of their seqs in seq order.
+    this.keepStates = db.prepare<[number, string]>(`INSERT INTO feature_history (sid, version_to, seq, id, version_from, json, geometry_type, min_x, min_y, max_x, max_y)
+      SELECT f.sid, ?, f.seq, f.id, f.version, f.json, f.geometry_type, f.min_x, f.min_y, f.max_x, f.max_y
+        FROM json_each(?) j CROSS JOIN features f ON f.seq = j.value`);
     this.countHistoryCandidates = db.prepare<unknown[], number>(
       `SELECT count(*) FROM (SELECT 1 FROM feature_history_bounds r WHERE ${INDEX_CANDIDATES} LIMIT ?)`).pluck();
     this.setVersion = db.prepare('UPDATE spaces SET version = ? WHERE sid = ?');
@@ -242,7 +235,7 @@ export class SqliteFeatureStore implements FeatureStore {
     const { diff, planned } = planWrite(stored, planner);
     const version = versions.get(sid) ?? null;
     if (version !== null && diff.changed) {
-      this.keepSuperseded(sid, version, [...diff.updates.map(({ seq }) => seq), ...diff.deletes]);
+      this.keepSuperseded(version, [...diff.updates.map(({ seq }) => seq), ...diff.deletes]);
     }
     const inserted: NewBounds[] = [];
     /** The states this write writes, as (seq, id): the version's record lists them for its changeset. */
@@ -273,21 +266,13 @@ export class SqliteFeatureStore implements FeatureStore {
   }
 
   /**
-   * Appends the states of current rows, superseded at `version`, to the history, with their entries in the history's
-   * R*Tree. The entries go in in the Hilbert order of their places, as new features' do (indexBounds): in the order of
-   * the request they rewrote scattered R*Tree pages, and a 1,000-feature PUT into a versioned space cost 57% of a plain
-   * one's time instead of 77% without the entries (docs/decisions.md, "Versions").
+   * Appends the states of current rows, superseded at `version`, to the history, in one statement. Their entries in the
+   * history's R*Tree come later, from the background pass (history-store.ts, `prune`): written here, even in Hilbert
+   * order, they dirtied a page of the tree for most states, and a 1,000-feature PUT rewriting an edited area's features
+   * took 2.2 times a plain space's (docs/decisions.md, "Versions").
    */
-  private keepSuperseded(sid: number, version: number, seqs: number[]): void {
-    if (seqs.length === 0) return;
-    const placed = this.selectBoundsOf.all(JSON.stringify(seqs))
-      .map((row) => ({ row, along: hilbertIndex((row.minX + row.maxX) / 2, (row.minY + row.maxY) / 2) }))
-      .sort((a, b) => a.along - b.along);
-    const entries = new Map<number, number>();
-    for (const { row: { seq, minX, maxX, minY, maxY } } of placed) {
-      entries.set(seq, Number(this.keepBounds.run(minX, maxX, minY, maxY, sid, version, seq).lastInsertRowid));
-    }
-    this.keepStates.run(version, JSON.stringify([...seqs].sort((a, b) => a - b).map((seq) => [seq, entries.get(seq) ?? null])));
+  private keepSuperseded(version: number, seqs: number[]): void {
+    if (seqs.length > 0) this.keepStates.run(version, JSON.stringify([...seqs].sort((a, b) => a - b)));
   }
 
   async versions(space: SpaceKey): Promise<SpaceVersions> {
@@ -426,21 +411,26 @@ export class SqliteFeatureStore implements FeatureStore {
   }
 
   /**
-   * `FROM feature_history f WHERE …` of the states superseded after `version`: through (sid, version_to), which reads
-   * every change since the version, or for a small area through the history's R*Tree, which reads the states of the
-   * area in every space and version. The R*Tree is taken while it holds fewer than HISTORY_CANDIDATES entries in the
-   * area: past that, a read reaching that far back reads about as many rows either way.
+   * `FROM … f WHERE …` of the states superseded after `version`: through (sid, version_to), which reads every change since
+   * the version, or for a small area through the history's R*Tree, which reads the states of the area in every space and
+   * version. The R*Tree is taken while it holds fewer than HISTORY_CANDIDATES entries in the area: past that, a read
+   * reaching that far back reads about as many rows either way. The states the background pass has not entered in the
+   * R*Tree yet (after the space's `history_indexed_*` position) are read through the primary key beside it; the pass
+   * moves the position in the transaction that enters them, so each state is in exactly one part.
    */
   private supersededSource(sid: number, version: number, spatial: FeatureQuery['spatial']): SqlFragment {
-    const byPlace = spatial !== undefined
-      && this.countHistoryCandidates.get(...candidateParams(spatialBounds(spatial)), HISTORY_CANDIDATES)! < HISTORY_CANDIDATES;
-    return byPlace
-      ? {
-          sql: `FROM feature_history_bounds r CROSS JOIN feature_history f ON f.sid = r.sid AND f.version_to = r.version_to AND f.seq = r.seq
-                WHERE ${INDEX_CANDIDATES} AND r.sid = ? AND r.version_to > ?`,
-          params: [...candidateParams(spatialBounds(spatial)), sid, version],
-        }
-      : { sql: 'FROM feature_history f WHERE f.sid = ? AND f.version_to > ?', params: [sid, version] };
+    const bounds = spatial && candidateParams(spatialBounds(spatial));
+    const byPlace = bounds !== undefined && this.countHistoryCandidates.get(...bounds, HISTORY_CANDIDATES)! < HISTORY_CANDIDATES;
+    if (!byPlace) return { sql: 'FROM feature_history f WHERE f.sid = ? AND f.version_to > ?', params: [sid, version] };
+    return {
+      sql: `FROM (SELECT f.* FROM feature_history_bounds r CROSS JOIN feature_history f ON f.sid = r.sid AND f.version_to = r.version_to AND f.seq = r.seq
+                  WHERE ${INDEX_CANDIDATES} AND r.sid = ? AND r.version_to > ?
+                UNION ALL
+                SELECT f.* FROM spaces s CROSS JOIN feature_history f ON f.sid = s.sid AND (f.version_to, f.seq) >
+                    (max(s.history_indexed_version, ?), iif(s.history_indexed_version > ?, s.history_indexed_seq, ${Number.MAX_SAFE_INTEGER}))
+                  WHERE s.sid = ? AND ${INDEX_CANDIDATES.replaceAll('r.', 'f.')}) f WHERE true`,
+      params: [...bounds, sid, version, version, version, sid, ...bounds],
+    };
   }
 
   /** A read at a version: the current rows and the superseded states (versionedPage, AT_VERSION for ids). */

@@ -1,6 +1,7 @@
 // The history beside a space's features in SQLite (ADR 002): version records, changes by version, tags and pruning.
 import type Database from 'better-sqlite3';
 import type { ChangeKind, ChangeRow, HistoryStore, SpaceKey, TagRecord, VersionRange, VersionRecord } from '../storage.js';
+import { hilbertIndex } from '../../geo/hilbert-curve.js';
 import type { WriteTransactions } from './write-transactions.js';
 
 /**
@@ -32,6 +33,8 @@ const CHANGES: Record<ChangeKind, string> = {
     ORDER BY e.version_to, e.seq LIMIT @limit`,
 };
 
+interface PendingState { versionTo: number; seq: number; minX: number | null; minY: number; maxX: number; maxY: number }
+
 interface TagRow { id: string; version: number; author: string; description: string | null; createdAt: number }
 
 const tagOf = (row: TagRow): TagRecord => ({
@@ -50,6 +53,10 @@ export class SqliteHistoryStore implements HistoryStore {
   private readonly raiseDeletedBefore;
   private readonly pruneStates;
   private readonly pruneVersions;
+  private readonly selectPending;
+  private readonly enterBounds;
+  private readonly linkBounds;
+  private readonly moveIndexed;
 
   constructor(private readonly db: Database.Database, private readonly writes: WriteTransactions) {
     this.changeStatements = Object.fromEntries(Object.entries(CHANGES).map(([kind, sql]) => [kind, db.prepare(sql)])) as Record<ChangeKind, Database.Statement>;
@@ -68,6 +75,13 @@ export class SqliteHistoryStore implements HistoryStore {
        ORDER BY h.version_to, h.seq LIMIT @limit)`);
     this.pruneVersions = db.prepare(`DELETE FROM space_versions WHERE sid = @sid AND version IN (
       SELECT version FROM space_versions WHERE sid = @sid AND version < @oldest ORDER BY version LIMIT @limit)`);
+    this.selectPending = db.prepare<[number, number], PendingState>(`SELECT f.version_to AS versionTo, f.seq, f.min_x AS minX, f.min_y AS minY, f.max_x AS maxX, f.max_y AS maxY
+      FROM spaces s CROSS JOIN feature_history f ON f.sid = s.sid AND (f.version_to, f.seq) > (s.history_indexed_version, s.history_indexed_seq)
+     WHERE s.sid = ? ORDER BY f.version_to, f.seq LIMIT ?`);
+    this.enterBounds = db.prepare<[number, number, number, number, number, number, number]>(
+      'INSERT INTO feature_history_bounds (min_x, max_x, min_y, max_y, sid, version_to, seq) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    this.linkBounds = db.prepare<[number, number, number, number]>('UPDATE feature_history SET bounds_id = ? WHERE sid = ? AND version_to = ? AND seq = ?');
+    this.moveIndexed = db.prepare<[number, number, number]>('UPDATE spaces SET history_indexed_version = ?, history_indexed_seq = ? WHERE sid = ?');
   }
 
   async versionsIn(space: SpaceKey, range: VersionRange, limit: number): Promise<VersionRecord[]> {
@@ -108,8 +122,30 @@ export class SqliteHistoryStore implements HistoryStore {
     return row && tagOf(row);
   }
 
+  /**
+   * First enters at most `limit` states that have no entry in the history's R*Tree yet, in the Hilbert order of their
+   * places: batched here, a batch dirties each page of the tree once where the writes, entering their own states, dirtied
+   * one for most states (docs/decisions.md, "Versions"). Once none is left, prunes. Counts both.
+   */
   async prune(space: SpaceKey, oldest: number, limit: number): Promise<number> {
+    const entered = await this.writes.run(() => this.enterPending(space.sid, limit));
+    if (entered === limit) return entered;
     const params = { sid: space.sid, oldest, limit };
-    return this.writes.run(() => this.pruneStates.run(params).changes + this.pruneVersions.run(params).changes);
+    return entered + await this.writes.run(() => this.pruneStates.run(params).changes + this.pruneVersions.run(params).changes);
+  }
+
+  private enterPending(sid: number, limit: number): number {
+    const pending = this.selectPending.all(sid, limit);
+    if (pending.length === 0) return 0;
+    const placed = pending.filter((state): state is PendingState & { minX: number } => state.minX !== null)
+      .map((state) => ({ state, along: hilbertIndex((state.minX + state.maxX) / 2, (state.minY + state.maxY) / 2) }))
+      .sort((a, b) => a.along - b.along);
+    for (const { state: { versionTo, seq, minX, minY, maxX, maxY } } of placed) {
+      const entry = Number(this.enterBounds.run(minX, maxX, minY, maxY, sid, versionTo, seq).lastInsertRowid);
+      this.linkBounds.run(entry, sid, versionTo, seq);
+    }
+    const last = pending[pending.length - 1];
+    this.moveIndexed.run(last.versionTo, last.seq, sid);
+    return pending.length;
   }
 }

@@ -192,6 +192,12 @@ export const SCHEMA: SchemaComponent = { name: 'SQLite', migrations: [
      PRIMARY KEY (sid, id)
    ) WITHOUT ROWID;
    CREATE INDEX subscriptions_by_lease ON subscriptions (state, lease_until);`,
+  // The history's R*Tree entries go in after the write, in batches of the background pass (history-store.ts, `prune`):
+  // each space records how far in (version_to, seq) order its states have entries; the states after that are read
+  // through the primary key. Every state kept so far has its entry.
+  `ALTER TABLE spaces ADD COLUMN history_indexed_version INTEGER NOT NULL DEFAULT -1;
+   ALTER TABLE spaces ADD COLUMN history_indexed_seq INTEGER NOT NULL DEFAULT 0;
+   UPDATE spaces SET history_indexed_version = version, history_indexed_seq = 9007199254740991;`,
 ] };
 
 /** The schema version is the database's `user_version`; each step commits with its new version. */
