@@ -57,6 +57,26 @@ export async function buildHistory(spec: StorageSpec, spaceId: string, versions:
   return space;
 }
 
+/**
+ * Resolves once the hub's background pass has entered every superseded state of the space in SQLite's history R*Tree
+ * (history-store.ts): a history built here, beside the hub, is entered all at once, where the hub's own writes have it
+ * entered a few at a time, so timing anything before that timed the pass too. PostgreSQL indexes with the write.
+ */
+export async function historyIndexed(spec: StorageSpec, space: SpaceKey, timeoutMs: number): Promise<void> {
+  if (spec.engine !== 'sqlite') return;
+  const db = new Database(spec.path, { readonly: true });
+  try {
+    const pending = db.prepare(`SELECT count(*) AS n FROM spaces s CROSS JOIN feature_history f
+      ON f.sid = s.sid AND (f.version_to, f.seq) > (s.history_indexed_version, s.history_indexed_seq) WHERE s.sid = ?`);
+    for (const deadline = performance.now() + timeoutMs; (pending.get(space.sid) as { n: number }).n > 0;) {
+      if (performance.now() > deadline) throw new Error(`history: the hub did not index the history of space ${space.sid} in ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  } finally {
+    db.close();
+  }
+}
+
 /** History rows of a space: what pruning has yet to delete. */
 export async function historyRows(spec: StorageSpec, space: SpaceKey): Promise<number> {
   if (spec.engine === 'sqlite') {
