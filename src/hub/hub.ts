@@ -5,6 +5,7 @@ import type { NodePeers } from './access/node-peers.js';
 import { AccountService } from './access/account-service.js';
 import { TokenService } from './access/token-service.js';
 import { FeatureService } from './features/feature-service.js';
+import { AnswerCache } from './features/answer-cache.js';
 import { SpatialService } from './features/spatial-service.js';
 import { OgcService } from './ogc/ogc-service.js';
 import { ProjectService } from './projects/project-service.js';
@@ -31,6 +32,8 @@ export interface HubOptions {
   sessionTtl?: number;
   /** The node's other processes (HUB_WORKERS); none by default. */
   peers?: NodePeers;
+  /** Bytes of whole read answers this process keeps (HUB_CACHE_SIZE, answer-cache.ts); 0 (the default here) keeps none. */
+  cacheSize?: number;
 }
 
 export class Hub {
@@ -47,6 +50,7 @@ export class Hub {
   readonly history: HistoryService;
   readonly tags: TagService;
   readonly pruning: Pruning;
+  readonly cache: AnswerCache;
 
   constructor(readonly storage: Storage, readonly info: HubInfo, options: HubOptions = {}) {
     const resolver = new SpaceResolver(storage);
@@ -58,7 +62,8 @@ export class Hub {
     this.writes = new WriteService(storage, resolver, this.pruning);
     this.history = new HistoryService(storage, resolver, this.pruning);
     this.tags = new TagService(storage, resolver, this.pruning);
-    this.spatial = new SpatialService(resolver, this.features);
+    this.cache = new AnswerCache(options.cacheSize ?? 0);
+    this.spatial = new SpatialService(resolver, this.features, this.cache);
     this.statistics = new StatisticsService(resolver, this.features, options.statisticsExactLimit);
     this.access = new AccessService(storage, options.peers);
     this.projects = new ProjectService(storage);
