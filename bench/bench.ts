@@ -11,6 +11,7 @@ import { cityFeature, cityParts, fillDirectly, fillPlain, loadCities, pointParts
 import { type BenchEngine, ENGINES, openStorage, spaceKey, type StorageSpec } from './engines.js';
 import { FloorReads } from './floor-reads.js';
 import { bigSpace } from './big-space.js';
+import { cacheReads } from './cache-reads.js';
 import { etagReads } from './etag-reads.js';
 import { type BenchHub, type MemoryReading, readMemory, resetPeak, startBenchHub, watchMemory } from './hub-server.js';
 import { countFeatures, HubClient, iterateHttp, iterateHttpTimed } from './http.js';
@@ -31,7 +32,7 @@ import { workerReads } from './worker-reads.js';
 import { historyCosts } from './history-costs.js';
 import { historyScale } from './history-scale.js';
 
-const SECTIONS = ['spaces', 'ingest', 'get', 'iterate', 'search', 'parallel', 'million', 'spatial', 'etag', 'ogc', 'virtual', 'processors', 'upload', 'upload-memory', 'bigspace', 'scale', 'workers', 'history'] as const;
+const SECTIONS = ['spaces', 'ingest', 'get', 'iterate', 'search', 'parallel', 'million', 'spatial', 'etag', 'ogc', 'virtual', 'processors', 'upload', 'upload-memory', 'bigspace', 'scale', 'workers', 'history', 'cache'] as const;
 type Section = (typeof SECTIONS)[number];
 /** Sections that run only when named with --only: they take far longer than the rest together. */
 const NAMED_ONLY: readonly Section[] = ['scale'];
@@ -114,6 +115,9 @@ function sizes(quick: boolean) {
     /** The long histories: changesets streamed over 100,000 versions, 1,000,000 old versions pruned. */
     changesetVersions: quick ? 20_000 : 100_000,
     pruneVersions: quick ? 100_000 : 1_000_000,
+    /** The cache section's space, and how often its session replays the view's tiles. */
+    cachePoints: quick ? 50_000 : 200_000,
+    cacheRounds: quick ? 20 : 50,
   };
 }
 
@@ -636,6 +640,13 @@ async function main(): Promise<void> {
     }
     if (sections.has('etag')) {
       await etagReads({ hub, client, seconds: sizes(settings.quick).getSeconds, addRow: (row) => rows.push(row), log });
+    }
+    if (sections.has('cache')) {
+      const size = sizes(settings.quick);
+      await cacheReads({
+        hub, client, engine: settings.engine, points: size.cachePoints, rounds: size.cacheRounds, turns: size.turns, seconds: size.getSeconds,
+        addRow: (row) => rows.push(row), note: (text) => notes.push(text), log,
+      });
     }
     if (sections.has('ogc')) {
       const size = sizes(settings.quick);

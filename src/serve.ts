@@ -8,7 +8,7 @@ import type { Storage } from './storage/storage.js';
 export function hubOf(storage: Storage, config: Config, version: string, upSince: number, peers?: NodePeers): Hub {
   return new Hub(storage, { name: 'Spatial Data Hub', version, upSince },
     {
-      statisticsExactLimit: config.statisticsExactLimit, spacePageSize: config.spacePageSize, sessionTtl: config.sessionTtl, peers,
+      statisticsExactLimit: config.statisticsExactLimit, spacePageSize: config.spacePageSize, sessionTtl: config.sessionTtl, peers, cacheSize: config.cacheSize,
       subscriptions: {
         pollMs: config.subscriptionPoll, leaseMs: config.subscriptionLease, retries: config.subscriptionRetries, backoffMs: config.subscriptionBackoff,
         timeoutMs: config.webhookTimeout, allowPrivate: config.allowPrivateWebhooks, maxLag: config.subscriptionMaxLag,

@@ -2,6 +2,7 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { DEFAULT_SESSION_TTL_MS } from '../hub/access/account-service.js';
+import { defaultCacheSize } from '../hub/features/answer-cache.js';
 import { DEFAULT_STATISTICS_EXACT_LIMIT } from '../hub/features/statistics-service.js';
 import { DEFAULT_SPACE_PAGE_SIZE } from '../hub/spaces/space-service.js';
 import { DEFAULT_DELIVERY } from '../hub/subscriptions/subscription-delivery.js';
@@ -36,6 +37,8 @@ export interface Config {
   logLevel: string;
   /** How a `here` tile id without underscores is read: as the base-4 quadkey (default) or as a decimal number (API.md 6.2). */
   hereTileEncoding: 'base4' | 'decimal';
+  /** Bytes of whole read answers each process keeps (docs/cache-and-changed-tiles.md); 0 turns the cache off. */
+  cacheSize: number;
   /** Spaces with more features than this get /statistics estimated from a sample. */
   statisticsExactLimit: number;
   /** The URL clients reach the hub at; an https one makes the session cookie Secure. Its origin is the one session requests must come from. */
@@ -180,6 +183,7 @@ const OPTIONS: Option[] = [
   { key: 'bodyIdleTimeout', env: 'HUB_BODY_IDLE_TIMEOUT', flag: '--body-idle-timeout', parse: parseDuration },
   { key: 'logLevel', env: 'HUB_LOG_LEVEL', flag: '--log-level' },
   { key: 'hereTileEncoding', env: 'HUB_HERE_TILE_ENCODING', flag: '--here-tile-encoding', parse: parseHereTileEncoding },
+  { key: 'cacheSize', env: 'HUB_CACHE_SIZE', flag: '--cache-size', parse: parseSize },
   { key: 'statisticsExactLimit', env: 'HUB_STATISTICS_EXACT_LIMIT', flag: '--statistics-exact-limit', parse: parseFeatureCount },
   { key: 'publicUrl', env: 'HUB_PUBLIC_URL', flag: '--public-url', parse: parsePublicUrl },
   { key: 'sessionTtl', env: 'HUB_SESSION_TTL', flag: '--session-ttl', parse: parseSessionTtl },
@@ -221,7 +225,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
     statisticsExactLimit: DEFAULT_STATISTICS_EXACT_LIMIT, spacePageSize: DEFAULT_SPACE_PAGE_SIZE, hereTileEncoding: 'base4',
     sessionTtl: DEFAULT_SESSION_TTL_MS, allowPrivateWebhooks: DEFAULT_DELIVERY.allowPrivate,
     subscriptionPoll: DEFAULT_DELIVERY.pollMs, subscriptionLease: DEFAULT_DELIVERY.leaseMs, subscriptionRetries: DEFAULT_DELIVERY.retries,
-    subscriptionBackoff: DEFAULT_DELIVERY.backoffMs, webhookTimeout: DEFAULT_DELIVERY.timeoutMs, subscriptionMaxLag: DEFAULT_DELIVERY.maxLag,
+    subscriptionBackoff: DEFAULT_DELIVERY.backoffMs, webhookTimeout: DEFAULT_DELIVERY.timeoutMs, subscriptionMaxLag: DEFAULT_DELIVERY.maxLag, cacheSize: -1,
   };
   const target = config as unknown as Record<string, unknown>;
   for (const option of OPTIONS) {
@@ -229,6 +233,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
     if (value !== undefined) target[option.key] = option.parse ? option.parse(value) : value;
   }
   if (!config.storage) config.storage = `sqlite:${resolve(config.dataDir, 'hub.db')}`;
+  if (config.cacheSize < 0) config.cacheSize = defaultCacheSize(config.workers);
   if (config.maxInFlightBody < 0) config.maxInFlightBody = UPLOADS_AT_ONCE * config.maxBody;
   checkBudgets(config);
   return config;

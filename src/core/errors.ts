@@ -45,6 +45,7 @@ export const errorCatalogue = {
   tagNotFound: { status: 404, template: 'The space has no tag {tag}.' },
   versionOfLayers: { status: 400, template: 'A virtual space has no versions of its own: each space it reads numbers its own versions. Read those spaces at their versions.' },
   statesOfLayers: { status: 400, template: 'version=* lists the states one space keeps of a feature: ask the space that holds it, this composite space or one it extends.' },
+  changedTilesTooMany: { status: 400, template: 'The changed tiles of versions {from}..{to} at levels {levels} would need more than {limit} tiles tested: ask for a coarser level or a shorter range of versions.' },
   historyOfLayers: { status: 400, template: 'A virtual or composite space has no changesets or tags of its own: ask the spaces it is made of.' },
   // Webhook subscriptions (docs/subscriptions.md).
   invalidSubscription: { status: 400, template: 'Invalid subscription: {problem}' },

@@ -99,6 +99,30 @@ export function quadkeyOf(level: number, x: number, y: number): string {
   return quadkey;
 }
 
+/**
+ * The id the tile route takes for the tile at (`x`, `y`) of `level`, in the coordinates `Tile` holds (web, quadkey and
+ * tms: slippy-map, y = 0 at the north; here: geographic, y = 0 at the south): the inverse of parseTileId without a
+ * format suffix. `here` tiles are named by their quadkey, in the hub's configured encoding.
+ */
+export function tileIdOf(scheme: TileScheme, level: number, x: number, y: number, hereEncoding: HereTileEncoding): string {
+  switch (scheme) {
+    case 'quadkey':
+      return quadkeyOf(level, x, y);
+    case 'web':
+      return `${level}_${x}_${y}`;
+    case 'tms':
+      return `${level}_${x}_${2 ** level - 1 - y}`;
+    case 'here': {
+      const quadkey = quadkeyOf(level, x, y);
+      if (hereEncoding === 'base4') return quadkey;
+      // The decimal form is the quadkey in base 4 behind a level-marker digit 1 (see decimalToQuadkey).
+      let value = 1n;
+      for (const digit of quadkey) value = value * 4n + BigInt(digit);
+      return value.toString();
+    }
+  }
+}
+
 function hereTile(id: string, encoding: HereTileEncoding, fail: Fail): Cell {
   let cell: Cell;
   if (id.includes('_')) {

@@ -27,6 +27,8 @@ export const QUERY_PARAMETERS = {
   versionRef: text('The same as version; on /changesets a range a..b of versions after a up to b (numbers, HEAD or tag ids).'),
   startVersion: integer('The first version of the changesets (inclusive; default: the oldest kept).', 0),
   endVersion: integer('The last version of the changesets (inclusive; default: HEAD).', 0),
+  type: oneOf('The tile scheme of changed tiles: their ids as the tile route of that type names them.', ['web', 'quadkey', 'here', 'tms']),
+  level: text('The tile level of changed tiles: z, or a range a..b of levels.'),
   startTime: text('Only the versions written at or after this time: ms since the epoch, or an ISO 8601 date.'),
   endTime: text('Only the versions written at or before this time: ms since the epoch, or an ISO 8601 date.'),
   pageToken: text('Where a page of changesets continues: the nextPageToken of the previous page.'),

@@ -2,7 +2,7 @@
 import { countFeatures, getFeature, getFeaturesById, iterateFeatures, searchFeatures, spaceStatistics } from './handlers/feature-reads.js';
 import { deleteFeature, deleteFeatures, patchFeature, postFeatures, putFeature, putFeatures } from './handlers/feature-writes.js';
 import { createAccount, login, logout, me } from './handlers/accounts.js';
-import { createTag, deleteChangesets, deleteTag, getChangeset, getChangesets, getTag, listTags, patchTag } from './handlers/history.js';
+import { createTag, deleteChangesets, deleteTag, getChangedTiles, getChangeset, getChangesets, getTag, listTags, patchTag } from './handlers/history.js';
 import { hubInfo } from './handlers/hub-info.js';
 import { openApiYaml } from './handlers/openapi.js';
 import { ogcCreateItem, ogcDeleteItem, ogcItem, ogcItems, ogcReplaceItem, ogcUpdateItem } from './handlers/ogc-items.js';
@@ -84,6 +84,7 @@ export const routes: Route[] = [
   // History (ADR 002, API.md 12): changesets and tags, in the reference hub's shapes
   { method: 'GET', path: `${SPACE}/changesets`, summary: 'The changesets of a range of versions, paged', query: ['startVersion', 'endVersion', 'versionRef', 'author', 'startTime', 'endTime', 'limit', 'pageToken'], handler: getChangesets },
   { method: 'DELETE', path: `${SPACE}/changesets`, summary: 'Remove the history before a version (version=lt=N)', query: ['version'], handler: deleteChangesets },
+  { method: 'GET', path: `${SPACE}/changesets/tiles`, summary: 'The tiles whose content changed between two versions', query: ['startVersion', 'endVersion', 'type', 'level'], handler: getChangedTiles },
   { method: 'GET', path: `${SPACE}/changesets/:version`, summary: 'The changeset of one version, paged', query: ['limit', 'pageToken'], handler: getChangeset },
   { method: 'GET', path: `${SPACE}/tags`, summary: 'The tags of a space', handler: listTags },
   { method: 'POST', path: `${SPACE}/tags`, summary: 'Name a version (HEAD when none is given)', handler: createTag },

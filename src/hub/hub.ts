@@ -5,6 +5,7 @@ import type { NodePeers } from './access/node-peers.js';
 import { AccountService } from './access/account-service.js';
 import { TokenService } from './access/token-service.js';
 import { FeatureService } from './features/feature-service.js';
+import { AnswerCache } from './features/answer-cache.js';
 import { SpatialService } from './features/spatial-service.js';
 import { OgcService } from './ogc/ogc-service.js';
 import { ProjectService } from './projects/project-service.js';
@@ -35,8 +36,9 @@ export interface HubOptions {
   peers?: NodePeers;
   /** Webhook delivery (docs/subscriptions.md); defaults as the configuration's. */
   subscriptions?: Partial<Omit<DeliveryOptions, 'onError'>>;
+  /** Bytes of whole read answers this process keeps (HUB_CACHE_SIZE, answer-cache.ts); 0 (the default here) keeps none. */
+  cacheSize?: number;
 }
-
 
 export class Hub {
   readonly spaces: SpaceService;
@@ -55,6 +57,7 @@ export class Hub {
   readonly subscriptions: SubscriptionService;
   /** Started by the server (serve.ts) and stopped before the storage closes. */
   readonly delivery: SubscriptionDelivery;
+  readonly cache: AnswerCache;
 
   constructor(readonly storage: Storage, readonly info: HubInfo, options: HubOptions = {}) {
     const resolver = new SpaceResolver(storage);
@@ -68,7 +71,8 @@ export class Hub {
     this.writes = new WriteService(storage, resolver, this.pruning);
     this.history = new HistoryService(storage, resolver, this.pruning);
     this.tags = new TagService(storage, resolver, this.pruning);
-    this.spatial = new SpatialService(resolver, this.features);
+    this.cache = new AnswerCache(options.cacheSize ?? 0);
+    this.spatial = new SpatialService(resolver, this.features, this.cache);
     this.statistics = new StatisticsService(resolver, this.features, options.statisticsExactLimit);
     this.access = new AccessService(storage, options.peers);
     this.projects = new ProjectService(storage);

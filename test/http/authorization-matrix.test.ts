@@ -69,6 +69,7 @@ const CASES: Record<string, Case> = {
   [`POST ${SPACE}/spatial`]: { kind: 'read', request: (s) => ({ path: `/hub/spaces/${s}/spatial`, body: { type: 'Point', coordinates: [8.5, 50.1] } }) },
   [`GET ${SPACE}/changesets`]: { kind: 'read', request: (s) => ({ path: `/hub/spaces/${s}/changesets` }) },
   [`DELETE ${SPACE}/changesets`]: { kind: 'manage', request: (s) => ({ path: `/hub/spaces/${s}/changesets?version=lt=1` }) },
+  [`GET ${SPACE}/changesets/tiles`]: { kind: 'read', request: (s) => ({ path: `/hub/spaces/${s}/changesets/tiles?startVersion=0&type=web&level=3` }) },
   [`GET ${SPACE}/changesets/:version`]: { kind: 'read', request: (s) => ({ path: `/hub/spaces/${s}/changesets/0` }) },
   [`GET ${SPACE}/tags`]: { kind: 'read', request: (s) => ({ path: `/hub/spaces/${s}/tags` }) },
   [`POST ${SPACE}/tags`]: { kind: 'manage', request: (s) => ({ path: `/hub/spaces/${s}/tags`, body: { id: 'new-tag' } }) },

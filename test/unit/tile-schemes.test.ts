@@ -1,7 +1,7 @@
 // Unit tests for tile ids, tile bounds and margins of the four tile schemes (API.md 6.2).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { enlargedBounds, MERCATOR_MAX_LATITUDE, parseTileId, quadkeyOf, tileBounds, type Tile } from '../../src/geo/tile-schemes.js';
+import { enlargedBounds, MERCATOR_MAX_LATITUDE, parseTileId, quadkeyOf, tileBounds, tileIdOf, type Tile } from '../../src/geo/tile-schemes.js';
 import { HubError } from '../../src/core/errors.js';
 
 function assertBounds(actual: readonly number[], expected: readonly number[], decimals: number): void {
@@ -156,4 +156,17 @@ test('invalid here ids are refused in both encodings', () => {
     assertRefused('here', id, 'invalidTileId');
     assertRefused('here', id, 'invalidTileId', 'decimal');
   }
+});
+
+test('tileIdOf names each tile as parseTileId reads it back, in every scheme and both here encodings', () => {
+  for (const encoding of ['base4', 'decimal'] as const) {
+    for (const scheme of ['web', 'tms', 'quadkey', 'here'] as const) {
+      for (const [level, x, y] of [[1, 1, 0], [5, 17, 9], [12, 2170, 1023], [31, 2 ** 31 - 1, 2 ** 30 - 1]]) {
+        const id = tileIdOf(scheme, level, x, y, encoding);
+        const tile = parseTileId(scheme, id, encoding);
+        assert.deepEqual([tile.level, tile.x, tile.y], [level, x, y], `${scheme} ${encoding} ${id}`);
+      }
+    }
+  }
+  assert.equal(tileIdOf('here', 2, 3, 1, 'decimal'), String(parseInt('1' + quadkeyOf(2, 3, 1), 4)));
 });

@@ -1,7 +1,9 @@
 // Handlers of a space's history (ADR 002, API.md 12): changesets by range or version, DELETE /changesets, and tags.
 import { Readable } from 'node:stream';
 import { hubError } from '../../core/errors.js';
-import { DEFAULT_CHANGESET_LIMIT, type ChangesetQuery } from '../../hub/versions/history-service.js';
+import { MAX_TILE_LEVEL, type TileScheme } from '../../geo/tile-schemes.js';
+import { minTileLevel } from '../../geo/tile-cover.js';
+import { type ChangedTilesQuery, DEFAULT_CHANGESET_LIMIT, type ChangesetQuery } from '../../hub/versions/history-service.js';
 import { bodyStream } from '../body/body-stream.js';
 import { readJsonObject } from '../body/json-body.js';
 import { pointRefOf } from '../query/version-ref.js';
@@ -67,6 +69,31 @@ export async function getChangeset(context: HandlerContext): Promise<unknown> {
   const limit = context.query.limit(DEFAULT_CHANGESET_LIMIT);
   const pageToken = context.query.first('pageToken') || undefined;
   return sendJsonStream(context, await context.hub.history.changeset(callerOf(context), context.params.spaceId, version, limit, pageToken));
+}
+
+const TILE_TYPES = ['web', 'quadkey', 'here', 'tms'] as const;
+
+/** `startVersion` (required), `endVersion`, `type` and `level=z` or `level=a..b` (docs/cache-and-changed-tiles.md). */
+function changedTilesQuery(context: HandlerContext): ChangedTilesQuery {
+  const start = versionParameter(context, 'startVersion');
+  if (start === undefined) throw hubError('invalidParameter', { name: 'startVersion', problem: 'expected the version the tiles changed since (a number)' });
+  const type = context.query.first('type');
+  if (!TILE_TYPES.some((name) => name === type)) throw hubError('invalidParameter', { name: 'type', problem: `expected one of ${TILE_TYPES.join(', ')}` });
+  const scheme = type as TileScheme;
+  const lowest = minTileLevel(scheme);
+  const match = /^(\d{1,2})(?:\.\.(\d{1,2}))?$/.exec(context.query.first('level') ?? '');
+  const minLevel = Number(match?.[1]);
+  const maxLevel = match?.[2] === undefined ? minLevel : Number(match[2]);
+  if (!match || minLevel < lowest || maxLevel > MAX_TILE_LEVEL || minLevel > maxLevel) {
+    throw hubError('invalidParameter', { name: 'level', problem: `expected a level z or a range a..b of levels from ${lowest} to ${MAX_TILE_LEVEL} (a at most b)` });
+  }
+  const end = versionParameter(context, 'endVersion');
+  return { start, end, scheme, minLevel, maxLevel, hereEncoding: context.hereTileEncoding };
+}
+
+export async function getChangedTiles(context: HandlerContext): Promise<unknown> {
+  const query = changedTilesQuery(context);
+  return sendJsonStream(context, await context.hub.history.changedTiles(callerOf(context), context.params.spaceId, query));
 }
 
 /** `version=lt=N`, N at least 1, as the reference hub takes it: the versions before N are removed. */

@@ -1,4 +1,4 @@
-// The public service-info and health answer (API.md 2).
+// The public service-info and health answer (API.md 2), with the figures of this process's answer cache.
 import type { HandlerContext } from '../request-context.js';
 
 export async function hubInfo(context: HandlerContext): Promise<unknown> {
@@ -9,5 +9,7 @@ export async function hubInfo(context: HandlerContext): Promise<unknown> {
     schemaVersion: '0.9',
     reporter: { name, version, upSince, endpoint: `${context.request.protocol}://${host}/hub/` },
     status: { result: 'OK', timestamp: Date.now(), checkDuration: Date.now() - started },
+    // This process's answer cache (docs/cache-and-changed-tiles.md): figures only, no space or caller is named.
+    cache: context.hub.cache.figures(),
   });
 }

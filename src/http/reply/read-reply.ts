@@ -73,10 +73,15 @@ const closing = (tail: Record<string, unknown>) => Buffer.from(`${members(tail)}
 /**
  * The ETag is a hash of the body as sent without its own `etag` member and the `untagged` ones (OGC's `timeStamp`,
  * which says when, not what), all of which come last. A matching If-None-Match costs no query when this node remembers
- * the tag of the same answer key; otherwise the answer is produced, and a match still saves sending it.
+ * the tag of the same answer key; otherwise the answer is produced, and a match still saves sending it. An answer from
+ * the answer cache goes out as its bytes; one made whole here is offered to it (`keep`), a streamed one is not.
  */
 export async function sendFeatureCollection(request: FastifyRequest, reply: FastifyReply, result: FeatureCollectionStream,
   untagged: () => Record<string, unknown> = () => ({})): Promise<FastifyReply> {
+  if (result.cached) {
+    if (notModified(request, reply, result.cached.etag, result.cacheTTL)) return reply;
+    return reply.type(GEOJSON).send(result.cached.body);
+  }
   const remembered = request.headers['if-none-match'] ? etagMemory.get(result.key) : undefined;
   if (remembered !== undefined && notModified(request, reply, remembered, result.cacheTTL)) return reply;
   const body = openCollection(result.features, result.trailer)[Symbol.asyncIterator]();
@@ -93,9 +98,10 @@ export async function sendFeatureCollection(request: FastifyRequest, reply: Fast
   hasher.update('}');
   const etag = hasher.etag();
   etagMemory.set(result.key, etag);
+  const whole = Buffer.concat([...head, closing({ ...untagged(), etag })]);
+  result.keep?.({ body: whole, etag });
   if (notModified(request, reply, etag, result.cacheTTL)) return reply;
-  head.push(closing({ ...untagged(), etag }));
-  return reply.type(GEOJSON).send(Buffer.concat(head));
+  return reply.type(GEOJSON).send(whole);
 }
 
 /** A collection past HASHED_ANSWER: its first chunks are in `head`, the rest still in `body`. */

@@ -24,7 +24,7 @@ export interface SingleFeature { etag: string; cacheTTL?: number; json: string }
 /** An MVT answer; `tile` is empty when no feature lies in the tile. */
 export interface VectorTileAnswer { etag: string; cacheTTL?: number; tile: Buffer }
 
-const cacheTTLOf = (definition: SpaceDefinition): number | undefined => {
+export const cacheTTLOf = (definition: SpaceDefinition): number | undefined => {
   const ttl = definition.cacheTTL;
   return ttl !== undefined && ttl > 0 ? ttl : undefined;
 };

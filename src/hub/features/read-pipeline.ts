@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { FeatureQuery } from '../../core/feature-query.js';
 import type { FeatureSource } from '../feature-source.js';
+import type { CachedAnswer } from './answer-cache.js';
 import { type TransformPlan, transformText } from './transform-plan.js';
 
 export interface ReadOptions {
@@ -22,6 +23,10 @@ export interface FeatureCollectionStream {
   cacheTTL?: number;
   features: AsyncIterable<string | Buffer>;
   trailer(): Record<string, unknown>;
+  /** The whole answer from the node's answer cache: sent as it is, and nothing is read. */
+  cached?: CachedAnswer;
+  /** Takes the whole answer once it has been made, for the answer cache; an answer streamed in pieces is not offered. */
+  keep?(answer: CachedAnswer): void;
 }
 
 /**

@@ -18,8 +18,9 @@ import type { SpaceResolver } from '../resolve/space-resolver.js';
 import { cluster, type ClusterArea } from '../clustering/cluster.js';
 import { sampled, samplingRatio, simplifyStep, stripProperties, type Tweaks, type VizRead } from './display-tweaks.js';
 import { checkClusterableTile, type ClusteringRequest } from '../clustering/clustering-options.js';
-import type { FeatureService, VectorTileAnswer } from './feature-service.js';
-import type { FeatureCollectionStream, ReadOptions } from './read-pipeline.js';
+import { AnswerCache } from './answer-cache.js';
+import { cacheTTLOf, type FeatureService, type VectorTileAnswer } from './feature-service.js';
+import { answerKey, type FeatureCollectionStream, type ReadOptions } from './read-pipeline.js';
 import type { TransformPlan, TransformStep } from './transform-plan.js';
 import type { VersionRef } from '../versions/space-versions.js';
 
@@ -88,10 +89,29 @@ function withSteps(options: ReadOptions, steps: ReadonlyArray<TransformStep | un
   return { ...options, transforms: plan };
 }
 
+/** The features of an answer sent from the cache: none are read. */
+async function* noFeatures(): AsyncIterable<string> {}
+
 const orderedBox = ([a, b, c, d]: BBox): BBox => [Math.min(a, c), Math.min(b, d), Math.max(a, c), Math.max(b, d)];
 
 export class SpatialService {
-  constructor(private readonly spaces: SpaceResolver, private readonly features: FeatureService) {}
+  /** `cache` holds whole answers of these reads (answer-cache.ts); one of size 0 holds none. */
+  constructor(private readonly spaces: SpaceResolver, private readonly features: FeatureService, private readonly cache = new AnswerCache(0)) {}
+
+  /**
+   * The answer of the read of `source` at `version` from the cache, or `make`'s, offered to the cache once made whole.
+   * The source is granted already: a cached answer only goes to a caller who may read every space it shows.
+   */
+  private async throughCache(source: FeatureSource, version: number | undefined, etagKey: string,
+    make: () => Promise<FeatureCollectionStream>): Promise<FeatureCollectionStream> {
+    if (!this.cache.enabled) return make();
+    const named = answerKey(source, etagKey, version);
+    const key = `geojson\n${named}`;
+    const cached = this.cache.get(key);
+    if (cached) return { key: named, cacheTTL: cacheTTLOf(source.space.definition), features: noFeatures(), trailer: () => ({}), cached };
+    const result = await make();
+    return { ...result, keep: (answer) => this.cache.set(key, answer) };
+  }
 
   async bbox(caller: Claims, spaceId: string, read: BoxRead): Promise<FeatureCollectionStream> {
     const box = orderedBox(read.corners);
@@ -137,23 +157,30 @@ export class SpatialService {
       buffer: MVT_UNITS_PER_PIXEL * margin,
       flatten,
     };
-    if (read.clustering) {
-      checkClusterableTile(tile);
-      const { query, summarize } = this.clustering(caller, read, read.clustering, { bbox: box, tile, clip: read.clip });
-      const source = await this.features.reader(caller, spaceId);
-      return this.features.vectorTile(source, { ...query, version: await this.features.versionOf(source, read.at) }, request, read.options, summarize);
-    }
+    if (read.clustering) checkClusterableTile(tile);
+    const clustering = read.clustering && this.clustering(caller, read, read.clustering, { bbox: box, tile, clip: read.clip });
     const source = await this.features.reader(caller, spaceId);
     const version = await this.features.versionOf(source, read.at);
-    const query = { ...read.filter, spatial: { kind: 'box', box } satisfies SpatialFilter, limit: read.limit, version };
-    const ratio = await this.samplingRatio(source, query, read, read.viz);
-    return this.features.vectorTile(source, sampled(query, ratio), request, read.options);
+    // The URL of a tile asked for as MVT by its Accept header is that of its GeoJSON answer: the format is in the key.
+    const key = `${flatten ? 'mvtf' : 'mvt'}\n${answerKey(source, read.options.etagKey, version)}`;
+    const cached = this.cache.get(key);
+    if (cached) return { etag: cached.etag, cacheTTL: cacheTTLOf(source.space.definition), tile: cached.body };
+    let answer: VectorTileAnswer;
+    if (clustering) answer = await this.features.vectorTile(source, { ...clustering.query, version }, request, read.options, clustering.summarize);
+    else {
+      const query = { ...read.filter, spatial: { kind: 'box', box } satisfies SpatialFilter, limit: read.limit, version };
+      const ratio = await this.samplingRatio(source, query, read, read.viz);
+      answer = await this.features.vectorTile(source, sampled(query, ratio), request, read.options);
+    }
+    this.cache.set(key, { body: answer.tile, etag: answer.etag });
+    return answer;
   }
 
   private async clustered(caller: Claims, spaceId: string, read: AreaRead, request: ClusteringRequest, area: ClusterArea): Promise<FeatureCollectionStream> {
     const { query, summarize } = this.clustering(caller, read, request, area);
     const source = await this.features.reader(caller, spaceId);
-    return this.features.summary(source, { ...query, version: await this.features.versionOf(source, read.at) }, read.options, summarize);
+    const version = await this.features.versionOf(source, read.at);
+    return this.throughCache(source, version, read.options.etagKey, async () => this.features.summary(source, { ...query, version }, read.options, summarize));
   }
 
   /**
@@ -177,15 +204,18 @@ export class SpatialService {
   private async area(caller: Claims, spaceId: string, read: AreaRead, spatial: SpatialFilter, clip: TransformStep | undefined,
     box?: BBox, viz?: VizRead): Promise<FeatureCollectionStream> {
     const source = await this.features.reader(caller, spaceId);
-    const query: FeatureQuery = { ...read.filter, spatial, limit: read.limit, version: await this.features.versionOf(source, read.at) };
-    const ratio = await this.samplingRatio(source, query, read, viz);
-    const steps = [
-      clip,
-      box && read.tweaks?.kind === 'simplification' ? simplifyStep(box, read.tweaks.strength) : undefined,
-      viz && !viz.keepProperties ? stripProperties : undefined,
-    ];
-    const result = this.features.collection(source, sampled(query, ratio), withSteps(read.options, steps));
-    return ratio > 1 ? { ...result, trailer: () => ({ ...result.trailer(), partial: true }) } : result;
+    const version = await this.features.versionOf(source, read.at);
+    return this.throughCache(source, version, read.options.etagKey, async () => {
+      const query: FeatureQuery = { ...read.filter, spatial, limit: read.limit, version };
+      const ratio = await this.samplingRatio(source, query, read, viz);
+      const steps = [
+        clip,
+        box && read.tweaks?.kind === 'simplification' ? simplifyStep(box, read.tweaks.strength) : undefined,
+        viz && !viz.keepProperties ? stripProperties : undefined,
+      ];
+      const result = this.features.collection(source, sampled(query, ratio), withSteps(read.options, steps));
+      return ratio > 1 ? { ...result, trailer: () => ({ ...result.trailer(), partial: true }) } : result;
+    });
   }
 
   private samplingRatio(source: FeatureSource, query: FeatureQuery, read: AreaRead, viz: VizRead | undefined): Promise<number> {

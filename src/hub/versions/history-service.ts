@@ -4,9 +4,17 @@ import type { Storage, VersionRange } from '../../storage/storage.js';
 import type { Claims } from '../access/claims.js';
 import type { FeatureSource } from '../feature-source.js';
 import type { SpaceResolver } from '../resolve/space-resolver.js';
+import { changedTiles, type TileGrid } from './changed-tiles.js';
 import { ChangesetStream, positionOf } from './changeset-stream.js';
 import type { Pruning } from './pruning.js';
 import { checkReadable, keepsHistory, oldestReadable, type PointRef, versionNumber } from './space-versions.js';
+
+export interface ChangedTilesQuery extends TileGrid {
+  /** The version the tiles changed since (exclusive). */
+  start: PointRef;
+  /** The last version of the changes (inclusive); default HEAD. */
+  end?: PointRef;
+}
 
 /** The reference hub's default page: 10,000 states. */
 export const DEFAULT_CHANGESET_LIMIT = 10_000;
@@ -63,6 +71,22 @@ export class HistoryService {
       endTime: query.endTime };
     const stream = new ChangesetStream(this.storage.history, source.space.key, range, query.limit, position);
     return stream.collection(query.author === undefined ? 'in the range' : 'in the range by that author');
+  }
+
+  /**
+   * The tiles whose content changed after `start` up to `end` (docs/cache-and-changed-tiles.md). Both must be
+   * readable, as a read at them is (a tag names a version too); an end past HEAD is moved to HEAD, as for changesets.
+   */
+  async changedTiles(caller: Claims, spaceId: string, query: ChangedTilesQuery): Promise<JsonTextStream> {
+    const source = await this.history(caller, spaceId, false);
+    const versions = await source.versions();
+    const { definition } = source.space;
+    const start = await versionNumber(source, query.start, versions);
+    checkReadable(definition, versions, start, typeof query.start === 'object');
+    const end = query.end === undefined ? versions.head : Math.min(await versionNumber(source, query.end, versions), versions.head);
+    if (start > end) throw hubError('invalidParameter', { name: 'startVersion', problem: `the range starts at ${start}, after its end ${end}` });
+    checkReadable(definition, versions, end, typeof query.end === 'object');
+    return changedTiles(this.storage.history, source, { from: start, to: end }, query);
   }
 
   /** One version's changeset, paged like a range. A version the space no longer keeps (or not yet) is a 400 naming the oldest kept. */
