@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { DEFAULT_SESSION_TTL_MS } from '../hub/access/account-service.js';
 import { DEFAULT_STATISTICS_EXACT_LIMIT } from '../hub/features/statistics-service.js';
 import { DEFAULT_SPACE_PAGE_SIZE } from '../hub/spaces/space-service.js';
+import { DEFAULT_EVENT_BUFFER, DEFAULT_HEARTBEAT_MS } from '../hub/events/event-service.js';
 import { maskUrl } from '../storage/postgres/mask-url.js';
 
 export interface Config {
@@ -41,6 +42,10 @@ export interface Config {
   publicUrl?: string;
   /** How long a login session lasts, in ms. */
   sessionTtl: number;
+  /** The heartbeat comment of event streams, in ms. */
+  eventHeartbeat: number;
+  /** Bytes of an event stream waiting for a slow client before it is disconnected (with the version to resume from). */
+  eventBuffer: number;
   adminUser?: string;
   adminPassword?: string;
   adminToken?: string;
@@ -68,6 +73,18 @@ function parseDuration(value: string): number {
   if (!match) throw new Error(`Invalid duration "${value}": use milliseconds or a number with ms, s or min (e.g. 30s)`);
   const factor = { ms: 1, s: 1000, min: 60_000 }[(match[2] ?? 'ms').toLowerCase() as 'ms' | 's' | 'min'];
   return Number(match[1]) * factor;
+}
+
+function parsePositiveDuration(value: string): number {
+  const ms = parseDuration(value);
+  if (ms === 0) throw new Error(`Invalid duration "${value}": it must be more than 0`);
+  return ms;
+}
+
+function parsePositiveSize(value: string): number {
+  const bytes = parseSize(value);
+  if (bytes === 0) throw new Error(`Invalid size "${value}": it must be more than 0`);
+  return bytes;
 }
 
 function parsePoolSize(value: string): number {
@@ -150,6 +167,8 @@ const OPTIONS: Option[] = [
   { key: 'statisticsExactLimit', env: 'HUB_STATISTICS_EXACT_LIMIT', flag: '--statistics-exact-limit', parse: parseFeatureCount },
   { key: 'publicUrl', env: 'HUB_PUBLIC_URL', flag: '--public-url', parse: parsePublicUrl },
   { key: 'sessionTtl', env: 'HUB_SESSION_TTL', flag: '--session-ttl', parse: parseSessionTtl },
+  { key: 'eventHeartbeat', env: 'HUB_EVENT_HEARTBEAT', flag: '--event-heartbeat', parse: parsePositiveDuration },
+  { key: 'eventBuffer', env: 'HUB_EVENT_BUFFER', flag: '--event-buffer', parse: parsePositiveSize },
   { key: 'adminUser', env: 'HUB_ADMIN_USER', flag: '--admin-user' },
   { key: 'adminPassword', env: 'HUB_ADMIN_PASSWORD', flag: '--admin-password', secret: true },
   { key: 'adminToken', env: 'HUB_ADMIN_TOKEN', flag: '--admin-token', secret: true },
@@ -179,7 +198,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
     host: '127.0.0.1', port: 8080, workers: availableParallelism(), dataDir: resolve('data'), storage: '', pgPoolSize: 10, queryTimeout: 60_000, maxBody: parseSize('64m'),
     maxInFlight: 256, maxInFlightBody: -1, headersTimeout: 30_000, requestTimeout: 600_000, bodyIdleTimeout: 30_000, logLevel: 'info',
     statisticsExactLimit: DEFAULT_STATISTICS_EXACT_LIMIT, spacePageSize: DEFAULT_SPACE_PAGE_SIZE, hereTileEncoding: 'base4',
-    sessionTtl: DEFAULT_SESSION_TTL_MS,
+    sessionTtl: DEFAULT_SESSION_TTL_MS, eventHeartbeat: DEFAULT_HEARTBEAT_MS, eventBuffer: DEFAULT_EVENT_BUFFER,
   };
   const target = config as unknown as Record<string, unknown>;
   for (const option of OPTIONS) {

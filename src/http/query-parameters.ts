@@ -27,6 +27,7 @@ export const QUERY_PARAMETERS = {
   versionRef: text('The same as version; on /changesets a range a..b of versions after a up to b (numbers, HEAD or tag ids).'),
   startVersion: integer('The first version of the changesets (inclusive; default: the oldest kept).', 0),
   endVersion: integer('The last version of the changesets (inclusive; default: HEAD).', 0),
+  since: integer('The event stream resumes after this version (as Last-Event-ID does); -1 for every kept version; default: from HEAD on.', -1),
   startTime: text('Only the versions written at or after this time: ms since the epoch, or an ISO 8601 date.'),
   endTime: text('Only the versions written at or before this time: ms since the epoch, or an ISO 8601 date.'),
   pageToken: text('Where a page of changesets continues: the nextPageToken of the previous page.'),

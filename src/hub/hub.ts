@@ -15,6 +15,8 @@ import { WriteService } from './writes/write-service.js';
 import { HistoryService } from './versions/history-service.js';
 import { Pruning } from './versions/pruning.js';
 import { TagService } from './versions/tag-service.js';
+import { SpaceChanges } from './changes/space-changes.js';
+import { DEFAULT_CHECK_MS, DEFAULT_EVENT_BUFFER, DEFAULT_HEARTBEAT_MS, EventService } from './events/event-service.js';
 
 export interface HubInfo {
   name: string;
@@ -31,6 +33,8 @@ export interface HubOptions {
   sessionTtl?: number;
   /** The node's other processes (HUB_WORKERS); none by default. */
   peers?: NodePeers;
+  /** Event streams: the heartbeat (HUB_EVENT_HEARTBEAT), how often a stream looks at its space without a signal, and its buffer (HUB_EVENT_BUFFER). */
+  events?: { heartbeatMs?: number; checkMs?: number; bufferBytes?: number };
 }
 
 export class Hub {
@@ -47,6 +51,9 @@ export class Hub {
   readonly history: HistoryService;
   readonly tags: TagService;
   readonly pruning: Pruning;
+  /** The "space changed" signal, from every node: the event stream listens to it. */
+  readonly changes: SpaceChanges;
+  readonly events: EventService;
 
   constructor(readonly storage: Storage, readonly info: HubInfo, options: HubOptions = {}) {
     const resolver = new SpaceResolver(storage);
@@ -65,5 +72,9 @@ export class Hub {
     this.accounts = new AccountService(storage, options.sessionTtl);
     this.tokens = new TokenService(storage, this.access);
     this.ogc = new OgcService(this.spaces, this.features, this.statistics);
+    this.changes = new SpaceChanges(storage);
+    const events = options.events ?? {};
+    this.events = new EventService(storage, this.history, this.access, this.changes,
+      { heartbeatMs: events.heartbeatMs ?? DEFAULT_HEARTBEAT_MS, checkMs: events.checkMs ?? DEFAULT_CHECK_MS }, events.bufferBytes ?? DEFAULT_EVENT_BUFFER);
   }
 }

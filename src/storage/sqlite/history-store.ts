@@ -1,6 +1,6 @@
 // The history beside a space's features in SQLite (ADR 002): version records, changes by version, tags and pruning.
 import type Database from 'better-sqlite3';
-import type { ChangeKind, ChangeRow, HistoryStore, SpaceKey, TagRecord, VersionRange, VersionRecord } from '../storage.js';
+import type { ChangeRow, HistoryStore, SpaceKey, StateKind, TagRecord, VersionRange, VersionRecord } from '../storage.js';
 import type { WriteTransactions } from './write-transactions.js';
 
 /**
@@ -12,15 +12,18 @@ const WRITTEN = `SELECT version, seq, json FROM features WHERE sid = @sid AND ve
 /** A state written at a version over one that ended at it: an update keeps the row's seq (ADR 002). */
 const REPLACED = 'EXISTS (SELECT 1 FROM feature_history e WHERE e.sid = @sid AND e.version_to = w.version AND e.seq = w.seq)';
 
-const CHANGES: Record<ChangeKind, string> = {
+/** A state that ended at its version: with a state of the same row written at it (replaced) or without (deleted). */
+const ENDED = (successor: 'EXISTS' | 'NOT EXISTS', join: 'AND' | 'OR') => `SELECT e.version_to AS version, e.seq, e.json FROM feature_history e
+    WHERE e.sid = @sid AND e.version_to BETWEEN @from AND @to AND (e.version_to, e.seq) > (@from, @seq)
+      AND (${successor} (SELECT 1 FROM features f WHERE f.seq = e.seq AND f.version = e.version_to)
+        ${join} ${successor} (SELECT 1 FROM feature_history h WHERE h.sid = @sid AND h.version_from = e.version_to AND h.seq = e.seq))
+    ORDER BY e.version_to, e.seq LIMIT @limit`;
+
+const CHANGES: Record<StateKind, string> = {
   inserted: `SELECT version, seq, json FROM (${WRITTEN}) w WHERE NOT ${REPLACED} ORDER BY version, seq LIMIT @limit`,
   updated: `SELECT version, seq, json FROM (${WRITTEN}) w WHERE ${REPLACED} ORDER BY version, seq LIMIT @limit`,
-  // A state that ended at a version with no state of the same row written at it: the feature was deleted.
-  deleted: `SELECT e.version_to AS version, e.seq, e.json FROM feature_history e
-    WHERE e.sid = @sid AND e.version_to BETWEEN @from AND @to AND (e.version_to, e.seq) > (@from, @seq)
-      AND NOT EXISTS (SELECT 1 FROM features f WHERE f.seq = e.seq AND f.version = e.version_to)
-      AND NOT EXISTS (SELECT 1 FROM feature_history h WHERE h.sid = @sid AND h.version_from = e.version_to AND h.seq = e.seq)
-    ORDER BY e.version_to, e.seq LIMIT @limit`,
+  deleted: ENDED('NOT EXISTS', 'AND'),
+  replaced: ENDED('EXISTS', 'OR'),
 };
 
 interface TagRow { id: string; version: number; author: string; description: string | null; createdAt: number }
@@ -43,7 +46,7 @@ export class SqliteHistoryStore implements HistoryStore {
   private readonly pruneVersions;
 
   constructor(private readonly db: Database.Database, private readonly writes: WriteTransactions) {
-    this.changeStatements = Object.fromEntries(Object.entries(CHANGES).map(([kind, sql]) => [kind, db.prepare(sql)])) as Record<ChangeKind, Database.Statement>;
+    this.changeStatements = Object.fromEntries(Object.entries(CHANGES).map(([kind, sql]) => [kind, db.prepare(sql)])) as Record<StateKind, Database.Statement>;
     this.selectTags = db.prepare<[number], TagRow>(`SELECT ${TAG_COLUMNS} FROM space_tags WHERE sid = ? ORDER BY tag`);
     this.selectTag = db.prepare<[number, string], TagRow>(`SELECT ${TAG_COLUMNS} FROM space_tags WHERE sid = ? AND tag = ?`);
     this.insertTag = db.prepare('INSERT OR IGNORE INTO space_tags (sid, tag, version, author, description, created_at) VALUES (?, ?, ?, ?, ?, ?)');
@@ -69,7 +72,7 @@ export class SqliteHistoryStore implements HistoryStore {
       .all(space.sid, range.from, range.to, ...narrowing.map(([, value]) => value), limit) as VersionRecord[];
   }
 
-  async changes(space: SpaceKey, kind: ChangeKind, after: { version: number; seq: number }, to: number, limit: number): Promise<ChangeRow[]> {
+  async changes(space: SpaceKey, kind: StateKind, after: { version: number; seq: number }, to: number, limit: number): Promise<ChangeRow[]> {
     return this.changeStatements[kind].all({ sid: space.sid, from: after.version, to, seq: after.seq, limit }) as ChangeRow[];
   }
 
