@@ -8,7 +8,7 @@ import type { Storage } from './storage/storage.js';
 export function hubOf(storage: Storage, config: Config, version: string, upSince: number, peers?: NodePeers): Hub {
   return new Hub(storage, { name: 'Spatial Data Hub', version, upSince },
     { statisticsExactLimit: config.statisticsExactLimit, spacePageSize: config.spacePageSize, sessionTtl: config.sessionTtl, peers,
-      events: { heartbeatMs: config.eventHeartbeat, bufferBytes: config.eventBuffer } });
+      events: { heartbeatMs: config.eventHeartbeat, bufferBytes: config.eventBuffer, stallMs: config.eventStall } });
 }
 
 /**

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { DEFAULT_SESSION_TTL_MS } from '../hub/access/account-service.js';
 import { DEFAULT_STATISTICS_EXACT_LIMIT } from '../hub/features/statistics-service.js';
 import { DEFAULT_SPACE_PAGE_SIZE } from '../hub/spaces/space-service.js';
-import { DEFAULT_EVENT_BUFFER, DEFAULT_HEARTBEAT_MS } from '../hub/events/event-service.js';
+import { DEFAULT_EVENT_BUFFER, DEFAULT_EVENT_STALL_MS, DEFAULT_HEARTBEAT_MS } from '../hub/events/event-service.js';
 import { maskUrl } from '../storage/postgres/mask-url.js';
 
 export interface Config {
@@ -44,8 +44,10 @@ export interface Config {
   sessionTtl: number;
   /** The heartbeat comment of event streams, in ms. */
   eventHeartbeat: number;
-  /** Bytes of an event stream waiting for a slow client before it is disconnected (with the version to resume from). */
+  /** Bytes of an event stream that may wait unsent for a slow client; past them the stream waits for it. */
   eventBuffer: number;
+  /** Milliseconds a stream waits for a client that takes nothing before it disconnects it (with the version to resume from). */
+  eventStall: number;
   adminUser?: string;
   adminPassword?: string;
   adminToken?: string;
@@ -169,6 +171,7 @@ const OPTIONS: Option[] = [
   { key: 'sessionTtl', env: 'HUB_SESSION_TTL', flag: '--session-ttl', parse: parseSessionTtl },
   { key: 'eventHeartbeat', env: 'HUB_EVENT_HEARTBEAT', flag: '--event-heartbeat', parse: parsePositiveDuration },
   { key: 'eventBuffer', env: 'HUB_EVENT_BUFFER', flag: '--event-buffer', parse: parsePositiveSize },
+  { key: 'eventStall', env: 'HUB_EVENT_STALL', flag: '--event-stall', parse: parsePositiveDuration },
   { key: 'adminUser', env: 'HUB_ADMIN_USER', flag: '--admin-user' },
   { key: 'adminPassword', env: 'HUB_ADMIN_PASSWORD', flag: '--admin-password', secret: true },
   { key: 'adminToken', env: 'HUB_ADMIN_TOKEN', flag: '--admin-token', secret: true },
@@ -198,7 +201,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
     host: '127.0.0.1', port: 8080, workers: availableParallelism(), dataDir: resolve('data'), storage: '', pgPoolSize: 10, queryTimeout: 60_000, maxBody: parseSize('64m'),
     maxInFlight: 256, maxInFlightBody: -1, headersTimeout: 30_000, requestTimeout: 600_000, bodyIdleTimeout: 30_000, logLevel: 'info',
     statisticsExactLimit: DEFAULT_STATISTICS_EXACT_LIMIT, spacePageSize: DEFAULT_SPACE_PAGE_SIZE, hereTileEncoding: 'base4',
-    sessionTtl: DEFAULT_SESSION_TTL_MS, eventHeartbeat: DEFAULT_HEARTBEAT_MS, eventBuffer: DEFAULT_EVENT_BUFFER,
+    sessionTtl: DEFAULT_SESSION_TTL_MS, eventHeartbeat: DEFAULT_HEARTBEAT_MS, eventBuffer: DEFAULT_EVENT_BUFFER, eventStall: DEFAULT_EVENT_STALL_MS,
   };
   const target = config as unknown as Record<string, unknown>;
   for (const option of OPTIONS) {

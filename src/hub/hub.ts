@@ -16,7 +16,7 @@ import { HistoryService } from './versions/history-service.js';
 import { Pruning } from './versions/pruning.js';
 import { TagService } from './versions/tag-service.js';
 import { SpaceChanges } from './changes/space-changes.js';
-import { DEFAULT_CHECK_MS, DEFAULT_EVENT_BUFFER, DEFAULT_HEARTBEAT_MS, EventService } from './events/event-service.js';
+import { DEFAULT_CHECK_MS, DEFAULT_EVENT_BUFFER, DEFAULT_EVENT_STALL_MS, DEFAULT_HEARTBEAT_MS, EventService } from './events/event-service.js';
 
 export interface HubInfo {
   name: string;
@@ -33,8 +33,8 @@ export interface HubOptions {
   sessionTtl?: number;
   /** The node's other processes (HUB_WORKERS); none by default. */
   peers?: NodePeers;
-  /** Event streams: the heartbeat (HUB_EVENT_HEARTBEAT), how often a stream looks at its space without a signal, and its buffer (HUB_EVENT_BUFFER). */
-  events?: { heartbeatMs?: number; checkMs?: number; bufferBytes?: number };
+  /** Event streams: the heartbeat (HUB_EVENT_HEARTBEAT), how often a stream looks at its space without a signal, its buffer (HUB_EVENT_BUFFER) and how long it waits for a stalled client (HUB_EVENT_STALL). */
+  events?: { heartbeatMs?: number; checkMs?: number; bufferBytes?: number; stallMs?: number };
 }
 
 export class Hub {
@@ -75,6 +75,7 @@ export class Hub {
     this.changes = new SpaceChanges(storage);
     const events = options.events ?? {};
     this.events = new EventService(storage, this.history, this.access, this.changes,
-      { heartbeatMs: events.heartbeatMs ?? DEFAULT_HEARTBEAT_MS, checkMs: events.checkMs ?? DEFAULT_CHECK_MS }, events.bufferBytes ?? DEFAULT_EVENT_BUFFER);
+      { heartbeatMs: events.heartbeatMs ?? DEFAULT_HEARTBEAT_MS, checkMs: events.checkMs ?? DEFAULT_CHECK_MS },
+      { bufferBytes: events.bufferBytes ?? DEFAULT_EVENT_BUFFER, stallMs: events.stallMs ?? DEFAULT_EVENT_STALL_MS });
   }
 }

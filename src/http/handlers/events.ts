@@ -9,8 +9,8 @@ import { parsePropertyFilters } from '../query/property-filters.js';
 import { callerOf, type HandlerContext } from '../request-context.js';
 import { coordinate } from './spatial-reads.js';
 
-/** A client that has not taken a piece of an event in this long is cut off mid-event (it resumes by its Last-Event-ID). */
-const DRAIN_MS = 10_000;
+/** A client cut off after its last event gets this long to take it (and what came before it) before its connection is closed. */
+const LAST_WORDS_MS = 60_000;
 
 /** The streams open on this node, ended when it stops (a stream never ends by itself). */
 const open = new Set<EventFeed>();
@@ -65,32 +65,34 @@ export async function spaceEvents(context: HandlerContext): Promise<unknown> {
     'cache-control': 'no-cache',
     // Proxies such as nginx would otherwise hold the events back.
     'x-accel-buffering': 'no',
+    // A stream's connection carries nothing after it: EventSource asks again on a new one.
+    connection: 'close',
   });
   leaveInFlight(context.request.raw);
   open.add(feed);
   response.once('close', () => feed.close());
-  const bound = context.hub.events.bufferBytes;
+  const { bufferBytes, stallMs } = context.hub.events;
   try {
     for await (const text of feed) {
       if (response.destroyed) break;
-      response.write(text);
-      if (response.writableLength <= bound) continue;
+      // Nothing more is read for the stream while its buffer is full: a slow client slows its stream down, and one that
+      // takes nothing for stallMs is cut off, with a last event naming where to resume when it is between events.
+      if (response.write(text) || response.writableLength <= bufferBytes || (await drained(response, stallMs))) continue;
+      const socket = response.socket;
       if (feed.atBoundary) {
         response.end(feed.slowConsumer());
-        // A client that reads nothing more never takes even the last event: its connection is not kept for it.
-        setTimeout(() => response.destroy(), DRAIN_MS).unref();
-        return;
+        setTimeout(() => socket?.destroy(), LAST_WORDS_MS).unref();
+      } else {
+        // Cut in the middle of an event, which the client drops: its Last-Event-ID is the last version it got whole.
+        socket?.destroy();
       }
-      if (!(await drained(response, DRAIN_MS))) {
-        response.destroy();
-        return;
-      }
+      return undefined;
     }
     response.end();
   } catch (error) {
     // The status line is sent: the stream can only end. The client resumes by its Last-Event-ID.
     context.request.log.warn(`The event stream of space ${context.params.spaceId} ended: ${error instanceof Error ? error.name : 'error'}`);
-    response.destroy();
+    response.socket?.destroy();
   } finally {
     open.delete(feed);
     feed.close();

@@ -1,6 +1,7 @@
 // One client's event stream of one space: each committed version in order, from where the client was, with heartbeats; it ends when the caller may no longer read.
 import { HubError } from '../../core/errors.js';
 import type { HistoryStore, SpaceKey, VersionRecord } from '../../storage/storage.js';
+import { CLAIMS_TTL_MS } from '../access/claims-cache.js';
 import type { FeatureSource } from '../feature-source.js';
 import { ChangeCursor, CHANGE_KINDS, VersionPages } from '../versions/changeset-stream.js';
 import { oldestReadable } from '../versions/space-versions.js';
@@ -66,7 +67,13 @@ export class EventFeed implements AsyncIterable<string> {
     this.stops.push(this.sources.listen(this.source.space.key, (version) => { if (version > this.last) poke(() => { this.signalled = true; })(); }));
     this.stops.push(this.sources.onRevocation(poke(() => { this.tokenCheckDue = true; })));
     const heartbeat = setInterval(poke(() => { this.heartbeatDue = true; }), this.timers.heartbeatMs);
-    const check = setInterval(poke(() => { this.checkDue = true; }), this.timers.checkMs);
+    let checks = 0;
+    const check = setInterval(poke(() => {
+      this.checkDue = true;
+      // A deletion this node did not hear of (another process on the same SQLite file, a lost listener) ends the
+      // stream within the time a token stays cached anyway.
+      if (++checks % Math.max(1, Math.round(CLAIMS_TTL_MS / this.timers.checkMs)) === 0) this.tokenCheckDue = true;
+    }), this.timers.checkMs);
     this.stops.push(() => clearInterval(heartbeat), () => clearInterval(check));
   }
 

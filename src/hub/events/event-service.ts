@@ -12,19 +12,34 @@ import { EventFeed, type FeedTimers } from './event-feed.js';
 export const DEFAULT_HEARTBEAT_MS = 15_000;
 /** The safety net under the change signal: a missed signal delays an event by at most this much. */
 export const DEFAULT_CHECK_MS = 1_000;
-/** A client more than this far behind is disconnected with the version to resume from (docs/events.md). */
+/** What a stream may hold unsent before it waits for its client (docs/events.md). */
 export const DEFAULT_EVENT_BUFFER = 1024 * 1024;
+/** A client whose stream waited this long for it to take anything is disconnected with the version to resume from. */
+export const DEFAULT_EVENT_STALL_MS = 10_000;
 
-/** `bufferBytes`: how much of a stream may wait unsent for its client before the client counts as too slow. */
 export interface EventRequest {
   /** Resume after this version (Last-Event-ID or ?since=); −1 for every kept version; absent: from HEAD on. */
   since?: number;
   filter: EventFilter;
 }
 
+/** `bufferBytes` of a stream may wait unsent for its client; a client that takes nothing for `stallMs` then is cut off. */
+export interface StreamLimits {
+  bufferBytes: number;
+  stallMs: number;
+}
+
 export class EventService {
   constructor(private readonly storage: Storage, private readonly history: HistoryService, private readonly access: AccessService,
-    private readonly changes: SpaceChanges, private readonly timers: FeedTimers, readonly bufferBytes: number) {}
+    private readonly changes: SpaceChanges, private readonly timers: FeedTimers, readonly limits: StreamLimits) {}
+
+  get bufferBytes(): number {
+    return this.limits.bufferBytes;
+  }
+
+  get stallMs(): number {
+    return this.limits.stallMs;
+  }
 
   /**
    * The feed of the space's versions after `since` for a caller who may read its features, of a space keeping

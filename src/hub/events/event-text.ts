@@ -7,9 +7,9 @@ const PIECE = 64 * 1024;
 
 /**
  * One version's event: `id: V` and one `data:` line holding a Changeset as GET /changesets/V answers it (stored
- * feature texts are JSON without line breaks). With a filter, a version none of whose features match is only
- * `id: V` and the empty line: EventSource moves its Last-Event-ID without dispatching an event, so a resume starts
- * after it and nothing is sent twice.
+ * feature texts are JSON without line breaks). With a filter, a version none of whose features match is a small
+ * `unmatched` event: it moves the client's Last-Event-ID, so a resume starts after it. (An event of `id:` alone would
+ * move it in browsers, but clients built on eventsource-parser drop events without data, id and all.)
  */
 export class ChangesetEvent {
   private parts: string[] = [];
@@ -50,7 +50,7 @@ export class ChangesetEvent {
 
   /** The rest of the event. `always`: the whole event even when no feature was added. */
   finish(always: boolean): string {
-    if (this.kind === -1 && !always) return `id: ${this.record.version}\n\n`;
+    if (this.kind === -1 && !always) return `event: unmatched\nid: ${this.record.version}\ndata: {"type":"Unmatched","version":${this.record.version}}\n\n`;
     this.openUpTo(CHANGE_KINDS.length - 1);
     this.push(']}}\n\n');
     return this.take();
