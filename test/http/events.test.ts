@@ -63,6 +63,22 @@ for (const backend of BACKENDS) {
       assert.equal(typeof events.changesets[0].data.createdAt, 'number');
     });
 
+    test('a write reaches an open stream as it commits, not only when the stream looks again a second later', async () => {
+      const space = await createSpace(hub, { versionsToKeep: 100 });
+      const events = stream(`/hub/spaces/${space}/events`);
+      await events.opened();
+      const latencies: number[] = [];
+      for (let i = 0; i < 10; i++) {
+        const start = Date.now();
+        await put(space, [point('x', [i, 0])]);
+        await events.until(`version ${i}`, () => events.changesets.length === i + 1);
+        latencies.push(Date.now() - start);
+      }
+      latencies.sort((x, y) => x - y);
+      // Woken by the safety net alone, half of them would take 500 ms or more.
+      assert.ok(latencies[5] < 300, `median ${latencies[5]} ms: ${latencies.join(', ')}`);
+    });
+
     test('?since= and Last-Event-ID replay from the history: resume after a disconnect with no gap and no duplicate', async () => {
       const space = await createSpace(hub, { versionsToKeep: 1000 });
       const first = stream(`/hub/spaces/${space}/events?since=-1`);

@@ -95,21 +95,25 @@ export class EventFeed implements AsyncIterable<string> {
           else yield* this.versionsUpTo(versions.head);
           continue;
         }
-        if (this.heartbeatDue) {
+        // Asleep until a signal or a look is due; a heartbeat alone reads nothing.
+        for (await this.sleep(); !this.closed && !this.lookDue; await this.sleep()) {
           this.heartbeatDue = false;
           yield HEARTBEAT;
-          continue;
         }
-        await this.sleep();
       }
     } finally {
       this.close();
     }
   }
 
+  /** Whether the space, its versions or the token are to be looked at. */
+  private get lookDue(): boolean {
+    return this.signalled || this.checkDue || this.tokenCheckDue;
+  }
+
   /** Until something is due or the feed closes. */
   private sleep(): Promise<void> {
-    if (this.signalled || this.checkDue || this.tokenCheckDue || this.heartbeatDue || this.closed) return Promise.resolve();
+    if (this.lookDue || this.heartbeatDue || this.closed) return Promise.resolve();
     return new Promise((resolve) => { this.wake = () => { this.wake = () => undefined; resolve(); }; });
   }
 
