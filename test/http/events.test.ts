@@ -100,7 +100,7 @@ for (const backend of BACKENDS) {
     test('many writes from concurrent writers: every version once, in order', async () => {
       const space = await createSpace(hub, { versionsToKeep: 100_000 });
       const events = stream(`/hub/spaces/${space}/events?since=-1`);
-      const writes = 1000;
+      const writes = 300;
       let next = 0;
       const writer = async () => {
         for (let i = next++; i < writes; i = next++) await put(space, [point(`w${i}`, [i % 180, 0])]);
@@ -161,8 +161,10 @@ for (const backend of BACKENDS) {
     test('a client that stops reading is disconnected with the version to resume from, never buffered without bound; a slow one is waited for', async () => {
       const space = await createSpace(hub, { versionsToKeep: 10_000 });
       const raw = rawStream(hub, `/hub/spaces/${space}/events?since=-1`, {}, true);
-      const filler = 'x'.repeat(20_000);
-      const versions = 800; // 16 MB of events, far past the 64 KiB buffer and the 4 to 5 MB the sockets hold
+      // Events under the stream's 64 KiB pieces, so that the buffer fills between events: 16 MB in all, far past the
+      // 64 KiB buffer and the 4 to 5 MB the sockets hold.
+      const filler = 'x'.repeat(60_000);
+      const versions = 280;
       for (let i = 0; i < versions; i += 20) {
         await put(space, Array.from({ length: 1 }, () => point('big', [0, 0], { filler, i })));
         await Promise.all(Array.from({ length: 19 }, (_, j) => call(hub, 'PATCH', `/hub/spaces/${space}/features/big`, { body: point('big', [0, 0], { filler, i: i + j + 1 }) })));
