@@ -13,6 +13,7 @@ export function hubOf(storage: Storage, config: Config, version: string, upSince
         pollMs: config.subscriptionPoll, leaseMs: config.subscriptionLease, retries: config.subscriptionRetries, backoffMs: config.subscriptionBackoff,
         timeoutMs: config.webhookTimeout, allowPrivate: config.allowPrivateWebhooks, maxLag: config.subscriptionMaxLag,
       },
+      events: { heartbeatMs: config.eventHeartbeat, bufferBytes: config.eventBuffer, stallMs: config.eventStall },
     });
 }
 

@@ -1,4 +1,4 @@
-// The web viewer: signs in with a hub token, lists the spaces, draws a space from the hub's vector tiles over a world outline.
+// The web viewer: signs in with a hub token, lists the spaces, draws a space from the hub's vector tiles over a world outline, and redraws it as it changes.
 /* global maplibregl */
 
 /** sessionStorage: the token lives as long as the tab, and never goes into a URL (it would end up in logs). */
@@ -7,13 +7,17 @@ const FEATURE_COLOR = '#d62d20';
 const WORLD_OUTLINE = '/viewer/world-110m.geojson';
 /** Statistics are asked for a few spaces at a time, so that a long list does not flood the hub. */
 const STATISTICS_PARALLEL = 4;
+/** Changes coming in a burst are drawn together: the tiles are asked for again at most this often. */
+const REDRAW_MS = 250;
+/** A broken event stream is opened again after this long, from the last version it delivered. */
+const RECONNECT_MS = 2000;
 
 const $ = (id) => document.getElementById(id);
 
 class Unauthorized extends Error {}
 
 let token = sessionStorage.getItem(TOKEN_KEY);
-/** The open space: its id and its statistics. */
+/** The open space: its id, its statistics, its tile URL and its event stream. */
 let current;
 
 const map = new maplibregl.Map({
@@ -143,6 +147,8 @@ function tileUrl(spaceId, filters) {
 }
 
 function closeSpace() {
+  current?.live?.abort();
+  $('live').hidden = true;
   for (const id of LAYER_IDS) if (map.getLayer(id)) map.removeLayer(id);
   if (map.getSource('space')) map.removeSource('space');
   current = undefined;
@@ -171,7 +177,8 @@ async function openSpace(space, statistics) {
   showStatistics(statistics);
   $('filters').reset();
   $('filter-state').textContent = '';
-  map.addSource('space', { type: 'vector', tiles: [tileUrl(space.id, {})], maxzoom: 18 });
+  current.tiles = tileUrl(space.id, {});
+  map.addSource('space', { type: 'vector', tiles: [current.tiles], maxzoom: 18 });
   for (const layer of LAYERS) {
     const types = [layer.geometry].flat();
     // The vector tile's one layer is named after the space id (API.md 6.2).
@@ -179,8 +186,91 @@ async function openSpace(space, statistics) {
       filter: ['in', ['geometry-type'], ['literal', types]] });
   }
   $('space').hidden = false;
+  if (hasOwnHistory(space)) follow(current);
   const bbox = statistics.bbox.value;
   if (bbox.length === 4) map.fitBounds([[bbox[0], bbox[1]], [bbox[2], bbox[3]]], { padding: 40, maxZoom: 16, animate: false });
+}
+
+/** Spaces keeping history have an event stream; one keeping one version, or made of layers, has none (docs/events.md). */
+const hasOwnHistory = (space) => (space.versionsToKeep ?? 1) > 1 && !space.extends && space.storage?.id !== 'virtualspace';
+
+/** The events of one `text/event-stream` text, and what is left of it (an event not complete yet). */
+function parseEvents(text) {
+  const blocks = text.split('\n\n');
+  const rest = blocks.pop();
+  const events = blocks.map((block) => {
+    const event = { type: 'message', data: '' };
+    for (const line of block.split('\n')) {
+      const colon = line.indexOf(':');
+      if (colon === 0) continue;
+      const field = colon < 0 ? line : line.slice(0, colon);
+      const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+      if (field === 'event') event.type = value;
+      else if (field === 'id') event.id = value;
+      else if (field === 'data') event.data += value;
+    }
+    return event;
+  });
+  // Blocks without data (comments such as the heartbeat) are no events.
+  return { events: events.filter((event) => event.data !== '' || event.id !== undefined), rest };
+}
+
+/** The tiles are asked for again (the hub answers them no-cache, so revalidated by ETag); the map keeps the old ones until the new ones come. */
+function redraw(space) {
+  if (space.redrawing) return;
+  space.redrawing = setTimeout(() => {
+    space.redrawing = undefined;
+    if (current === space) map.getSource('space')?.setTiles([space.tiles]);
+  }, REDRAW_MS);
+}
+
+function showChanges(space) {
+  $('live-count').textContent = `${space.changes} change${space.changes === 1 ? '' : 's'}`;
+}
+
+/**
+ * Follows the space's event stream from now on and redraws on each change. Read with fetch, not EventSource,
+ * because EventSource cannot send the Authorization header and the token must not go into a URL; it resumes after
+ * a break from the last version it got (Last-Event-ID), as EventSource would.
+ */
+async function follow(space) {
+  const live = new AbortController();
+  space.live = live;
+  space.changes = 0;
+  showChanges(space);
+  let lastEventId;
+  while (!live.signal.aborted) {
+    try {
+      const headers = { authorization: `Bearer ${token}`, accept: 'text/event-stream' };
+      if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
+      const response = await fetch(`/hub/spaces/${encodeURIComponent(space.id)}/events`, { headers, signal: live.signal });
+      if (response.status === 401) throw new Unauthorized();
+      if (!response.ok) {
+        $('live').hidden = true;
+        return;
+      }
+      // Shown once the stream is open: the hub has fixed where it starts (HEAD then, or the last version received).
+      $('live').hidden = false;
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      let text = '';
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+        const { events, rest } = parseEvents(text + chunk.value);
+        text = rest;
+        for (const event of events) {
+          if (event.id !== undefined) lastEventId = event.id;
+          if (event.type === 'message' && event.data !== '') {
+            space.changes++;
+            showChanges(space);
+          }
+          if (event.type === 'message' || event.type === 'reset') redraw(space);
+        }
+      }
+    } catch (error) {
+      if (live.signal.aborted) return;
+      if (error instanceof Unauthorized) return failed(error);
+    }
+    await new Promise((resolve) => setTimeout(resolve, RECONNECT_MS));
+  }
 }
 
 function applyFilters(event) {
@@ -192,7 +282,8 @@ function applyFilters(event) {
     operator: $('property-operator').value,
     value: $('property-value').value,
   };
-  map.getSource('space').setTiles([tileUrl(current.id, filters)]);
+  current.tiles = tileUrl(current.id, filters);
+  map.getSource('space').setTiles([current.tiles]);
   const parts = [];
   if (filters.tags) parts.push(`tags ${filters.tags}`);
   if (filters.key) parts.push(`${filters.key} ${$('property-operator').selectedOptions[0].textContent} ${filters.value}`);
@@ -201,7 +292,10 @@ function applyFilters(event) {
 
 function clearFilters() {
   $('filters').reset();
-  if (current) map.getSource('space').setTiles([tileUrl(current.id, {})]);
+  if (current) {
+    current.tiles = tileUrl(current.id, {});
+    map.getSource('space').setTiles([current.tiles]);
+  }
   $('filter-state').textContent = '';
 }
 

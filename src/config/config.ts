@@ -6,6 +6,7 @@ import { defaultCacheSize } from '../hub/features/answer-cache.js';
 import { DEFAULT_STATISTICS_EXACT_LIMIT } from '../hub/features/statistics-service.js';
 import { DEFAULT_SPACE_PAGE_SIZE } from '../hub/spaces/space-service.js';
 import { DEFAULT_DELIVERY } from '../hub/subscriptions/subscription-delivery.js';
+import { DEFAULT_EVENT_BUFFER, DEFAULT_EVENT_STALL_MS, DEFAULT_HEARTBEAT_MS } from '../hub/events/event-service.js';
 import { maskUrl } from '../storage/postgres/mask-url.js';
 
 export interface Config {
@@ -59,6 +60,12 @@ export interface Config {
   webhookTimeout: number;
   /** How many versions behind HEAD a subscription may fall while its undelivered history is kept for it. */
   subscriptionMaxLag: number;
+  /** The heartbeat comment of event streams, in ms. */
+  eventHeartbeat: number;
+  /** Bytes of an event stream that may wait unsent for a slow client; past them the stream waits for it. */
+  eventBuffer: number;
+  /** Milliseconds a stream waits for a client that takes nothing before it disconnects it (with the version to resume from). */
+  eventStall: number;
   adminUser?: string;
   adminPassword?: string;
   adminToken?: string;
@@ -86,6 +93,18 @@ function parseDuration(value: string): number {
   if (!match) throw new Error(`Invalid duration "${value}": use milliseconds or a number with ms, s or min (e.g. 30s)`);
   const factor = { ms: 1, s: 1000, min: 60_000 }[(match[2] ?? 'ms').toLowerCase() as 'ms' | 's' | 'min'];
   return Number(match[1]) * factor;
+}
+
+function parsePositiveDuration(value: string): number {
+  const ms = parseDuration(value);
+  if (ms === 0) throw new Error(`Invalid duration "${value}": it must be more than 0`);
+  return ms;
+}
+
+function parsePositiveSize(value: string): number {
+  const bytes = parseSize(value);
+  if (bytes === 0) throw new Error(`Invalid size "${value}": it must be more than 0`);
+  return bytes;
 }
 
 function parsePoolSize(value: string): number {
@@ -194,6 +213,9 @@ const OPTIONS: Option[] = [
   { key: 'subscriptionBackoff', env: 'HUB_SUBSCRIPTION_BACKOFF', flag: '--subscription-backoff', parse: parseInterval },
   { key: 'webhookTimeout', env: 'HUB_WEBHOOK_TIMEOUT', flag: '--webhook-timeout', parse: parseInterval },
   { key: 'subscriptionMaxLag', env: 'HUB_SUBSCRIPTION_MAX_LAG', flag: '--subscription-max-lag', parse: parsePositive },
+  { key: 'eventHeartbeat', env: 'HUB_EVENT_HEARTBEAT', flag: '--event-heartbeat', parse: parsePositiveDuration },
+  { key: 'eventBuffer', env: 'HUB_EVENT_BUFFER', flag: '--event-buffer', parse: parsePositiveSize },
+  { key: 'eventStall', env: 'HUB_EVENT_STALL', flag: '--event-stall', parse: parsePositiveDuration },
   { key: 'adminUser', env: 'HUB_ADMIN_USER', flag: '--admin-user' },
   { key: 'adminPassword', env: 'HUB_ADMIN_PASSWORD', flag: '--admin-password', secret: true },
   { key: 'adminToken', env: 'HUB_ADMIN_TOKEN', flag: '--admin-token', secret: true },
@@ -226,6 +248,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
     sessionTtl: DEFAULT_SESSION_TTL_MS, allowPrivateWebhooks: DEFAULT_DELIVERY.allowPrivate,
     subscriptionPoll: DEFAULT_DELIVERY.pollMs, subscriptionLease: DEFAULT_DELIVERY.leaseMs, subscriptionRetries: DEFAULT_DELIVERY.retries,
     subscriptionBackoff: DEFAULT_DELIVERY.backoffMs, webhookTimeout: DEFAULT_DELIVERY.timeoutMs, subscriptionMaxLag: DEFAULT_DELIVERY.maxLag, cacheSize: -1,
+    eventHeartbeat: DEFAULT_HEARTBEAT_MS, eventBuffer: DEFAULT_EVENT_BUFFER, eventStall: DEFAULT_EVENT_STALL_MS,
   };
   const target = config as unknown as Record<string, unknown>;
   for (const option of OPTIONS) {

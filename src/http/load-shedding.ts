@@ -80,6 +80,16 @@ function declaredLength(request: FastifyRequest, maxBody: number): number {
   return maxBody > 0 ? Math.min(declared, maxBody) : declared;
 }
 
+const leaving = new WeakMap<IncomingMessage, () => void>();
+
+/**
+ * A request that stays open while it costs next to nothing (an event stream between events) stops counting as in
+ * flight: the node's requests at once bound the work going on, and streams would otherwise take up that budget.
+ */
+export function leaveInFlight(request: IncomingMessage): void {
+  leaving.get(request)?.();
+}
+
 /**
  * Counts requests from their headers until their answer is sent or the client goes away, and reserves
  * a body's declared length when its headers arrive: an upload's memory is held until it is stored.
@@ -98,8 +108,14 @@ export function registerLoadShedding(app: FastifyInstance, settings: SheddingSet
       reservations.set(request.raw, reservation);
     }
     inFlight++;
+    let counted = true;
+    const leave = () => {
+      if (counted) inFlight--;
+      counted = false;
+    };
+    leaving.set(request.raw, leave);
     reply.raw.once('close', () => {
-      inFlight--;
+      leave();
       reservation?.release();
     });
   });

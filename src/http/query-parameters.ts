@@ -29,6 +29,7 @@ export const QUERY_PARAMETERS = {
   endVersion: integer('The last version of the changesets (inclusive; default: HEAD).', 0),
   type: oneOf('The tile scheme of changed tiles: their ids as the tile route of that type names them.', ['web', 'quadkey', 'here', 'tms']),
   level: text('The tile level of changed tiles: z, or a range a..b of levels.'),
+  since: integer('The event stream resumes after this version (as Last-Event-ID does); -1 for every kept version; default: from HEAD on.', -1),
   startTime: text('Only the versions written at or after this time: ms since the epoch, or an ISO 8601 date.'),
   endTime: text('Only the versions written at or before this time: ms since the epoch, or an ISO 8601 date.'),
   pageToken: text('Where a page of changesets continues: the nextPageToken of the previous page.'),

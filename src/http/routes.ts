@@ -2,6 +2,7 @@
 import { countFeatures, getFeature, getFeaturesById, iterateFeatures, searchFeatures, spaceStatistics } from './handlers/feature-reads.js';
 import { deleteFeature, deleteFeatures, patchFeature, postFeatures, putFeature, putFeatures } from './handlers/feature-writes.js';
 import { createAccount, login, logout, me } from './handlers/accounts.js';
+import { spaceEvents } from './handlers/events.js';
 import { createTag, deleteChangesets, deleteTag, getChangedTiles, getChangeset, getChangesets, getTag, listTags, patchTag } from './handlers/history.js';
 import { hubInfo } from './handlers/hub-info.js';
 import { openApiYaml } from './handlers/openapi.js';
@@ -87,6 +88,8 @@ export const routes: Route[] = [
   { method: 'GET', path: `${SPACE}/changesets/tiles`, summary: 'The tiles whose content changed between two versions', query: ['startVersion', 'endVersion', 'type', 'level'], handler: getChangedTiles },
   { method: 'GET', path: `${SPACE}/changesets/:version`, summary: 'The changeset of one version, paged', query: ['limit', 'pageToken'], handler: getChangeset },
   { method: 'GET', path: `${SPACE}/tags`, summary: 'The tags of a space', handler: listTags },
+  // Live data (docs/events.md): each committed version as a Server-Sent Event, narrowed by tags, properties and a bbox
+  { method: 'GET', path: `${SPACE}/events`, summary: 'The committed versions of the space as Server-Sent Events', query: ['since', 'tags', 'p.*', 'west', 'south', 'east', 'north'], handler: spaceEvents },
   { method: 'POST', path: `${SPACE}/tags`, summary: 'Name a version (HEAD when none is given)', handler: createTag },
   { method: 'GET', path: `${SPACE}/tags/:tagId`, summary: 'One tag', handler: getTag },
   { method: 'PATCH', path: `${SPACE}/tags/:tagId`, summary: 'Move a tag or change its description', handler: patchTag },

@@ -10,6 +10,7 @@ import { hubError } from '../core/errors.js';
 import { randomId } from '../hub/ids.js';
 import { VIEWER_ROOT } from './handlers/viewer.js';
 import { registerLoadShedding, type SheddingSettings } from './load-shedding.js';
+import { endEventStreams } from './handlers/events.js';
 import { RawQuery } from './query/raw-query.js';
 import { VERSION_PARAMETERS } from './query/version-ref.js';
 import { sendError, sendFrameworkError, uriOverLimit, writeClientError } from './reply/error-reply.js';
@@ -127,6 +128,8 @@ export async function buildServer(hub: Hub, options: ServerOptions): Promise<Fas
   app.setErrorHandler((error, request, reply) => sendError(error, request, reply));
   app.setNotFoundHandler((request, reply) => sendError(hubError('routeNotFound'), request, reply));
 
+  // Streams stay open until their client leaves: a graceful stop ends them first, or it would wait for them.
+  app.addHook('preClose', async () => endEventStreams());
   for (const route of routes) register(app, hub, route, options);
   registerMethodNotAllowed(app);
   return app;

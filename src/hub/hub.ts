@@ -18,6 +18,8 @@ import { Pruning } from './versions/pruning.js';
 import { DEFAULT_DELIVERY, type DeliveryOptions, SubscriptionDelivery } from './subscriptions/subscription-delivery.js';
 import { SubscriptionService } from './subscriptions/subscription-service.js';
 import { TagService } from './versions/tag-service.js';
+import { SpaceChanges } from './changes/space-changes.js';
+import { DEFAULT_CHECK_MS, DEFAULT_EVENT_BUFFER, DEFAULT_EVENT_STALL_MS, DEFAULT_HEARTBEAT_MS, EventService } from './events/event-service.js';
 
 export interface HubInfo {
   name: string;
@@ -38,6 +40,8 @@ export interface HubOptions {
   subscriptions?: Partial<Omit<DeliveryOptions, 'onError'>>;
   /** Bytes of whole read answers this process keeps (HUB_CACHE_SIZE, answer-cache.ts); 0 (the default here) keeps none. */
   cacheSize?: number;
+  /** Event streams: the heartbeat (HUB_EVENT_HEARTBEAT), how often a stream looks at its space without a signal, its buffer (HUB_EVENT_BUFFER) and how long it waits for a stalled client (HUB_EVENT_STALL). */
+  events?: { heartbeatMs?: number; checkMs?: number; bufferBytes?: number; stallMs?: number };
 }
 
 export class Hub {
@@ -58,6 +62,9 @@ export class Hub {
   /** Started by the server (serve.ts) and stopped before the storage closes. */
   readonly delivery: SubscriptionDelivery;
   readonly cache: AnswerCache;
+  /** The "space changed" signal, from every node: the event stream listens to it. */
+  readonly changes: SpaceChanges;
+  readonly events: EventService;
 
   constructor(readonly storage: Storage, readonly info: HubInfo, options: HubOptions = {}) {
     const resolver = new SpaceResolver(storage);
@@ -84,5 +91,10 @@ export class Hub {
       ...delivery,
       onError: (error) => process.stderr.write(`A round of webhook deliveries failed: ${error instanceof Error ? error.message : String(error)}\n`),
     });
+    this.changes = new SpaceChanges(storage);
+    const events = options.events ?? {};
+    this.events = new EventService(storage, this.history, this.access, this.changes,
+      { heartbeatMs: events.heartbeatMs ?? DEFAULT_HEARTBEAT_MS, checkMs: events.checkMs ?? DEFAULT_CHECK_MS },
+      { bufferBytes: events.bufferBytes ?? DEFAULT_EVENT_BUFFER, stallMs: events.stallMs ?? DEFAULT_EVENT_STALL_MS });
   }
 }

@@ -222,6 +222,9 @@ export interface VersionRange {
 /** What a state of a changeset is to its version: written new, written over a state, or ended without a successor. */
 export type ChangeKind = 'inserted' | 'updated' | 'deleted';
 
+/** A kind of change, or `replaced`: the state an update at the version wrote over (the event stream's filters match it). */
+export type StateKind = ChangeKind | 'replaced';
+
 /** One state of a changeset: the version it belongs to, its insertion sequence and its stored text. */
 export interface ChangeRow {
   version: number;
@@ -246,10 +249,10 @@ export interface HistoryStore {
   /** At most `limit` recorded versions of the range, in version order. */
   versionsIn(space: SpaceKey, range: VersionRange, limit: number): Promise<VersionRecord[]>;
   /**
-   * At most `limit` states of one kind written (inserted, updated) or ended (deleted) at versions `after.version` …
-   * `to`, after the position `after`, in (version, seq) order.
+   * At most `limit` states of one kind written (inserted, updated) or ended (deleted, replaced) at versions
+   * `after.version` … `to`, after the position `after`, in (version, seq) order.
    */
-  changes(space: SpaceKey, kind: ChangeKind, after: { version: number; seq: number }, to: number, limit: number): Promise<ChangeRow[]>;
+  changes(space: SpaceKey, kind: StateKind, after: { version: number; seq: number }, to: number, limit: number): Promise<ChangeRow[]>;
   /** The versions before `version` are no longer kept; it never moves back. */
   deleteBefore(space: SpaceKey, version: number): Promise<void>;
   /** Every tag of the space, by id. */
@@ -456,8 +459,20 @@ export interface SessionStore {
   clearLoginFailures(username: string): Promise<void>;
 }
 
+/**
+ * Hears the versions committed to any space (hub/changes/space-changes.ts): each committed write's new HEAD, at the latest
+ * when the write's transaction has committed. Best effort: a version may be missed (a lost connection, another process
+ * on the same SQLite file), so listeners also look at the versions themselves from time to time.
+ */
+export type ChangeListener = (space: SpaceKey, version: number) => void;
+
+export interface ChangeWatch {
+  close(): Promise<void>;
+}
+
 export interface Storage {
   readonly engine: string;
+  watchChanges(listener: ChangeListener): ChangeWatch;
   readonly spaces: SpaceStore;
   readonly features: FeatureStore;
   readonly history: HistoryStore;

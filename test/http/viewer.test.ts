@@ -411,6 +411,40 @@ describe('web viewer in headless Chromium', { skip: chromiumMissing, timeout: 18
     assert.deepEqual(problems, []);
   });
 
+  test('a write through the API appears on the map without a reload, and the page counts the changes', async () => {
+    const created = await call(hub, 'POST', '/hub/spaces', { body: { id: 'live-map', title: 'Live map', versionsToKeep: 10 }, headers: authorization() });
+    assert.equal(created.status, 200, created.text);
+    const write = async (method: string, path: string, body?: object) => {
+      const response = await call(hub, method, `/hub/spaces/live-map${path}`, { body, headers: authorization() });
+      assert.ok(response.status === 200 || response.status === 204, response.text);
+    };
+    const parkPoint = (id: string, coordinates: [number, number]) => ({ type: 'Feature', id, geometry: { type: 'Point', coordinates }, properties: {} });
+    await write('PUT', '/features', { type: 'FeatureCollection', features: [parkPoint('A', [-87.64, 41.86]), parkPoint('B', [-87.6, 41.9])] });
+    await page.goto(`${hub.url}/viewer/#live-map`);
+    await page.reload();
+    await page.waitForSelector('#live:not([hidden])');
+    await settled();
+    assert.deepEqual(await renderedIds(), ['A', 'B']);
+    assert.equal(await page.textContent('#live-count'), '0 changes');
+    await page.evaluate(() => { (window as unknown as { notReloaded: boolean }).notReloaded = true; });
+    /** Until the map draws `ids`: the redraw follows the event by a moment. */
+    const drawn = async (ids: string[]) => {
+      for (let tries = 0; JSON.stringify(await renderedIds()) !== JSON.stringify(ids); tries++) {
+        assert.ok(tries < 100, `the map draws ${ids.join(', ')}, not ${(await renderedIds()).join(', ')}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        await settled();
+      }
+    };
+    await write('PUT', '/features/C', parkPoint('C', [-87.62, 41.88]));
+    await page.waitForFunction(() => document.getElementById('live-count')?.textContent === '1 change');
+    await drawn(['A', 'B', 'C']);
+    await write('DELETE', '/features/B');
+    await page.waitForFunction(() => document.getElementById('live-count')?.textContent === '2 changes');
+    await drawn(['A', 'C']);
+    assert.equal(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded), true, 'the page was not reloaded');
+    assert.deepEqual(problems, []);
+  });
+
   test('signing out forgets the token', async () => {
     await page.click('#sign-out');
     assert.equal(await page.evaluate(() => sessionStorage.getItem('spatial-hub-token')), null);

@@ -19,7 +19,7 @@ type Axis = 'longitude' | 'latitude';
 const AXIS_LIMIT: Record<Axis, number> = { longitude: 180, latitude: 90 };
 
 /** A coordinate parameter given exactly once, in decimal degrees within the axis's range (API.md 6.1, 6.5). */
-function coordinate(context: HandlerContext, name: string, axis: Axis): number {
+export function coordinate(context: HandlerContext, name: string, axis: Axis): number {
   const values = context.query.occurrences(name);
   if (values.length !== 1) throw hubError('notExactlyOneValue', { name });
   const value = values[0].trim();

@@ -29,12 +29,16 @@ export class AccessService {
   /** Counts the deletions heard: a lookup that overlapped one may have read the token before it went, and is not cached. */
   private revocationsHeard = 0;
 
+  /** Told of every deletion heard, here or elsewhere: long-lived requests (event streams) check their token again. */
+  private readonly revocationListeners = new Set<() => void>();
+
   /** `peers`: the node's other processes, which share the request rates and hear of deletions made here. */
   constructor(private readonly storage: Storage, private readonly peers: NodePeers = new SingleProcess()) {
     const revoked = (secretHash?: string) => {
       this.revocationsHeard++;
       if (secretHash === undefined) this.cache.clear();
       else this.cache.forget(secretHash);
+      for (const listener of this.revocationListeners) listener();
     };
     this.revocations = storage.access.watchRevocations(revoked);
     peers.onRevocation(revoked);
@@ -71,6 +75,17 @@ export class AccessService {
     const expiresAt = typeof exp === 'number' ? exp * 1000 : undefined;
     if (this.revocations.live() && heard === this.revocationsHeard) this.cache.set(secretHash, claims, expiresAt, now);
     return { claims, expiresAt };
+  }
+
+  /** Calls `listener` whenever some token may have been deleted; returns the call that stops it. */
+  onRevocation(listener: () => void): () => void {
+    this.revocationListeners.add(listener);
+    return () => { this.revocationListeners.delete(listener); };
+  }
+
+  /** Whether the token of these claims still exists (not deleted since it was authenticated). */
+  async tokenExists(claims: Claims): Promise<boolean> {
+    return (await this.storage.access.findTokenByTid(claims.tid)) !== undefined;
   }
 
   /**

@@ -1,6 +1,6 @@
 // Streams changesets as the reference hub shapes them (a ChangesetCollection or one Changeset), page by page from the storage: memory stays flat over any number of versions.
 import { hubError } from '../../core/errors.js';
-import type { ChangeKind, ChangeRow, HistoryStore, SpaceKey, VersionRange, VersionRecord } from '../../storage/storage.js';
+import type { ChangeKind, ChangeRow, HistoryStore, SpaceKey, StateKind, VersionRange, VersionRecord } from '../../storage/storage.js';
 
 export const CHANGE_KINDS: readonly ChangeKind[] = ['inserted', 'updated', 'deleted'];
 
@@ -24,12 +24,12 @@ export function positionOf(token: string): ChangesetPosition {
 }
 
 /** One kind of change over the versions of a read, a page at a time in (version, seq) order. */
-class ChangeCursor {
+export class ChangeCursor {
   private rows: ChangeRow[] = [];
   private index = 0;
   private exhausted = false;
 
-  constructor(private readonly history: HistoryStore, private readonly space: SpaceKey, private readonly kind: ChangeKind,
+  constructor(private readonly history: HistoryStore, private readonly space: SpaceKey, private readonly kind: StateKind,
     private after: { version: number; seq: number }, private readonly to: number) {}
 
   /** The next row of `version` without taking it; undefined when the kind has none left there. Rows of earlier versions are passed over. */
@@ -54,7 +54,7 @@ class ChangeCursor {
 }
 
 /** The recorded versions of a range, a page at a time. */
-class VersionPages {
+export class VersionPages {
   private records: VersionRecord[] = [];
   private index = 0;
   private exhausted = false;

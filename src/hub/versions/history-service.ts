@@ -40,8 +40,8 @@ export type JsonTextStream = AsyncIterable<string>;
 export class HistoryService {
   constructor(private readonly storage: Storage, private readonly spaces: SpaceResolver, private readonly pruning: Pruning) {}
 
-  /** The space's history once the caller may read it (or change it), refused for a space that keeps none. */
-  private async history(caller: Claims, spaceId: string, change: boolean): Promise<FeatureSource> {
+  /** The space's history once the caller may read it (or change it), refused for a space that keeps none (and, by the scope, for a layered one). */
+  async history(caller: Claims, spaceId: string, change: boolean): Promise<FeatureSource> {
     const source = (await this.spaces.open(caller, spaceId)).history(change);
     if (!keepsHistory(source.space.definition)) throw hubError('noHistory');
     return source;

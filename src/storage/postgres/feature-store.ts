@@ -11,6 +11,7 @@ import type { Client, Database, Prepared } from './database.js';
 import { compileFilter, isEmptyFilter, SqlParams } from './filter-sql.js';
 import type { Locations } from './locations.js';
 import { copyNewRows, UPDATE_ROWS, updateParameters } from './feature-rows.js';
+import { NOTIFY_CHANGE } from './change-listener.js';
 import { cannotExist } from './nul-stand-in.js';
 import { DENSE, PROBE, PROBED, prepared, probes } from './probed-area.js';
 import { compileSpatial, degenerate } from './spatial-sql.js';
@@ -95,9 +96,9 @@ const LOCK_VERSION: Prepared = { name: 'lock_version', text: 'SELECT version FRO
  * queue only for this row from here to their commit. Such a version is the oldest a read can ask for.
  */
 const NEXT_VERSION: Prepared = {
-  name: 'next_version', text: 'UPDATE space_contents SET version = version + 1, history_from = version + 1 WHERE sid = $1',
+  name: 'next_version', text: `UPDATE space_contents SET version = version + 1, history_from = version + 1 WHERE sid = $1 RETURNING ${NOTIFY_CHANGE}`,
 };
-const SET_VERSION: Prepared = { name: 'set_version', text: 'UPDATE space_contents SET version = $2 WHERE sid = $1' };
+const SET_VERSION: Prepared = { name: 'set_version', text: `UPDATE space_contents SET version = $2 WHERE sid = $1 RETURNING ${NOTIFY_CHANGE}` };
 const RECORD_VERSION: Prepared = { name: 'record_version', text: 'INSERT INTO space_versions (sid, version, author, created_at) VALUES ($1, $2, $3, $4)' };
 /** The states a write at version $2 supersedes, appended to the history before the rows change. */
 const KEEP_STATES: Prepared = {

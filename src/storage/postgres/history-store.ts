@@ -1,5 +1,5 @@
 // The history beside a space's features in PostgreSQL (ADR 002): version records, changes by version, tags and pruning.
-import type { ChangeKind, ChangeRow, HistoryStore, SpaceKey, TagRecord, VersionRange, VersionRecord } from '../storage.js';
+import type { ChangeRow, StateKind, HistoryStore, SpaceKey, TagRecord, VersionRange, VersionRecord } from '../storage.js';
 import type { Prepared } from './database.js';
 import type { Locations } from './locations.js';
 
@@ -23,18 +23,20 @@ function written(kind: 'inserted' | 'updated'): string {
           ORDER BY 1, 2 LIMIT $5`;
 }
 
-const CHANGES: Record<ChangeKind, Prepared> = {
+/** A state that ended at its version: with a state of the same row written at it (replaced) or without (deleted). */
+const ended = (successor: 'EXISTS' | 'NOT EXISTS', join: 'AND' | 'OR') =>
+  `SELECT e.version_to AS version, e.seq, e.feature AS json FROM feature_history e
+    WHERE e.sid = $1 AND e.version_to BETWEEN $2 AND $3 AND (e.version_to, e.seq) > ($2, $4)
+      AND (${successor} (SELECT 1 FROM features f WHERE f.sid = $1 AND f.seq = e.seq AND f.version = e.version_to)
+        ${join} ${successor} (SELECT 1 FROM feature_history h WHERE h.sid = $1 AND h.version_from = e.version_to AND h.seq = e.seq))
+    ORDER BY e.version_to, e.seq LIMIT $5`;
+
+const CHANGES: Record<StateKind, Prepared> = {
   inserted: { name: 'changes_inserted', text: written('inserted') },
   updated: { name: 'changes_updated', text: written('updated') },
   // A state that ended at a version with no state of the same row written at it: the feature was deleted.
-  deleted: {
-    name: 'changes_deleted',
-    text: `SELECT e.version_to AS version, e.seq, e.feature AS json FROM feature_history e
-            WHERE e.sid = $1 AND e.version_to BETWEEN $2 AND $3 AND (e.version_to, e.seq) > ($2, $4)
-              AND NOT EXISTS (SELECT 1 FROM features f WHERE f.sid = $1 AND f.seq = e.seq AND f.version = e.version_to)
-              AND NOT EXISTS (SELECT 1 FROM feature_history h WHERE h.sid = $1 AND h.version_from = e.version_to AND h.seq = e.seq)
-            ORDER BY e.version_to, e.seq LIMIT $5`,
-  },
+  deleted: { name: 'changes_deleted', text: ended('NOT EXISTS', 'AND') },
+  replaced: { name: 'changes_replaced', text: ended('EXISTS', 'OR') },
 };
 
 const TAG_COLUMNS = 'tag AS id, version, author, description, created_at AS "createdAt"';
@@ -80,7 +82,7 @@ export class PostgresHistoryStore implements HistoryStore {
     return rows.map((row) => ({ version: Number(row.version), author: row.author, createdAt: Number(row.createdAt) }));
   }
 
-  async changes(space: SpaceKey, kind: ChangeKind, after: { version: number; seq: number }, to: number, limit: number): Promise<ChangeRow[]> {
+  async changes(space: SpaceKey, kind: StateKind, after: { version: number; seq: number }, to: number, limit: number): Promise<ChangeRow[]> {
     const rows = await this.locations.byId(space.location).query<{ version: string; seq: string; json: string }>(CHANGES[kind],
       [space.sid, after.version, to, after.seq, limit]);
     return rows.map((row) => ({ version: Number(row.version), seq: Number(row.seq), json: row.json }));

@@ -1,5 +1,6 @@
 // The production storage engine: PostgreSQL 15 + PostGIS 3, one or more databases, the first holding the catalog.
-import type { FeatureStore, HistoryStore, ProjectStore, SessionStore, SpaceStore, Storage, SubscriptionStore } from '../storage.js';
+import type { ChangeListener, ChangeWatch, FeatureStore, HistoryStore, ProjectStore, SessionStore, SpaceStore, Storage, SubscriptionStore } from '../storage.js';
+import { listenForChanges } from './change-listener.js';
 import { PostgresAccessStore } from './access-store.js';
 import { Database } from './database.js';
 import { PostgresFeatureStore } from './feature-store.js';
@@ -28,6 +29,7 @@ export class PostgresStorage implements Storage {
   readonly sessions: SessionStore;
   readonly subscriptions: SubscriptionStore;
   private readonly locations: Locations;
+  private readonly watches = new Set<ChangeWatch>();
 
   constructor(urls: readonly string[], options: PostgresOptions) {
     this.locations = new Locations(urls.map((url) => new Database(url, { size: options.poolSize, statementTimeout: options.queryTimeout })));
@@ -64,6 +66,13 @@ export class PostgresStorage implements Storage {
     }
   }
 
+  /** The versions committed on any node: each write notifies its space's new HEAD as it commits (change-listener.ts). */
+  watchChanges(listener: ChangeListener): ChangeWatch {
+    const watch = listenForChanges(this.locations.all, listener);
+    this.watches.add(watch);
+    return { close: async () => { this.watches.delete(watch); await watch.close(); } };
+  }
+
   /** Each setting as the hub's pooled sessions see it; the distinct values, comma-separated, when the databases differ. */
   async durability(): Promise<Record<string, string>> {
     const settings = await Promise.all(this.locations.all.map(async (db) => {
@@ -77,6 +86,7 @@ export class PostgresStorage implements Storage {
 
   async close(): Promise<void> {
     await this.access.close();
+    await Promise.all([...this.watches].map((watch) => watch.close()));
     await Promise.all(this.locations.all.map((db) => db.close()));
   }
 }

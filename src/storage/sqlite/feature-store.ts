@@ -11,7 +11,7 @@ import { checkDeadline, throwIfCancelled } from '../shared/read-bounds.js';
 import { statesInOrder } from '../shared/feature-states.js';
 import { planWrite, type StoredRow } from '../shared/write-diff.js';
 import { StorageError } from '../storage-error.js';
-import type { FeatureStore, FeatureWrite, HistoryOfWrite, OriginStates, SpaceKey, SpaceStatistics, SpaceVersions, StatisticsOptions, WritePlan, WritePlanner,
+import type { ChangeListener, FeatureStore, FeatureWrite, HistoryOfWrite, OriginStates, SpaceKey, SpaceStatistics, SpaceVersions, StatisticsOptions, WritePlan, WritePlanner,
   WriteStep } from '../storage.js';
 import { compileFilter, type SqlFragment } from './filter-sql.js';
 import { candidateParams, INDEX_CANDIDATES, type OrderedSource, SpatialIndex, spatialBounds, type SpatialPlan } from './spatial-sql.js';
@@ -86,6 +86,9 @@ export class SqliteFeatureStore implements FeatureStore {
   private readonly recordVersion;
   private readonly bumpVersion;
   private readonly spatial;
+  /** The spaces the running write transaction changed: synchronous work, so no other transaction's can mix in. */
+  private readonly changed = new Set<number>();
+  private readonly changeListeners = new Set<ChangeListener>();
 
   /**
    * `deadlineMs` bounds the database time of one read. SQLite statements are synchronous and cannot be
@@ -195,8 +198,28 @@ export class SqliteFeatureStore implements FeatureStore {
    * The transaction holds the file's one write lock, so the versions of the spaces keeping history are taken at its
    * start and the others' at the end of their steps alike: no other writer can come between (ADR 002).
    */
+  /** Hears the versions this process commits (SqliteStorage.watchChanges). */
+  onChange(listener: ChangeListener): () => void {
+    this.changeListeners.add(listener);
+    return () => { this.changeListeners.delete(listener); };
+  }
+
+  /**
+   * Runs `work` in a write transaction and tells the change listeners the new HEAD of each space it changed, once
+   * committed. The versions are read inside the transaction, where no other writer can have moved them.
+   */
+  private async announcing<T>(work: () => T): Promise<T> {
+    const { result, heads } = await this.writes.run(() => {
+      this.changed.clear();
+      const done = work();
+      return { result: done, heads: [...this.changed].map((sid) => [sid, this.selectVersions.get(sid)?.head ?? -1] as const) };
+    });
+    for (const [sid, head] of heads) for (const listener of this.changeListeners) listener({ sid, location: '' }, head);
+    return result;
+  }
+
   async write<T>(space: SpaceKey, ids: readonly string[], planner: WritePlanner<T>, history?: HistoryOfWrite): Promise<T> {
-    return this.writes.run(() => {
+    return this.announcing(() => {
       const versions = new Map<number, number>();
       for (const { sid } of history?.versioned ?? []) versions.set(sid, (this.selectVersions.get(sid)?.head ?? -1) + 1);
       const author = history?.author ?? '';
@@ -257,6 +280,7 @@ export class SqliteFeatureStore implements FeatureStore {
     }
     if (!diff.changed) return planned;
     this.updateCounters.run(diff.countDelta, diff.sizeDelta, diff.timestamp, sid);
+    this.changed.add(sid);
     if (version === null) this.bumpVersion.run(sid);
     else {
       this.setVersion.run(version, sid);
@@ -308,6 +332,7 @@ export class SqliteFeatureStore implements FeatureStore {
       if (victims.length > 0) {
         this.updateCounters.run(-victims.length, -size, Date.now(), sid);
         this.bumpVersion.run(sid);
+        this.changed.add(sid);
       }
       return { deleted: victims.length, candidates: chunk.length, lastCandidate: chunk[chunk.length - 1] };
     };
@@ -316,7 +341,7 @@ export class SqliteFeatureStore implements FeatureStore {
     let deleted = 0;
     let after = 0;
     for (;;) {
-      const chunk = await this.writes.run(() => deleteChunk(after, last));
+      const chunk = await this.announcing(() => deleteChunk(after, last));
       deleted += chunk.deleted;
       if (chunk.candidates < DELETE_CHUNK) return deleted;
       after = chunk.lastCandidate;

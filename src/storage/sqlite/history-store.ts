@@ -1,6 +1,6 @@
 // The history beside a space's features in SQLite (ADR 002): version records, changes by version, tags and pruning.
 import type Database from 'better-sqlite3';
-import type { ChangeKind, ChangeRow, HistoryStore, SpaceKey, TagRecord, VersionRange, VersionRecord } from '../storage.js';
+import type { ChangeRow, HistoryStore, SpaceKey, StateKind, TagRecord, VersionRange, VersionRecord } from '../storage.js';
 import { hilbertIndex } from '../../geo/hilbert-curve.js';
 import type { WriteTransactions } from './write-transactions.js';
 
@@ -20,17 +20,23 @@ const written = (condition: string) => `SELECT v.version, j.value ->> 0 AS seq, 
     AND ${condition} (SELECT 1 FROM feature_history e WHERE e.sid = @sid AND e.version_to = v.version AND e.seq = j.value ->> 0)
   ORDER BY v.version LIMIT @limit`;
 
-const CHANGES: Record<ChangeKind, string> = {
+/**
+ * A state that ended at its version: with a state of the same feature written at it (replaced) or without (deleted). The
+ * state written at it is the current row, or the history's state of that id that began at the version.
+ */
+const ENDED = (successor: 'EXISTS' | 'NOT EXISTS', join: 'AND' | 'OR') => `SELECT e.version_to AS version, e.seq, e.json FROM feature_history e
+    WHERE e.sid = @sid AND e.version_to BETWEEN @from AND @to AND (e.version_to, e.seq) > (@from, @seq)
+      AND (${successor} (SELECT 1 FROM features f WHERE f.seq = e.seq AND f.version = e.version_to)
+        ${join} ${successor} (SELECT 1 FROM feature_history h INDEXED BY feature_history_by_id
+          WHERE h.sid = @sid AND h.id = e.id AND h.version_to > e.version_to AND h.version_from = e.version_to))
+    ORDER BY e.version_to, e.seq LIMIT @limit`;
+
+const CHANGES: Record<StateKind, string> = {
   // A state written at a version over one that ended at it is an update: an update keeps the row's seq (ADR 002).
   inserted: written('NOT EXISTS'),
   updated: written('EXISTS'),
-  // A state that ended at a version with no state of the same feature written at it: the feature was deleted.
-  deleted: `SELECT e.version_to AS version, e.seq, e.json FROM feature_history e
-    WHERE e.sid = @sid AND e.version_to BETWEEN @from AND @to AND (e.version_to, e.seq) > (@from, @seq)
-      AND NOT EXISTS (SELECT 1 FROM features f WHERE f.seq = e.seq AND f.version = e.version_to)
-      AND NOT EXISTS (SELECT 1 FROM feature_history h INDEXED BY feature_history_by_id
-        WHERE h.sid = @sid AND h.id = e.id AND h.version_to > e.version_to AND h.version_from = e.version_to)
-    ORDER BY e.version_to, e.seq LIMIT @limit`,
+  deleted: ENDED('NOT EXISTS', 'AND'),
+  replaced: ENDED('EXISTS', 'OR'),
 };
 
 interface PendingState { versionTo: number; seq: number; minX: number | null; minY: number; maxX: number; maxY: number }
@@ -59,7 +65,7 @@ export class SqliteHistoryStore implements HistoryStore {
   private readonly moveIndexed;
 
   constructor(private readonly db: Database.Database, private readonly writes: WriteTransactions) {
-    this.changeStatements = Object.fromEntries(Object.entries(CHANGES).map(([kind, sql]) => [kind, db.prepare(sql)])) as Record<ChangeKind, Database.Statement>;
+    this.changeStatements = Object.fromEntries(Object.entries(CHANGES).map(([kind, sql]) => [kind, db.prepare(sql)])) as Record<StateKind, Database.Statement>;
     this.selectTags = db.prepare<[number], TagRow>(`SELECT ${TAG_COLUMNS} FROM space_tags WHERE sid = ? ORDER BY tag`);
     this.selectTag = db.prepare<[number, string], TagRow>(`SELECT ${TAG_COLUMNS} FROM space_tags WHERE sid = ? AND tag = ?`);
     this.insertTag = db.prepare('INSERT OR IGNORE INTO space_tags (sid, tag, version, author, description, created_at) VALUES (?, ?, ?, ?, ?, ?)');
@@ -92,7 +98,7 @@ export class SqliteHistoryStore implements HistoryStore {
       .all(space.sid, range.from, range.to, ...narrowing.map(([, value]) => value), limit) as VersionRecord[];
   }
 
-  async changes(space: SpaceKey, kind: ChangeKind, after: { version: number; seq: number }, to: number, limit: number): Promise<ChangeRow[]> {
+  async changes(space: SpaceKey, kind: StateKind, after: { version: number; seq: number }, to: number, limit: number): Promise<ChangeRow[]> {
     return this.changeStatements[kind].all({ sid: space.sid, from: after.version, to, seq: after.seq, limit }) as ChangeRow[];
   }
 

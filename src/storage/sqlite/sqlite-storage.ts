@@ -2,7 +2,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Storage } from '../storage.js';
+import type { ChangeListener, ChangeWatch, Storage } from '../storage.js';
 import { SqliteAccessStore } from './access-store.js';
 import { SqliteSessionStore } from './session-store.js';
 import { SqliteFeatureStore } from './feature-store.js';
@@ -75,6 +75,15 @@ export class SqliteStorage implements Storage {
       throw error;
     }
     return new SqliteStorage(db, options);
+  }
+
+  /**
+   * The versions this process commits, as they commit. Other processes on the same file (a node's workers) are not
+   * heard: their writes are seen when listeners look at the versions themselves (hub/changes/space-changes.ts).
+   */
+  watchChanges(listener: ChangeListener): ChangeWatch {
+    const stop = this.features.onChange(listener);
+    return { close: async () => stop() };
   }
 
   async durability(): Promise<Record<string, string>> {
