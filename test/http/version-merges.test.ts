@@ -280,7 +280,8 @@ for (const backend of BACKENDS) {
       const answers = await Promise.all(Array.from({ length: writers }, (_, n) =>
         onNode(n, 'POST', `/hub/spaces/${space}/features?e=merge`, { ...read, properties: { ...read.properties, [`p${n}`]: n + 1 } })));
       for (const answer of answers) assert.equal(answer.status, 200, answer.body);
-      assert.equal(new Set(answers.map((answer) => answer.worker)).size, 2, 'both nodes wrote');
+      // A worker is told by the socket it holds, looked up after the answer: a connection already gone tells none.
+      assert.equal(new Set(answers.map((answer) => answer.worker).filter((worker) => worker !== undefined)).size, 2, 'both nodes wrote');
       const merged = await get(space, 'a');
       assert.deepEqual(propertiesOf(merged), Object.fromEntries(Array.from({ length: writers }, (_, n) => [`p${n}`, n + 1])));
       assert.equal(await head(space), writers);
@@ -300,7 +301,8 @@ for (const backend of BACKENDS) {
       const answers = await Promise.all(Array.from({ length: writers }, (_, n) =>
         onNode(n, 'PUT', `/hub/spaces/${space}/features`, collection(feature(`f${n}`, { n })))));
       for (const answer of answers) assert.equal(answer.status, 200, answer.body);
-      assert.equal(new Set(answers.map((answer) => answer.worker)).size, 2, 'both nodes wrote');
+      // A worker is told by the socket it holds, looked up after the answer: a connection already gone tells none.
+      assert.equal(new Set(answers.map((answer) => answer.worker).filter((worker) => worker !== undefined)).size, 2, 'both nodes wrote');
       const versionOf = new Map<string, number>(answers.map((answer) => {
         const written = (JSON.parse(answer.body) as { features: FeatureJson[] }).features[0];
         return [written.id, nsOf(written).version as number];
