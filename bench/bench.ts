@@ -605,7 +605,9 @@ async function main(): Promise<void> {
   }
   const started = performance.now();
   await settings.engine.start?.();
-  const hub = await startBenchHub({ dataDir: hubDir, env: settings.engine.hubEnv(hubDir), nodeArgs });
+  // Without the answer cache: the read figures measure the read path against floors that have none; the cache section
+  // starts a hub of its own with it.
+  const hub = await startBenchHub({ dataDir: hubDir, env: { ...settings.engine.hubEnv(hubDir), HUB_CACHE_SIZE: '0' }, nodeArgs });
   const client = new HubClient(hub.origin, hub.token);
   const floorSpec = settings.engine.floorSpec(floorDir);
   const floor: Floor = {

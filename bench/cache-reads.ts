@@ -121,22 +121,23 @@ export async function cacheReads(bench: CacheBench): Promise<void> {
   const sizes = await Promise.all(tiles.map(async (path) => (await bench.client.request('GET', path)).body.length));
   bench.log(`cache: ${tiles.length} tiles of level ${level}, ${Math.round(sizes.reduce((a, b) => a + b, 0) / sizes.length / 1024)} KiB each on average`);
 
-  const uncachedHub = await startBenchHub({ dataDir: bench.hub.dataDir, env: { ...bench.engine.hubEnv(bench.hub.dataDir), HUB_CACHE_SIZE: '0' }, token: bench.hub.token });
-  const uncachedClient = new HubClient(uncachedHub.origin, uncachedHub.token);
+  // The bench's hub runs without the cache (bench.ts); this one, on the same storage, with the default cache.
+  const cachedHub = await startBenchHub({ dataDir: bench.hub.dataDir, env: bench.engine.hubEnv(bench.hub.dataDir), token: bench.hub.token });
+  const cachedClient = new HubClient(cachedHub.origin, cachedHub.token);
   try {
-    const before = await figures(bench.client);
+    const before = await figures(cachedClient);
     const cached: Measured[] = [];
     const uncached: Measured[] = [];
     for (let turn = 0; turn <= bench.turns; turn++) {
-      const withCache = await session(bench, bench.hub, bench.client, space, tiles, turn);
-      const without = await session(bench, uncachedHub, uncachedClient, space, tiles, turn);
+      const withCache = await session(bench, cachedHub, cachedClient, space, tiles, turn);
+      const without = await session(bench, bench.hub, bench.client, space, tiles, turn);
       // The first turn warms both up.
       if (turn > 0) {
         cached.push(withCache);
         uncached.push(without);
       }
     }
-    const after = await figures(bench.client);
+    const after = await figures(cachedClient);
     const hits = after.hits - before.hits;
     const lookups = hits + after.misses - before.misses;
     const session1 = best(cached);
@@ -153,9 +154,9 @@ export async function cacheReads(bench: CacheBench): Promise<void> {
     const infoTurns: Measured[] = [];
     const byIdTurns: Measured[] = [];
     for (let turn = 0; turn <= bench.turns; turn++) {
-      const tileLoad = await load(bench, bench.hub, tile);
-      const infoLoad = await load(bench, bench.hub, '/hub');
-      const byIdLoad = await load(bench, bench.hub, byId);
+      const tileLoad = await load(bench, cachedHub, tile);
+      const infoLoad = await load(bench, cachedHub, '/hub');
+      const byIdLoad = await load(bench, cachedHub, byId);
       if (turn > 0) {
         tileTurns.push(tileLoad);
         infoTurns.push(infoLoad);
@@ -171,7 +172,7 @@ export async function cacheReads(bench: CacheBench): Promise<void> {
     });
     bench.note(`cache: the session replays the same ${tiles.length} tiles (half GeoJSON, half MVT) with ${IN_FLIGHT} in flight; each write makes the next round miss on every tile (the space's revision is in the key).`);
   } finally {
-    uncachedClient.close();
-    await uncachedHub.stop();
+    cachedClient.close();
+    await cachedHub.stop();
   }
 }
