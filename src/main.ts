@@ -6,6 +6,7 @@ import cluster from 'node:cluster';
 import { describeConfig, loadConfig, USAGE } from './config/config.js';
 import type { AdminBootstrap } from './hub/access/access-service.js';
 import { COMMANDS_USAGE, isCommand, runCommand } from './cli/commands.js';
+import { isTransferCommand, runTransferCommand, TRANSFER_USAGE } from './cli/transfer-commands.js';
 import { WORKER_START, type WorkerStart } from './cluster/messages.js';
 import { WorkerPool } from './cluster/worker-pool.js';
 import { tellPrimary, WorkerPeers } from './cluster/worker-peers.js';
@@ -51,8 +52,13 @@ async function serveAsWorker(): Promise<void> {
 async function main(): Promise<void> {
   if (cluster.isWorker) return serveAsWorker();
   const argv = process.argv.slice(2);
+  // import and export are clients of a hub's HTTP API: they need neither its configuration nor its storage.
+  if (isTransferCommand(argv)) {
+    process.exitCode = await runTransferCommand(argv, process.env);
+    return;
+  }
   if (argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write(USAGE + '\n\n' + COMMANDS_USAGE + '\n');
+    process.stdout.write(USAGE + '\n\n' + COMMANDS_USAGE + '\n\n' + TRANSFER_USAGE + '\n');
     return;
   }
   if (isCommand(argv)) {
