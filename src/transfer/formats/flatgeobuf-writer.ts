@@ -3,12 +3,12 @@ import { magicbytes } from 'flatgeobuf/lib/mjs/constants.js';
 import { ColumnType } from 'flatgeobuf/lib/mjs/flat-geobuf/column-type.js';
 import { GeometryType } from 'flatgeobuf/lib/mjs/flat-geobuf/geometry-type.js';
 import { buildFeature, type IProperties } from 'flatgeobuf/lib/mjs/generic/feature.js';
-import { buildHeader } from 'flatgeobuf/lib/mjs/generic/featurecollection.js';
 import { parseGC, parseGeometry } from 'flatgeobuf/lib/mjs/geojson/geometry.js';
 import type { ColumnMeta } from 'flatgeobuf/lib/mjs/column-meta.js';
 import type { HeaderMeta } from 'flatgeobuf/lib/mjs/header-meta.js';
 import type { GeometryCollection, Geometry as GeoJsonGeometry } from 'geojson';
 import type { WriterFactory } from '../transfer-feature.js';
+import { buildHeader } from './flatgeobuf-header.js';
 import { put } from './output-stream.js';
 import { Spool, type ValueKind } from './spool.js';
 
@@ -34,7 +34,7 @@ export const writeFlatGeobuf: WriterFactory = (out) => {
         crs: null, title: null, description: null, metadata: null,
       };
       await put(out, magicbytes);
-      await put(out, buildHeader(header, 4326));
+      await put(out, buildHeader({ ...header, columns, hasZ: spool.hasZ }));
       for await (const feature of spool.replay()) {
         const properties: IProperties = { id: feature.id ?? null };
         for (const name of names) properties[name] = (feature.properties[name] ?? null) as IProperties[string];

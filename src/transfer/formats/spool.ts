@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { TransferFeature } from '../transfer-feature.js';
+import { hasZ } from './wkt.js';
 import { put } from './output-stream.js';
 
 export type ValueKind = 'boolean' | 'integer' | 'number' | 'string' | 'json';
@@ -18,6 +19,8 @@ export class Spool {
   /** Every property name in first-seen order, with the kind its non-null values share ('json' when they differ, numbers widen). */
   readonly columns = new Map<string, ValueKind | undefined>();
   readonly geometryTypes = new Set<string>();
+  /** Whether any geometry has a third coordinate. */
+  hasZ = false;
   count = 0;
 
   async add(feature: TransferFeature): Promise<void> {
@@ -33,6 +36,7 @@ export class Spool {
       this.columns.set(key, merged);
     }
     this.geometryTypes.add(feature.geometry?.type ?? 'null');
+    if (feature.geometry && !this.hasZ) this.hasZ = hasZ(feature.geometry);
     this.count++;
     await put(this.out, JSON.stringify(feature) + '\n');
   }
