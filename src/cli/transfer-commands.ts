@@ -101,8 +101,6 @@ async function exportCommand(argv: readonly string[], env: NodeJS.ProcessEnv): P
   return 0;
 }
 
-export const isTransferCommand = (argv: readonly string[]): boolean => argv[0] === 'import' || argv[0] === 'export';
-
 /** Runs `import …` or `export …`; returns the exit code. */
 export async function runTransferCommand(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
