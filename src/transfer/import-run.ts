@@ -160,6 +160,6 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
   result.failed = state.failed + (result.exitCode === 0 ? 0 : chunk.failed);
   if (result.exitCode === 0 && checkpointPath !== undefined) rmSync(checkpointPath, { force: true });
   progress.bytes = input.bytesRead();
-  progress.finish({ format, written: result.written, failed: result.failed, retries: options.client.retried, ...(result.exitCode === 0 ? {} : { resumeFrom: state.next }) });
+  progress.finish({ format, written: result.written, failed: result.failed, retries: options.client.retried, startedFrom: start.next, ...(result.exitCode === 0 ? {} : { resumeFrom: state.next }) });
   return result;
 }

@@ -9,10 +9,9 @@ import { readGeoJsonSeq } from './geojson-seq-reader.js';
 import { writeGeoJsonSeq } from './geojson-seq-writer.js';
 import { writeGeoJson } from './geojson-writer.js';
 import { readGeoPackage } from './geopackage-reader.js';
-import { readGeoParquet } from './geoparquet-reader.js';
 
 export const READERS = {
-  geojson: readGeoJson, geojsonseq: readGeoJsonSeq, csv: readCsv, flatgeobuf: readFlatGeobuf, geopackage: readGeoPackage, geoparquet: readGeoParquet,
+  geojson: readGeoJson, geojsonseq: readGeoJsonSeq, csv: readCsv, flatgeobuf: readFlatGeobuf, geopackage: readGeoPackage,
 } satisfies Record<string, FormatReader>;
 export type InputFormat = keyof typeof READERS;
 
@@ -21,7 +20,7 @@ export type OutputFormat = keyof typeof WRITERS;
 
 const ALIASES: Record<string, InputFormat> = {
   geojson: 'geojson', json: 'geojson', geojsonseq: 'geojsonseq', geojsonl: 'geojsonseq', geojsons: 'geojsonseq', ndjson: 'geojsonseq', jsonl: 'geojsonseq',
-  csv: 'csv', flatgeobuf: 'flatgeobuf', fgb: 'flatgeobuf', geopackage: 'geopackage', gpkg: 'geopackage', geoparquet: 'geoparquet', parquet: 'geoparquet',
+  csv: 'csv', flatgeobuf: 'flatgeobuf', fgb: 'flatgeobuf', geopackage: 'geopackage', gpkg: 'geopackage',
 };
 
 /** A format name or alias as given to --format; undefined when unknown. */
@@ -43,7 +42,6 @@ const startsWith = (head: Uint8Array, magic: string) => Buffer.from(head.subarra
 export function detectFormat(fileName: string | undefined, head: Uint8Array): InputFormat | undefined {
   if (startsWith(head, 'fgb')) return 'flatgeobuf';
   if (startsWith(head, 'SQLite format 3')) return 'geopackage';
-  if (startsWith(head, 'PAR1')) return 'geoparquet';
   const named = fileName === undefined ? undefined : formatOfName(fileName);
   if (named !== undefined) return named;
   const text = Buffer.from(head).toString('utf8').replace(/^\uFEFF/, '').replace(/^[\s\u001e]+/, '');

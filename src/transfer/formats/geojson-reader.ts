@@ -13,8 +13,10 @@ export const readGeoJson: FormatReader = async function* (source, options) {
   let inFeatures = false;
   let lastKey = '';
   let index = 0;
+  let started = false;
   try {
     for await (const token of tokens as AsyncIterable<parser.Token>) {
+      started = true;
       if (feature) {
         feature.consume(token);
         if (feature.done) {
@@ -49,7 +51,9 @@ export const readGeoJson: FormatReader = async function* (source, options) {
     }
   } catch (error) {
     if (error instanceof InputError) throw error;
-    throw new InputError(`the GeoJSON is not valid or ends early (${(error as Error).message})`, feature ? `feature ${index}` : `after feature ${index - 1}`);
+    // An empty file (or only white space) is an empty load, as an empty FeatureCollection is.
+    if (!started) return;
+    throw new InputError(`the GeoJSON is not valid or ends early (${(error as Error).message})`, feature || index === 0 ? `feature ${index}` : `after feature ${index - 1}`);
   }
   if (feature || depth !== 0) throw new InputError('the GeoJSON ends in the middle of a value', `feature ${index}`);
   const value = top.current as { type?: unknown } | null;

@@ -1,4 +1,4 @@
-// Well-known binary to GeoJSON geometries (ISO and EWKB dimension flags), for GeoPackage and GeoParquet geometry columns.
+// Well-known binary to GeoJSON geometries (ISO and EWKB dimension flags), for GeoPackage geometry columns.
 import type { Geometry } from '../transfer-feature.js';
 
 const NAMES = ['', 'Point', 'LineString', 'Polygon', 'MultiPoint', 'MultiLineString', 'MultiPolygon', 'GeometryCollection'];
