@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { call } from '../helpers/http-client.js';
-import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
+import { BACKENDS, type HubProcess, ROOT, startHub } from '../helpers/hub-process.js';
 import { cli, startCli } from '../helpers/transfer-cli.js';
 
 /** The size of the streamed GeoJSON: 200 MB by default, TRANSFER_TEST_MB=2048 for the 2 GB. */
@@ -116,6 +116,17 @@ for (const backend of BACKENDS) {
       const refused = await cli(hub, ['import', unknown, '--space', 'empty']);
       assert.equal(refused.code, 2);
       assert.match(refused.stderr, /cannot tell the format .* give --format/);
+    });
+
+    test('a GeoJSON file with a BOM, and GeoJSONSeq told from its first bytes when the name says nothing', async () => {
+      const withBom = await cli(hub, ['import', join(ROOT, 'test/fixtures/chicago_parks.geo.json'), '--space', 'bom', '--create', 'bom']);
+      assert.equal(withBom.code, 0, withBom.stderr);
+      assert.equal((await allIds(hub, 'bom')).length, 9);
+      const file = join(directory, 'lines.data');
+      writeFileSync(file, points(3, true));
+      const sniffed = await cli(hub, ['import', file, '--space', 'bom']);
+      assert.equal(sniffed.code, 0, sniffed.stderr);
+      assert.match(sniffed.stderr, /"format":"geojsonseq","written":3/);
     });
 
     test('resume after kill -9 mid-import: every feature once, ids stable from the position', async () => {

@@ -32,7 +32,8 @@ async function readBack(file: string, directory: string): Promise<ReturnType<typ
 
 describe('import and export round trips through GDAL', { skip: GDAL_MISSING ? 'ogr2ogr not found: install gdal-bin' : false }, () => {
   for (const backend of BACKENDS) {
-    describe(backend, () => {
+    // Each test has its own space and files: they run side by side, most of their time is spent waiting on processes.
+    describe(backend, { concurrency: 4 }, () => {
       let hub: HubProcess;
       let directory: string;
       before(async () => {
@@ -45,7 +46,8 @@ describe('import and export round trips through GDAL', { skip: GDAL_MISSING ? 'o
       });
 
       for (const format of FORMATS) {
-        for (const name of FIXTURES) {
+        // The 3D parks where a binary encoding could lose the third coordinate; JSON passes it through as it is.
+        for (const name of format.name.startsWith('geojson') ? FIXTURES.slice(1) : FIXTURES) {
           test(`${format.name}: ${name} written by ogr2ogr, imported, exported and read back by ogr2ogr`, async () => {
             const stem = `${format.name}-${name.split('.')[0]}`;
             const input = join(directory, `${stem}-in.${format.extension}`);
