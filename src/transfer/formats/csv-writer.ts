@@ -1,0 +1,26 @@
+// Writes CSV: an id column, the properties (objects as JSON) and the geometry as WKT in a column named WKT, which GDAL and QGIS read as the geometry.
+import type { WriterFactory } from '../transfer-feature.js';
+import { put } from './output-stream.js';
+import { Spool } from './spool.js';
+import { formatWkt } from './wkt.js';
+
+const cell = (value: unknown): string => {
+  if (value === null || value === undefined) return '';
+  const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  return /[",\r\n]/.test(text) || text !== text.trim() ? `"${text.replace(/"/g, '""')}"` : text;
+};
+
+export const writeCsv: WriterFactory = (out) => {
+  const spool = new Spool();
+  return {
+    write: (feature) => spool.add(feature),
+    async end() {
+      const columns = [...spool.columns.keys()].filter((name) => name !== 'id' && name !== 'WKT');
+      await put(out, ['id', ...columns, 'WKT'].map(cell).join(',') + '\r\n');
+      for await (const feature of spool.replay()) {
+        const row = [feature.id, ...columns.map((name) => feature.properties[name]), feature.geometry ? formatWkt(feature.geometry) : ''];
+        await put(out, row.map(cell).join(',') + '\r\n');
+      }
+    },
+  };
+};

@@ -1,0 +1,48 @@
+// Writes FlatGeobuf with the `flatgeobuf` library's header and feature encoders: features are spooled first, because the header lists every column and the geometry type.
+import { magicbytes } from 'flatgeobuf/lib/mjs/constants.js';
+import { ColumnType } from 'flatgeobuf/lib/mjs/flat-geobuf/column-type.js';
+import { GeometryType } from 'flatgeobuf/lib/mjs/flat-geobuf/geometry-type.js';
+import { buildFeature, type IProperties } from 'flatgeobuf/lib/mjs/generic/feature.js';
+import { parseGC, parseGeometry } from 'flatgeobuf/lib/mjs/geojson/geometry.js';
+import type { ColumnMeta } from 'flatgeobuf/lib/mjs/column-meta.js';
+import type { HeaderMeta } from 'flatgeobuf/lib/mjs/header-meta.js';
+import type { GeometryCollection, Geometry as GeoJsonGeometry } from 'geojson';
+import type { WriterFactory } from '../transfer-feature.js';
+import { buildHeader } from './flatgeobuf-header.js';
+import { put } from './output-stream.js';
+import { Spool, type ValueKind } from './spool.js';
+
+const COLUMN_TYPES: Record<ValueKind, ColumnType> = {
+  boolean: ColumnType.Bool, integer: ColumnType.Long, number: ColumnType.Double, string: ColumnType.String, json: ColumnType.Json,
+};
+
+const column = (name: string, type: ColumnType): ColumnMeta => ({
+  name, type, title: null, description: null, width: -1, precision: -1, scale: -1, nullable: true, unique: false, primary_key: false,
+});
+
+export const writeFlatGeobuf: WriterFactory = (out) => {
+  const spool = new Spool();
+  return {
+    write: (feature) => spool.add(feature),
+    async end() {
+      const names = [...spool.columns.keys()].filter((name) => name !== 'id');
+      const columns = [column('id', ColumnType.String), ...names.map((name) => column(name, COLUMN_TYPES[spool.columns.get(name) ?? 'string']))];
+      const types = [...spool.geometryTypes].filter((type) => type !== 'null');
+      const single = types.length === 1 ? (GeometryType as unknown as Record<string, GeometryType>)[types[0]] : undefined;
+      const header: HeaderMeta = {
+        geometryType: single ?? GeometryType.Unknown, columns, envelope: null, featuresCount: spool.count, indexNodeSize: 0,
+        crs: null, title: null, description: null, metadata: null,
+      };
+      await put(out, magicbytes);
+      await put(out, buildHeader({ ...header, columns, hasZ: spool.hasZ }));
+      for await (const feature of spool.replay()) {
+        const properties: IProperties = { id: feature.id ?? null };
+        for (const name of names) properties[name] = (feature.properties[name] ?? null) as IProperties[string];
+        const geometry = feature.geometry as GeoJsonGeometry | null;
+        const parsed = geometry === null ? { xy: [], ends: [], parts: [], type: GeometryType.Unknown }
+          : geometry.type === 'GeometryCollection' ? parseGC(geometry as GeometryCollection) : parseGeometry(geometry as Exclude<GeoJsonGeometry, GeometryCollection>);
+        await put(out, buildFeature(parsed as Parameters<typeof buildFeature>[0], properties, header));
+      }
+    },
+  };
+};

@@ -1,0 +1,50 @@
+// The readers and writers by format name, and the detection of a file's format from its first bytes and its name.
+import type { FormatReader, WriterFactory } from '../transfer-feature.js';
+import { readCsv } from './csv-reader.js';
+import { writeCsv } from './csv-writer.js';
+import { readFlatGeobuf } from './flatgeobuf-reader.js';
+import { writeFlatGeobuf } from './flatgeobuf-writer.js';
+import { readGeoJson } from './geojson-reader.js';
+import { readGeoJsonSeq } from './geojson-seq-reader.js';
+import { writeGeoJsonSeq } from './geojson-seq-writer.js';
+import { writeGeoJson } from './geojson-writer.js';
+import { readGeoPackage } from './geopackage-reader.js';
+
+export const READERS = {
+  geojson: readGeoJson, geojsonseq: readGeoJsonSeq, csv: readCsv, flatgeobuf: readFlatGeobuf, geopackage: readGeoPackage,
+} satisfies Record<string, FormatReader>;
+export type InputFormat = keyof typeof READERS;
+
+export const WRITERS = { geojson: writeGeoJson, geojsonseq: writeGeoJsonSeq, csv: writeCsv, flatgeobuf: writeFlatGeobuf } satisfies Record<string, WriterFactory>;
+export type OutputFormat = keyof typeof WRITERS;
+
+const ALIASES: Record<string, InputFormat> = {
+  geojson: 'geojson', json: 'geojson', geojsonseq: 'geojsonseq', geojsonl: 'geojsonseq', geojsons: 'geojsonseq', ndjson: 'geojsonseq', jsonl: 'geojsonseq',
+  csv: 'csv', flatgeobuf: 'flatgeobuf', fgb: 'flatgeobuf', geopackage: 'geopackage', gpkg: 'geopackage',
+};
+
+/** A format name or alias as given to --format; undefined when unknown. */
+export const formatNamed = (name: string): InputFormat | undefined => ALIASES[name.toLowerCase()];
+
+export const isOutputFormat = (format: InputFormat): format is OutputFormat => format in WRITERS;
+
+export function formatOfName(fileName: string): InputFormat | undefined {
+  const extension = /\.([a-z0-9]+)$/.exec(fileName.toLowerCase())?.[1];
+  return extension === undefined ? undefined : ALIASES[extension];
+}
+
+const startsWith = (head: Uint8Array, magic: string) => Buffer.from(head.subarray(0, magic.length)).toString('latin1') === magic;
+
+/**
+ * Binary formats by their magic numbers first (a misnamed file still reads); then the name; then JSON text, told apart by
+ * whether a second object starts on a later line.
+ */
+export function detectFormat(fileName: string | undefined, head: Uint8Array): InputFormat | undefined {
+  if (startsWith(head, 'fgb')) return 'flatgeobuf';
+  if (startsWith(head, 'SQLite format 3')) return 'geopackage';
+  const named = fileName === undefined ? undefined : formatOfName(fileName);
+  if (named !== undefined) return named;
+  const text = Buffer.from(head).toString('utf8').replace(/^\uFEFF/, '').replace(/^[\s\u001e]+/, '');
+  if (text.startsWith('{')) return /\}[ \t]*\r?\n[\s\u001e]*\{/.test(text) ? 'geojsonseq' : 'geojson';
+  return undefined;
+}

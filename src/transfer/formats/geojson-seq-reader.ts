@@ -1,0 +1,22 @@
+// Reads GeoJSONSeq / newline-delimited GeoJSON: one Feature per line (RFC 8142 record separators allowed), line by line.
+import { createInterface } from 'node:readline';
+import { type FormatReader, toFeature } from '../transfer-feature.js';
+
+export const readGeoJsonSeq: FormatReader = async function* (source, options) {
+  let line = 0;
+  for await (const raw of createInterface({ input: source.open(), crlfDelay: Infinity })) {
+    line++;
+    const text = raw.replace(/^\uFEFF/, '').replace(/\u001e/g, '').trim();
+    if (text === '') continue;
+    const position = `line ${line}`;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      yield { error: `not valid JSON (${(error as Error).message})`, position };
+      continue;
+    }
+    const result = toFeature(value, options.idProperty);
+    yield typeof result === 'string' ? { error: result, position } : { feature: result, position };
+  }
+};

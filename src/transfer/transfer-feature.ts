@@ -1,0 +1,79 @@
+// The feature shape every format reader yields and every writer takes (plain GeoJSON with a string id), and input errors with their file position.
+import type { Readable, Writable } from 'node:stream';
+
+export interface Geometry {
+  type: string;
+  coordinates?: unknown;
+  geometries?: Geometry[];
+}
+
+export interface TransferFeature {
+  type: 'Feature';
+  id?: string;
+  geometry: Geometry | null;
+  properties: Record<string, unknown>;
+}
+
+/** One item of a reader: a feature, or a bad record that `--on-error skip` may pass over. position reads "line 12" or "feature 7". */
+export type ReadItem =
+  | { feature: TransferFeature; position: string; error?: undefined }
+  | { error: string; position: string; feature?: undefined };
+
+/** Input that cannot be read on (a file that ends mid-feature, a broken CSV quote): the load stops whatever `--on-error` says. */
+export class InputError extends Error {
+  constructor(message: string, readonly position: string) {
+    super(`${position}: ${message}`);
+  }
+}
+
+/** A file (path known: formats that seek, such as GeoPackage, need it) or stdin. open() may be called once. */
+export interface InputSource {
+  path?: string;
+  open(): Readable;
+}
+
+export interface ReaderOptions {
+  /** The property holding the feature id; tabular formats default to a column named `id`. */
+  idProperty?: string;
+  lon?: string;
+  lat?: string;
+  wkt?: string;
+  layer?: string;
+}
+
+export type FormatReader = (source: InputSource, options: ReaderOptions) => AsyncIterable<ReadItem>;
+
+export interface FormatWriter {
+  write(feature: TransferFeature): Promise<void>;
+  end(): Promise<void>;
+}
+
+export type WriterFactory = (out: Writable) => FormatWriter;
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Checks one parsed GeoJSON value; returns the feature or the reason it is not one. */
+export function toFeature(value: unknown, idProperty?: string): TransferFeature | string {
+  if (!isObject(value) || value.type !== 'Feature') return 'not a GeoJSON Feature (expected an object with "type": "Feature")';
+  const geometry = value.geometry ?? null;
+  if (geometry !== null && !(isObject(geometry) && typeof geometry.type === 'string')) return 'the geometry is neither null nor a GeoJSON geometry';
+  const properties = value.properties ?? {};
+  if (!isObject(properties)) return 'properties is not an object';
+  const rawId = idProperty !== undefined ? properties[idProperty] : value.id;
+  if (rawId !== undefined && rawId !== null && typeof rawId !== 'string' && typeof rawId !== 'number') return 'the id is neither a string nor a number';
+  const feature: TransferFeature = { type: 'Feature', geometry: geometry as Geometry | null, properties: { ...properties } };
+  if (idProperty !== undefined) delete feature.properties[idProperty];
+  if (rawId !== undefined && rawId !== null) feature.id = String(rawId);
+  return feature;
+}
+
+/** Builds a feature from table columns (CSV, FlatGeobuf, GeoPackage, GeoParquet): the id column leaves the properties. */
+export function tableFeature(geometry: Geometry | null, properties: Record<string, unknown>, idProperty = 'id'): TransferFeature {
+  const feature: TransferFeature = { type: 'Feature', geometry, properties };
+  const id = properties[idProperty];
+  if (id !== undefined && id !== null && id !== '') {
+    feature.id = String(id);
+    delete properties[idProperty];
+  }
+  return feature;
+}
