@@ -2,8 +2,7 @@
 import { hubError } from '../../core/errors.js';
 import type { AccountRecord } from '../../storage/storage.js';
 import { accountView } from '../../hub/access/account-service.js';
-import { bodyStream } from '../body/body-stream.js';
-import { readJsonObject } from '../body/json-body.js';
+import { readSmallJsonObject } from '../body/json-body.js';
 import type { HandlerContext } from '../request-context.js';
 import { checkJsonContentType, clearSessionCookie, sessionIdOf, setSessionCookie } from '../session-cookie.js';
 
@@ -12,8 +11,7 @@ const MAX_ACCOUNT_BODY = 64 * 1024;
 
 export async function smallJsonBody(context: HandlerContext): Promise<Record<string, unknown>> {
   checkJsonContentType(context.request);
-  const limit = context.maxBody === 0 ? MAX_ACCOUNT_BODY : Math.min(context.maxBody, MAX_ACCOUNT_BODY);
-  return readJsonObject(bodyStream(context.request.raw, limit), 'invalidJsonBody');
+  return readSmallJsonObject(context.request.raw, context.maxBody, MAX_ACCOUNT_BODY, 'invalidJsonBody');
 }
 
 /** For handlers of session routes, where the route wrapper has resolved the session. */

@@ -4,8 +4,7 @@ import { hubError } from '../../core/errors.js';
 import { MAX_TILE_LEVEL, type TileScheme } from '../../geo/tile-schemes.js';
 import { minTileLevel } from '../../geo/tile-cover.js';
 import { type ChangedTilesQuery, DEFAULT_CHANGESET_LIMIT, type ChangesetQuery } from '../../hub/versions/history-service.js';
-import { bodyStream } from '../body/body-stream.js';
-import { readJsonObject } from '../body/json-body.js';
+import { readSmallJsonObject } from '../body/json-body.js';
 import { pointRefOf } from '../query/version-ref.js';
 import { started } from '../reply/read-reply.js';
 import { callerOf, type HandlerContext } from '../request-context.js';
@@ -108,7 +107,7 @@ export async function deleteChangesets(context: HandlerContext): Promise<unknown
 }
 
 const tagBody = (context: HandlerContext) =>
-  readJsonObject(bodyStream(context.request.raw, context.maxBody === 0 ? MAX_TAG_BODY : Math.min(context.maxBody, MAX_TAG_BODY)), 'invalidJsonBody');
+  readSmallJsonObject(context.request.raw, context.maxBody, MAX_TAG_BODY, 'invalidJsonBody');
 
 export async function listTags(context: HandlerContext): Promise<unknown> {
   return context.reply.header('cache-control', 'no-cache').send(await context.hub.tags.list(callerOf(context), context.params.spaceId));

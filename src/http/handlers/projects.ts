@@ -2,8 +2,7 @@
 import { hubError } from '../../core/errors.js';
 import type { ProjectListQuery } from '../../hub/projects/project-service.js';
 import { MAX_PROJECT_BYTES } from '../../hub/projects/project-fields.js';
-import { bodyStream } from '../body/body-stream.js';
-import { readJsonObject } from '../body/json-body.js';
+import { readSmallJsonObject } from '../body/json-body.js';
 import { projectArrayBody, projectPageBody } from '../reply/project-list.js';
 import { sendTextRead, started } from '../reply/read-reply.js';
 import { callerOf, type HandlerContext } from '../request-context.js';
@@ -43,8 +42,7 @@ function listQuery(context: HandlerContext): { paginate: boolean; query: Project
  * could not be stored anyway.
  */
 function projectBody(context: HandlerContext): Promise<Record<string, unknown>> {
-  const limit = context.maxBody === 0 ? MAX_PROJECT_BYTES : Math.min(context.maxBody, MAX_PROJECT_BYTES);
-  return readJsonObject(bodyStream(context.request.raw, limit), 'invalidJsonProject');
+  return readSmallJsonObject(context.request.raw, context.maxBody, MAX_PROJECT_BYTES, 'invalidJsonProject');
 }
 
 /** The first page is read before the status line, so a storage failure is still an error answer. */

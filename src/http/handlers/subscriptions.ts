@@ -1,13 +1,12 @@
 // Handlers of a space's webhook subscriptions (docs/subscriptions.md): list, create, read, replace, delete.
-import { bodyStream } from '../body/body-stream.js';
-import { readJsonObject } from '../body/json-body.js';
+import { readSmallJsonObject } from '../body/json-body.js';
 import { callerOf, type HandlerContext } from '../request-context.js';
 
 /** A subscription body is a few members and perhaps a filter geometry: larger ones are cut off with 413. */
 const MAX_SUBSCRIPTION_BODY = 256 * 1024;
 
 const subscriptionBody = (context: HandlerContext) =>
-  readJsonObject(bodyStream(context.request.raw, context.maxBody === 0 ? MAX_SUBSCRIPTION_BODY : Math.min(context.maxBody, MAX_SUBSCRIPTION_BODY)), 'invalidJsonBody');
+  readSmallJsonObject(context.request.raw, context.maxBody, MAX_SUBSCRIPTION_BODY, 'invalidJsonBody');
 
 export async function listSubscriptions(context: HandlerContext): Promise<unknown> {
   return context.reply.header('cache-control', 'no-cache').send(await context.hub.subscriptions.list(callerOf(context), context.params.spaceId));
