@@ -87,7 +87,7 @@ export class Hub {
     this.tokens = new TokenService(storage, this.access);
     this.ogc = new OgcService(this.spaces, this.features, this.statistics);
     this.subscriptions = new SubscriptionService(storage, resolver, delivery);
-    this.delivery = new SubscriptionDelivery(storage, {
+    this.delivery = new SubscriptionDelivery(storage, this.access, {
       ...delivery,
       onError: (error) => process.stderr.write(`A round of webhook deliveries failed: ${error instanceof Error ? error.message : String(error)}\n`),
     });

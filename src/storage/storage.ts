@@ -298,6 +298,12 @@ export interface SubscriptionRecord {
   retryAt: number;
   lastError: string | null;
   createdAt: number;
+  /**
+   * The token that created the subscription or last changed it: delivery sends the space's features on only while
+   * that token exists and may still read them (docs/subscriptions.md, "Rights"). Null for one stored before the hub
+   * recorded it.
+   */
+  tokenId: string | null;
 }
 
 /** What PUT changes of a subscription; `resume` also starts its attempts over, from a version at least `delivered`. */
@@ -306,6 +312,8 @@ export interface SubscriptionChange {
   type: string;
   filter: string | null;
   state: SubscriptionState;
+  /** The token of the PUT, whose rights delivery goes on with. */
+  tokenId: string;
   resume?: { delivered: number; note: string | null };
 }
 

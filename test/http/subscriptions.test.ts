@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { assertError, call, createSpace } from '../helpers/http-client.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
-import { issueToken, ownerRights } from '../helpers/tokens.js';
+import { deleteStoredToken, issueToken, ownerRights } from '../helpers/tokens.js';
 import { signatureValid, until, WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 const NS = '@ns:com:here:xyz';
@@ -232,6 +232,40 @@ for (const backend of BACKENDS) {
       assert.deepEqual((left.body as unknown as Array<{ id: string }>).map((entry) => entry.id), ['a']);
       assert.equal((await call(hub, 'DELETE', `${path}/a`, as(manager.token))).status, 200);
       assertError(await call(hub, 'GET', `${path}/a`, as(alice.token)), 404, 'subscriptionNotFound');
+    });
+
+    test('delivery goes on only while the token that made the subscription may read the space: deleted, expired or narrowed, it is suspended', async () => {
+      const as = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
+      const cases = [
+        { name: 'deleted', problem: /was deleted or has expired/ },
+        { name: 'expired', problem: /was deleted or has expired/ },
+        { name: 'narrowed', problem: /no longer has manageSpaces and readFeatures/ },
+      ];
+      await Promise.all(cases.map(async ({ name, problem }) => {
+        const space = await createSpace(hub, { versionsToKeep: 10, packages: ['pkg-wall'] });
+        const rights = { manageSpaces: [{ packages: 'pkg-wall' }], readFeatures: [{ packages: 'pkg-wall' }] };
+        const exp = name === 'expired' ? Math.floor(Date.now() / 1000) + 3 : undefined;
+        const other = await issueToken(hub, { aid: `wall-${name}`, urm: { 'xyz-hub': rights }, exp });
+        const target = await receiver();
+        const body = { id: 'w', destination: target.url, config: { type: 'PER_TRANSACTION' } };
+        assert.equal((await subscribe(space, body, other.token)).status, 200);
+        await put(space, [point('A', 1)]);
+        await until(`${name}: version 0 arrived`, () => target.versions.includes(0));
+        if (name === 'deleted') await deleteStoredToken(hub, other.tid);
+        if (name === 'expired') await new Promise((resolve) => setTimeout(resolve, (exp! + 1) * 1000 - Date.now()));
+        if (name === 'narrowed') assert.equal((await call(hub, 'PATCH', `/hub/spaces/${space}`, { body: { packages: ['pkg-other'] } })).status, 200);
+        await put(space, [point('B', 2)]);
+        await until(`${name}: suspended`, async () => (await status(space, 'w')).state === 'SUSPENDED', 10_000);
+        const now = await status(space, 'w');
+        assert.match(String(now.lastError), problem);
+        assert.equal(now.deliveredVersion, 0);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        assert.deepEqual(target.versions, [0], `${name}: nothing after version 0 was sent`);
+        // The owner (here the admin) takes it over: delivery goes on in its name, from where it stopped.
+        assert.equal((await call(hub, 'PUT', `/hub/spaces/${space}/subscriptions/w`, { body: { ...body, status: { state: 'ACTIVE' } } })).status, 200);
+        await until(`${name}: version 1 arrived`, () => target.versions.includes(1));
+        if (name !== 'deleted') assert.equal((await call(hub, 'GET', `/hub/spaces/${space}/subscriptions/w`, as(other.token))).status, name === 'expired' ? 401 : 403);
+      }));
     });
 
     test('bad input: clear 400s (404, 409), and nothing is created', async () => {

@@ -21,6 +21,19 @@ export interface AdminBootstrap {
   generatedToken?: string;
 }
 
+/** A stored token's claims (API.md 8.1) and its expiry in ms since the epoch, if it has one. */
+function claimsOf(record: TokenRecord): { claims: Claims; expiresAt?: number } {
+  const { exp, cid, urm, limits } = record.claims;
+  const claims: Claims = {
+    tid: record.tid,
+    aid: record.aid,
+    cid: typeof cid === 'string' ? cid : record.aid,
+    urm: urm as RightsMatrix,
+    limits: limits as Claims['limits'],
+  };
+  return { claims, expiresAt: typeof exp === 'number' ? exp * 1000 : undefined };
+}
+
 export class AccessService {
   private readonly cache = new ClaimsCache();
 
@@ -64,17 +77,20 @@ export class AccessService {
     const heard = this.revocationsHeard;
     const record = await this.storage.access.findTokenBySecretHash(secretHash);
     if (!record) throw hubError('invalidCredentials');
-    const { exp, cid, urm, limits } = record.claims;
-    const claims: Claims = {
-      tid: record.tid,
-      aid: record.aid,
-      cid: typeof cid === 'string' ? cid : record.aid,
-      urm: urm as RightsMatrix,
-      limits: limits as Claims['limits'],
-    };
-    const expiresAt = typeof exp === 'number' ? exp * 1000 : undefined;
+    const { claims, expiresAt } = claimsOf(record);
     if (this.revocations.live() && heard === this.revocationsHeard) this.cache.set(secretHash, claims, expiresAt, now);
     return { claims, expiresAt };
+  }
+
+  /**
+   * The claims of a token by its id, read from the storage (never the cache): for work done later in a token's name,
+   * such as delivering a subscription. Undefined when the token was deleted or has expired.
+   */
+  async claimsOfToken(tid: string): Promise<Claims | undefined> {
+    const record = await this.storage.access.findTokenByTid(tid);
+    if (!record) return undefined;
+    const { claims, expiresAt } = claimsOf(record);
+    return expiresAt !== undefined && expiresAt <= Date.now() ? undefined : claims;
   }
 
   /** Calls `listener` whenever some token may have been deleted; returns the call that stops it. */

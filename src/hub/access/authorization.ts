@@ -95,6 +95,21 @@ export class AccessRecord {
   }
 }
 
+/**
+ * A space's webhook subscriptions (docs/subscriptions.md): manageSpaces to list or delete them (their destinations are
+ * the owner's business), and readFeatures too where they send the space's features elsewhere: to create or change one,
+ * and for its delivery to go on, in the name of the token that created or last changed it.
+ */
+export function subscriptionAccess(space: SpaceRef, sends: boolean): AccessRecord {
+  const record = new AccessRecord().onSpace('manageSpaces', space);
+  return sends ? record.read(space) : record;
+}
+
+/** Whether the token grants every need of the record: `decide` without the 403, for work done later in its name. */
+export function allows(claims: Claims, record: AccessRecord): boolean {
+  return record.needs.every((need) => ('action' in need ? [need.action] : need.actions).some((action) => hasRight(claims, action, need.resource)));
+}
+
 /** The rights texts in a 403 stay short: a token may carry thousands of maps. */
 const MAX_RIGHTS_TEXT = 300;
 

@@ -2,7 +2,7 @@
 import { hubError } from '../../core/errors.js';
 import type { FeatureRow } from '../../core/feature-query.js';
 import type { Storage, StoredSpace } from '../../storage/storage.js';
-import { AccessRecord, decide, type SpaceRef, type WriteActions } from '../access/authorization.js';
+import { AccessRecord, decide, type SpaceRef, subscriptionAccess, type WriteActions } from '../access/authorization.js';
 import type { Claims } from '../access/claims.js';
 import { type ActivityLog, activityLogOf } from '../activity-log/activity-log.js';
 import { type FeatureSource, PlainSource } from '../feature-source.js';
@@ -100,15 +100,12 @@ export class SpaceScope {
   }
 
   /**
-   * The space's webhook subscriptions (docs/subscriptions.md), decided before anything is looked at: manageSpaces to
-   * list or delete them (their destinations are the owner's business), and readFeatures too to create or change one,
-   * since it sends the space's features elsewhere. They are delivered from the space's own history, which a virtual
-   * or composite space does not have.
+   * The space's webhook subscriptions (docs/subscriptions.md), decided before anything is looked at
+   * (`subscriptionAccess`). They are delivered from the space's own history, which a virtual or composite space does
+   * not have.
    */
   subscriptions(sends: boolean): StoredSpace {
-    const record = new AccessRecord().onSpace('manageSpaces', this.space);
-    if (sends) record.read(this.space);
-    decide(this.caller, record);
+    decide(this.caller, subscriptionAccess(this.space, sends));
     if (this.layering.kind !== 'plain') throw hubError('subscriptionOfLayers');
     return this.space;
   }

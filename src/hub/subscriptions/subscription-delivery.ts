@@ -1,6 +1,8 @@
 // The delivery loop (docs/subscriptions.md): each node delivers the subscriptions whose lease it holds, version after version, at least once and in order.
 import { randomUUID } from 'node:crypto';
-import type { Storage, SubscriptionRecord } from '../../storage/storage.js';
+import type { Storage, StoredSpace, SubscriptionRecord } from '../../storage/storage.js';
+import { allows, subscriptionAccess } from '../access/authorization.js';
+import type { Claims } from '../access/claims.js';
 import { DEFAULT_MAX_PINNED } from '../versions/pruning.js';
 import { keepsHistory } from '../versions/space-versions.js';
 import { FeatureFilter, type FilterSpec } from './subscription-filter.js';
@@ -34,6 +36,11 @@ const CLAIMED_PER_POLL = 100;
 /** Versions read per storage query; a subscription goes on with the next ones in the same round. */
 const VERSIONS_PER_READ = 100;
 
+/** Where delivery learns what a subscription's token may do now: AccessService.claimsOfToken. */
+export interface TokenClaims {
+  claimsOfToken(tid: string): Promise<Claims | undefined>;
+}
+
 /** What stops a subscription's round: a failed POST, or a state that needs its owner (SUSPENDED). */
 class Stop {
   constructor(readonly problem: string, readonly suspend: boolean) {}
@@ -47,7 +54,7 @@ export class SubscriptionDelivery {
   private timer?: NodeJS.Timeout;
   private polling?: Promise<void>;
 
-  constructor(private readonly storage: Storage, private readonly options: DeliveryOptions) {}
+  constructor(private readonly storage: Storage, private readonly tokens: TokenClaims, private readonly options: DeliveryOptions) {}
 
   start(): void {
     this.schedule();
@@ -83,7 +90,21 @@ export class SubscriptionDelivery {
   private async unchanged(subscription: SubscriptionRecord): Promise<boolean> {
     const now = await this.storage.subscriptions.get(subscription.sid, subscription.id);
     return now !== undefined && now.state === 'ACTIVE' && now.destination === subscription.destination && now.type === subscription.type
-      && now.filter === subscription.filter;
+      && now.filter === subscription.filter && now.tokenId === subscription.tokenId;
+  }
+
+  /**
+   * Whether the subscription's token (the one that created or last changed it) still exists and may still do what
+   * creating it needed: a subscription never sends a space's features to a party that may no longer read them.
+   */
+  private async rightsHeld(subscription: SubscriptionRecord, space: StoredSpace): Promise<void> {
+    const resume = 'PUT the subscription with a token that may read the space, with status.state ACTIVE, to resume.';
+    if (subscription.tokenId === null) throw new Stop(`The subscription was made before the hub recorded whose rights deliver it. ${resume}`, true);
+    const claims = await this.tokens.claimsOfToken(subscription.tokenId);
+    if (claims === undefined) throw new Stop(`The token that created or last changed the subscription was deleted or has expired. ${resume}`, true);
+    if (!allows(claims, subscriptionAccess(space, true))) {
+      throw new Stop(`The token that created or last changed the subscription no longer has manageSpaces and readFeatures on the space. ${resume}`, true);
+    }
   }
 
   /** Delivers the versions after the delivered one, each recorded as delivered once every body of it was accepted. */
@@ -92,16 +113,17 @@ export class SubscriptionDelivery {
     const record = (outcome: { attempts: number; retryAt: number; lastError: string | null; suspend: boolean }) =>
       this.storage.subscriptions.record(subscription.sid, subscription.id, this.node, { delivered, ...outcome });
     try {
-      const space = await this.storage.spaces.get(subscription.spaceId);
-      // The space was deleted (and perhaps made again): its subscriptions went with it.
-      if (!space || space.key.sid !== subscription.sid) {
-        await this.storage.subscriptions.delete(subscription.sid, subscription.id);
-        return;
-      }
       const filter = new FeatureFilter(subscription.filter === null ? undefined : JSON.parse(subscription.filter) as FilterSpec);
       for (let first = true; ; first = false) {
         // A long catch-up goes on only while the subscription is as the round found it: a PUT takes effect within a read.
         if (!first && !(await this.unchanged(subscription))) return;
+        // Read again for each read of versions: a change of its rights (owner, sharing, packages) counts from then on.
+        const space = await this.storage.spaces.get(subscription.spaceId);
+        // The space was deleted (and perhaps made again): its subscriptions went with it.
+        if (!space || space.key.sid !== subscription.sid) {
+          await this.storage.subscriptions.delete(subscription.sid, subscription.id);
+          return;
+        }
         if (!keepsHistory(space.definition)) throw new Stop('The space no longer keeps history (versionsToKeep is 1), which subscriptions are delivered from.', true);
         const { head } = await this.storage.features.versions(space.key);
         if (head <= delivered) break;
@@ -114,6 +136,7 @@ export class SubscriptionDelivery {
           throw new Stop(`Version ${delivered + 1} is no longer kept, so it cannot be delivered; PUT the subscription with status.state ACTIVE to resume after what is gone.`, true);
         }
         for (const version of versions) {
+          await this.rightsHeld(subscription, space);
           for await (const body of versionBodies(this.storage, space.key, subscription, version, filter)) {
             if (this.stopping.signal.aborted) return;
             const problem = await postWebhook(subscription.destination, body, {

@@ -114,14 +114,14 @@ export class SubscriptionService {
     const record: SubscriptionRecord = {
       sid: space.key.sid, spaceId, id: input.id ?? randomBytes(9).toString('base64url'), destination: input.destination, type: input.type,
       filter: input.filter, secret: randomBytes(32).toString('base64url'), state: input.state ?? 'ACTIVE', delivered: head, attempts: 0, retryAt: 0,
-      lastError: null, createdAt: Date.now(),
+      lastError: null, createdAt: Date.now(), tokenId: caller.tid,
     };
     if (!(await this.storage.subscriptions.create(record))) throw hubError('subscriptionExists', { id: record.id });
     return { ...(await this.viewOf(space, record, head)), secret: record.secret };
   }
 
   /**
-   * Replaces destination, config and filter; `status.state` ACTIVE starts the attempts over at once (a SUSPENDED one
+   * Replaces destination, config and filter, and delivery goes on in the caller's token's name; `status.state` ACTIVE starts the attempts over at once (a SUSPENDED one
    * resumes), SUSPENDED stops delivery. A subscription that fell further behind than the history is pinned for
    * (HUB_SUBSCRIPTION_MAX_LAG), or whose next versions are no longer kept, resumes after what is gone, and says so in lastError.
    */
@@ -132,7 +132,7 @@ export class SubscriptionService {
     const input = await inputOf(body, spaceId, this.settings.allowPrivate);
     const state = input.state ?? current.state;
     const resume = input.state === 'ACTIVE' ? await this.resumePoint(space, current.delivered) : undefined;
-    const updated = await this.storage.subscriptions.update(space.key.sid, id, { destination: input.destination, type: input.type, filter: input.filter, state, resume });
+    const updated = await this.storage.subscriptions.update(space.key.sid, id, { destination: input.destination, type: input.type, filter: input.filter, state, tokenId: caller.tid, resume });
     if (!updated) throw hubError('subscriptionNotFound', { id: id.slice(0, 64) });
     return this.viewOf(space, updated);
   }

@@ -97,6 +97,9 @@ const catalogMigrations: Migrations = [
      PRIMARY KEY (sid, id)
    );
    CREATE INDEX subscriptions_by_lease ON subscriptions (state, lease_until);`,
+  // The token whose rights a subscription's delivery goes on with (docs/subscriptions.md, "Rights"); the ones made
+  // before have none and are suspended at their next round until their owner PUTs them.
+  'ALTER TABLE subscriptions ADD COLUMN token_id text;',
 ];
 
 /**

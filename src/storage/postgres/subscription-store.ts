@@ -4,11 +4,11 @@ import type { Database } from './database.js';
 
 interface SubscriptionRow {
   sid: string; id: string; spaceId: string; destination: string; type: string; filter: string | null; secret: string;
-  state: string; delivered: string; attempts: number; retryAt: string; lastError: string | null; createdAt: string;
+  state: string; delivered: string; attempts: number; retryAt: string; lastError: string | null; createdAt: string; tokenId: string | null;
 }
 
 const COLUMNS = `sid, id, space_id AS "spaceId", destination, type, filter, secret, state, delivered, attempts, retry_at AS "retryAt",
-  last_error AS "lastError", created_at AS "createdAt"`;
+  last_error AS "lastError", created_at AS "createdAt", token_id AS "tokenId"`;
 
 const recordOf = (row: SubscriptionRow): SubscriptionRecord => ({
   ...row, sid: Number(row.sid), state: row.state as SubscriptionState, delivered: Number(row.delivered), retryAt: Number(row.retryAt),
@@ -20,9 +20,10 @@ export class PostgresSubscriptionStore implements SubscriptionStore {
   constructor(private readonly db: Database) {}
 
   async create(record: SubscriptionRecord): Promise<boolean> {
-    const rows = await this.db.query(`INSERT INTO subscriptions (sid, id, space_id, destination, type, filter, secret, state, delivered, created_at)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING RETURNING id`,
-    [record.sid, record.id, record.spaceId, record.destination, record.type, record.filter, record.secret, record.state, record.delivered, record.createdAt]);
+    const rows = await this.db.query(`INSERT INTO subscriptions (sid, id, space_id, destination, type, filter, secret, state, delivered, created_at, token_id)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING RETURNING id`,
+    [record.sid, record.id, record.spaceId, record.destination, record.type, record.filter, record.secret, record.state, record.delivered,
+      record.createdAt, record.tokenId]);
     return rows.length === 1;
   }
 
@@ -36,11 +37,12 @@ export class PostgresSubscriptionStore implements SubscriptionStore {
   }
 
   async update(sid: number, id: string, change: SubscriptionChange): Promise<SubscriptionRecord | undefined> {
-    const [row] = await this.db.query<SubscriptionRow>(`UPDATE subscriptions SET destination = $3, type = $4, filter = $5, state = $6,
+    const [row] = await this.db.query<SubscriptionRow>(`UPDATE subscriptions SET destination = $3, type = $4, filter = $5, state = $6, token_id = $10,
         attempts = CASE WHEN $7 THEN 0 ELSE attempts END, retry_at = CASE WHEN $7 THEN 0 ELSE retry_at END,
         last_error = CASE WHEN $7 THEN $8 ELSE last_error END, delivered = greatest(delivered, $9)
       WHERE sid = $1 AND id = $2 RETURNING ${COLUMNS}`,
-    [sid, id, change.destination, change.type, change.filter, change.state, change.resume !== undefined, change.resume?.note ?? null, change.resume?.delivered ?? -1]);
+    [sid, id, change.destination, change.type, change.filter, change.state, change.resume !== undefined, change.resume?.note ?? null, change.resume?.delivered ?? -1,
+      change.tokenId]);
     return row && recordOf(row);
   }
 

@@ -198,6 +198,9 @@ export const SCHEMA: SchemaComponent = { name: 'SQLite', migrations: [
   `ALTER TABLE spaces ADD COLUMN history_indexed_version INTEGER NOT NULL DEFAULT -1;
    ALTER TABLE spaces ADD COLUMN history_indexed_seq INTEGER NOT NULL DEFAULT 0;
    UPDATE spaces SET history_indexed_version = version, history_indexed_seq = 9007199254740991;`,
+  // The token whose rights a subscription's delivery goes on with (docs/subscriptions.md, "Rights"); the ones made
+  // before have none and are suspended at their next round until their owner PUTs them.
+  'ALTER TABLE subscriptions ADD COLUMN token_id TEXT;',
 ] };
 
 /** The schema version is the database's `user_version`; each step commits with its new version. */

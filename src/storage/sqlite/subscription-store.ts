@@ -5,11 +5,11 @@ import type { WriteTransactions } from './write-transactions.js';
 
 interface SubscriptionRow {
   sid: number; id: string; spaceId: string; destination: string; type: string; filter: string | null; secret: string;
-  state: string; delivered: number; attempts: number; retryAt: number; lastError: string | null; createdAt: number;
+  state: string; delivered: number; attempts: number; retryAt: number; lastError: string | null; createdAt: number; tokenId: string | null;
 }
 
 const COLUMNS = `sid, id, space_id AS spaceId, destination, type, filter, secret, state, delivered, attempts, retry_at AS retryAt,
-  last_error AS lastError, created_at AS createdAt`;
+  last_error AS lastError, created_at AS createdAt, token_id AS tokenId`;
 
 const recordOf = (row: SubscriptionRow): SubscriptionRecord => ({ ...row, state: row.state as SubscriptionState });
 
@@ -26,11 +26,11 @@ export class SqliteSubscriptionStore implements SubscriptionStore {
   private readonly pin;
 
   constructor(db: Database.Database, private readonly writes: WriteTransactions) {
-    this.insert = db.prepare(`INSERT OR IGNORE INTO subscriptions (sid, id, space_id, destination, type, filter, secret, state, delivered, created_at)
-      VALUES (@sid, @id, @spaceId, @destination, @type, @filter, @secret, @state, @delivered, @createdAt)`);
+    this.insert = db.prepare(`INSERT OR IGNORE INTO subscriptions (sid, id, space_id, destination, type, filter, secret, state, delivered, created_at, token_id)
+      VALUES (@sid, @id, @spaceId, @destination, @type, @filter, @secret, @state, @delivered, @createdAt, @tokenId)`);
     this.selectOne = db.prepare<[number, string], SubscriptionRow>(`SELECT ${COLUMNS} FROM subscriptions WHERE sid = ? AND id = ?`);
     this.selectOfSpace = db.prepare<[number], SubscriptionRow>(`SELECT ${COLUMNS} FROM subscriptions WHERE sid = ? ORDER BY id`);
-    this.change = db.prepare(`UPDATE subscriptions SET destination = @destination, type = @type, filter = @filter, state = @state,
+    this.change = db.prepare(`UPDATE subscriptions SET destination = @destination, type = @type, filter = @filter, state = @state, token_id = @tokenId,
         attempts = CASE WHEN @resume THEN 0 ELSE attempts END, retry_at = CASE WHEN @resume THEN 0 ELSE retry_at END,
         last_error = CASE WHEN @resume THEN @note ELSE last_error END, delivered = max(delivered, @delivered)
       WHERE sid = @sid AND id = @id RETURNING ${COLUMNS}`);
@@ -62,7 +62,7 @@ export class SqliteSubscriptionStore implements SubscriptionStore {
 
   async update(sid: number, id: string, change: SubscriptionChange): Promise<SubscriptionRecord | undefined> {
     const row = await this.writes.run(() => this.change.get({
-      sid, id, destination: change.destination, type: change.type, filter: change.filter, state: change.state,
+      sid, id, destination: change.destination, type: change.type, filter: change.filter, state: change.state, tokenId: change.tokenId,
       resume: change.resume ? 1 : 0, note: change.resume?.note ?? null, delivered: change.resume?.delivered ?? -1,
     }) as SubscriptionRow | undefined);
     return row && recordOf(row);
