@@ -7,6 +7,9 @@ export interface BenchResponse {
   body: Buffer;
 }
 
+/** A kept-alive socket that turned out closed before the request got through. */
+class StaleSocket extends Error {}
+
 export class HubClient {
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 16 });
   private readonly url: URL;
@@ -15,7 +18,21 @@ export class HubClient {
     this.url = new URL(origin);
   }
 
-  request(method: string, path: string, body?: Buffer | string, headers: Record<string, string> = {}): Promise<BenchResponse> {
+  /**
+   * One request. A kept-alive socket the hub closed while the bench was busy (a long synchronous fill blocks the bench's
+   * event loop past the hub's keep-alive timeout, so the close is not seen before the socket is reused) fails at once
+   * with EPIPE or ECONNRESET: the request is sent again on a new socket, as Node's documentation advises (`reusedSocket`).
+   */
+  async request(method: string, path: string, body?: Buffer | string, headers: Record<string, string> = {}): Promise<BenchResponse> {
+    try {
+      return await this.once(method, path, body, headers);
+    } catch (error) {
+      if (!(error instanceof StaleSocket)) throw error;
+      return this.once(method, path, body, headers);
+    }
+  }
+
+  private once(method: string, path: string, body: Buffer | string | undefined, headers: Record<string, string>): Promise<BenchResponse> {
     return new Promise((resolve, reject) => {
       const sent: Record<string, string> = { authorization: `Bearer ${this.token}`, ...headers };
       if (body !== undefined) {
@@ -30,7 +47,9 @@ export class HubClient {
         response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
         response.on('error', reject);
       });
-      request.on('error', reject);
+      request.on('error', (error: NodeJS.ErrnoException) => {
+        reject(request.reusedSocket && (error.code === 'EPIPE' || error.code === 'ECONNRESET') ? new StaleSocket() : error);
+      });
       request.end(body);
     });
   }

@@ -41,17 +41,23 @@ export async function startBenchHub(options: HubStartOptions): Promise<BenchHub>
   let output = '';
   const origin = await new Promise<string>((resolve, reject) => {
     child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
+      output = (output + chunk.toString()).slice(-16_000);
       const match = /Listening on (http:\/\/[^/\s]+)/.exec(output);
       if (match) resolve(match[1]);
     });
-    child.stderr?.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+    child.stderr?.on('data', (chunk: Buffer) => { output = (output + chunk.toString()).slice(-16_000); });
     child.once('exit', (code) => reject(new Error(`hub exited with ${code} before listening:\n${output}`)));
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let stopping = false;
+  const exited = new Promise<void>((resolve) => child.once('exit', (code, signal) => {
+    // A hub gone in the middle of a section shows up in the bench as a broken connection; say why it went.
+    if (!stopping) process.stderr.write(`[bench] the hub (pid ${child.pid}) exited with ${signal ?? code} while in use; its last output:\n${output.slice(-4000)}\n`);
+    resolve();
+  }));
   return {
     origin, token, pid: child.pid as number, dataDir: options.dataDir,
     async stop() {
+      stopping = true;
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;
     },
