@@ -2,10 +2,11 @@
 import type { Config } from './config/config.js';
 import { buildServer } from './http/server.js';
 import type { NodePeers } from './hub/access/node-peers.js';
+import type { ChangePeers } from './hub/changes/change-peers.js';
 import { Hub } from './hub/hub.js';
 import type { Storage } from './storage/storage.js';
 
-export function hubOf(storage: Storage, config: Config, version: string, upSince: number, peers?: NodePeers): Hub {
+export function hubOf(storage: Storage, config: Config, version: string, upSince: number, peers?: NodePeers & ChangePeers): Hub {
   return new Hub(storage, { name: 'Spatial Data Hub', version, upSince },
     {
       statisticsExactLimit: config.statisticsExactLimit, spacePageSize: config.spacePageSize, sessionTtl: config.sessionTtl, peers, cacheSize: config.cacheSize,

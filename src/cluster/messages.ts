@@ -9,7 +9,9 @@ export type WorkerMessage =
   /** A token was deleted through this worker: tell the others. */
   | { type: 'revoked'; id: number; secretHash: string }
   /** The answer to a `forget`: the token is out of this worker's cache. */
-  | { type: 'forgot'; id: number };
+  | { type: 'forgot'; id: number }
+  /** This worker committed `version` of a space: tell the others (SQLite tells no other process). */
+  | SpaceChanged;
 
 /** From the primary to a worker. */
 export type PrimaryMessage =
@@ -18,7 +20,17 @@ export type PrimaryMessage =
   /** The answer to `revoked`: every other worker forgot the token (or no longer could accept it). */
   | { type: 'revoked'; id: number }
   /** Another worker deleted this token. */
-  | { type: 'forget'; id: number; secretHash: string };
+  | { type: 'forget'; id: number; secretHash: string }
+  /** Another worker committed `version` of a space. */
+  | SpaceChanged;
+
+/** A committed version, relayed by the primary to the workers that did not commit it, as it came. */
+export interface SpaceChanged {
+  type: 'changed';
+  location: string;
+  sid: number;
+  version: number;
+}
 
 /** What the primary hands a worker it starts, in the environment variable named WORKER_START, as JSON. */
 export interface WorkerStart {

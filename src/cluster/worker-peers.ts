@@ -1,13 +1,16 @@
-// A worker's side of what the node's processes share: rates and token deletions go through the primary over IPC.
+// A worker's side of what the node's processes share: rates, token deletions and committed versions go through the primary over IPC.
 import type { NodePeers } from '../hub/access/node-peers.js';
+import type { ChangePeers } from '../hub/changes/change-peers.js';
+import type { SpaceKey } from '../storage/storage.js';
 import type { PrimaryMessage, WorkerMessage } from './messages.js';
 
 type Question = { type: 'rate'; tid: string; perMinute: number } | { type: 'revoked'; secretHash: string };
 
-export class WorkerPeers implements NodePeers {
+export class WorkerPeers implements NodePeers, ChangePeers {
   private nextId = 1;
   private readonly waiting = new Map<number, (answer: PrimaryMessage) => void>();
   private readonly listeners: Array<(secretHash: string) => void> = [];
+  private readonly changeListeners: Array<(space: SpaceKey, version: number) => void> = [];
 
   constructor() {
     // Both ends of the channel are this program; Node's own cluster messages do not reach 'message' listeners.
@@ -27,6 +30,14 @@ export class WorkerPeers implements NodePeers {
     this.listeners.push(listener);
   }
 
+  announceChange(space: SpaceKey, version: number): void {
+    tellPrimary({ type: 'changed', location: space.location, sid: space.sid, version });
+  }
+
+  onChange(listener: (space: SpaceKey, version: number) => void): void {
+    this.changeListeners.push(listener);
+  }
+
   private ask(question: Question): Promise<PrimaryMessage> {
     const id = this.nextId++;
     return new Promise((resolve) => {
@@ -36,6 +47,10 @@ export class WorkerPeers implements NodePeers {
   }
 
   private receive(message: PrimaryMessage): void {
+    if (message.type === 'changed') {
+      for (const listener of this.changeListeners) listener({ location: message.location, sid: message.sid }, message.version);
+      return;
+    }
     if (message.type === 'forget') {
       for (const listener of this.listeners) listener(message.secretHash);
       tellPrimary({ type: 'forgot', id: message.id });

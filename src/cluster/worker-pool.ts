@@ -2,7 +2,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { CLAIMS_TTL_MS } from '../hub/access/claims-cache.js';
 import { RequestRates } from '../hub/access/request-rate.js';
-import { type PrimaryMessage, WORKER_START, type WorkerMessage, type WorkerStart } from './messages.js';
+import { type PrimaryMessage, type SpaceChanged, WORKER_START, type WorkerMessage, type WorkerStart } from './messages.js';
 
 /** A new worker that cannot start this many times in a row stops the hub: it would fail again. */
 const MAX_FAILED_STARTS = 5;
@@ -83,6 +83,7 @@ export class WorkerPool {
       case 'rate': return tell(worker, { type: 'rate', id: message.id, wait: this.rates.take(message.tid, message.perMinute, Date.now()) ?? null });
       case 'revoked': return this.revoke(worker, message.id, message.secretHash);
       case 'forgot': return this.forgot(worker, message.id);
+      case 'changed': return this.relay(worker, message);
     }
   }
 
@@ -118,6 +119,11 @@ export class WorkerPool {
     const revocation: Revocation = { answer: done, waitingFor: new Set(others), timer: setTimeout(done, CLAIMS_TTL_MS) };
     this.revocations.set(key, revocation);
     for (const worker of others) tell(worker, { type: 'forget', id: key, secretHash });
+  }
+
+  /** A version one worker committed, to the others: their event streams hear of it at once (SQLite tells no other process). */
+  private relay(from: Worker, changed: SpaceChanged): void {
+    for (const worker of this.alive) if (worker !== from) tell(worker, changed);
   }
 
   private forgot(worker: Worker, key: number): void {

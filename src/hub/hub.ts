@@ -19,6 +19,7 @@ import { DEFAULT_DELIVERY, type DeliveryOptions, SubscriptionDelivery } from './
 import { SubscriptionService } from './subscriptions/subscription-service.js';
 import { TagService } from './versions/tag-service.js';
 import { SpaceChanges } from './changes/space-changes.js';
+import type { ChangePeers } from './changes/change-peers.js';
 import { DEFAULT_CHECK_MS, DEFAULT_EVENT_BUFFER, DEFAULT_EVENT_STALL_MS, DEFAULT_HEARTBEAT_MS, EventService } from './events/event-service.js';
 
 export interface HubInfo {
@@ -34,8 +35,8 @@ export interface HubOptions {
   spacePageSize?: number;
   /** How long a login session lasts, in ms (HUB_SESSION_TTL). */
   sessionTtl?: number;
-  /** The node's other processes (HUB_WORKERS); none by default. */
-  peers?: NodePeers;
+  /** The node's other processes (HUB_WORKERS): rates, token deletions and committed versions; none by default. */
+  peers?: NodePeers & ChangePeers;
   /** Webhook delivery (docs/subscriptions.md); defaults as the configuration's. */
   subscriptions?: Partial<Omit<DeliveryOptions, 'onError'>>;
   /** Bytes of whole read answers this process keeps (HUB_CACHE_SIZE, answer-cache.ts); 0 (the default here) keeps none. */
@@ -91,7 +92,7 @@ export class Hub {
       ...delivery,
       onError: (error) => process.stderr.write(`A round of webhook deliveries failed: ${error instanceof Error ? error.message : String(error)}\n`),
     });
-    this.changes = new SpaceChanges(storage);
+    this.changes = new SpaceChanges(storage, options.peers);
     const events = options.events ?? {};
     this.events = new EventService(storage, this.history, this.access, this.changes,
       { heartbeatMs: events.heartbeatMs ?? DEFAULT_HEARTBEAT_MS, checkMs: events.checkMs ?? DEFAULT_CHECK_MS },

@@ -481,6 +481,8 @@ export interface ChangeWatch {
 export interface Storage {
   readonly engine: string;
   watchChanges(listener: ChangeListener): ChangeWatch;
+  /** Whether `watchChanges` hears only the writes of this process (SQLite), not those of the node's other processes. */
+  readonly changesStayInProcess: boolean;
   readonly spaces: SpaceStore;
   readonly features: FeatureStore;
   readonly history: HistoryStore;

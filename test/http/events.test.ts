@@ -215,6 +215,32 @@ for (const backend of BACKENDS) {
       assert.equal(events.changesets.length, 1, 'nothing after the deletion');
     });
 
+    test('a token whose exp passes while streaming ends the stream at that time, saying why', async () => {
+      const space = await createSpace(hub, { versionsToKeep: 10, shared: false });
+      // Whole Unix seconds; at least 2 s ahead, so the stream is open and has an event before it passes.
+      const exp = Math.floor(Date.now() / 1000) + 3;
+      const created = await send(hub, 'POST', '/token-api/tokens', { cookie: session, body: { exp, urm: { 'xyz-hub': { readFeatures: [{}] } } } });
+      assert.equal(created.status, 200, created.text);
+      const { token } = created.json as { token: string };
+      const events = stream(`/hub/spaces/${space}/events`, token);
+      await events.opened();
+      await put(space, [point('a', [0, 0])]);
+      await events.until('version 0', () => events.changesets.length === 1);
+      let endedAt = 0;
+      await events.until('the end of the stream', () => {
+        if (events.events.some((event) => event.type === 'disconnect')) endedAt ||= Date.now();
+        return endedAt > 0;
+      }, 8000);
+      const last = events.events[events.events.length - 1];
+      assert.equal(last.type, 'disconnect');
+      assert.deepEqual({ reason: last.data.reason, resumeAfter: last.data.resumeAfter }, { reason: 'tokenExpired', resumeAfter: 0 });
+      assert.match(String(last.data.message), /expired at \d{4}-/);
+      // A timer at exp, not the next look (every second) or token check (every 5 s).
+      const late = endedAt - exp * 1000;
+      assert.ok(late >= -50 && late < 400, `the stream ended ${late} ms after exp`);
+      await events.until('the refused reconnect', () => events.errors.some((error) => error.code === 401), 10_000);
+    });
+
     test('bad requests are 400s naming what is wrong', async () => {
       const plain = await createSpace(hub);
       assertError(await call(hub, 'GET', `/hub/spaces/${plain}/events`), 400, 'noHistory', 'versionsToKeep');

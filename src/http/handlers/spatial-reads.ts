@@ -9,7 +9,7 @@ import type { AreaRead, SpatialSource } from '../../hub/features/spatial-service
 import { bodyStream } from '../body/body-stream.js';
 import { readGeometry } from '../body/geometry-body.js';
 import { DEFAULT_LIMIT, formDecode } from '../query/raw-query.js';
-import { clientGone, sendFeatureCollection, sendVectorTile } from '../reply/read-reply.js';
+import { clientGoneOnUse, sendFeatureCollection, sendVectorTile } from '../reply/read-reply.js';
 import { callerOf, type HandlerContext } from '../request-context.js';
 import { featureFilter, readOptions } from './read-parameters.js';
 import { versionRefOf } from '../query/version-ref.js';
@@ -38,7 +38,7 @@ function areaRead(context: HandlerContext, clipByDefault: boolean, defaultLimit 
     filter: featureFilter(context),
     limit: context.query.limit(defaultLimit),
     clip: context.query.boolean('clip', clipByDefault),
-    options: { ...readOptions(context), signal: clientGone(context.reply) },
+    options: clientGoneOnUse(readOptions(context), context.reply),
     at: versionRefOf(context.query),
   };
 }

@@ -14,10 +14,23 @@ const GEOJSON = 'application/geo+json';
  */
 export function clientGone(reply: FastifyReply): AbortSignal {
   const controller = new AbortController();
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) controller.abort();
-  });
+  // Made late (clientGoneOnUse): the connection may have closed already.
+  if (reply.raw.destroyed && !reply.raw.writableFinished) controller.abort();
+  else {
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) controller.abort();
+    });
+  }
   return controller.signal;
+}
+
+/**
+ * The options with a `signal` (clientGone) made when the read first asks for it: an answer from the answer cache reads
+ * nothing and never does, and a signal and its listener were a tenth of such an answer's cost.
+ */
+export function clientGoneOnUse<T extends object>(options: T, reply: FastifyReply): T & { readonly signal: AbortSignal } {
+  let signal: AbortSignal | undefined;
+  return Object.defineProperty(options, 'signal', { enumerable: true, get: () => (signal ??= clientGone(reply)) }) as T & { readonly signal: AbortSignal };
 }
 
 /** Compares ignoring a weak `W/` prefix and the quotes (API.md 7); `*` matches any tag. */

@@ -105,6 +105,15 @@ export class AccessService {
   }
 
   /**
+   * When the token of these claims expires (`exp`, in ms since the epoch); undefined when it never does or is gone.
+   * Tokens cannot be changed once created, so a long-lived request reads this once.
+   */
+  async tokenExpiresAt(claims: Claims): Promise<number | undefined> {
+    const exp = (await this.storage.access.findTokenByTid(claims.tid))?.claims.exp;
+    return typeof exp === 'number' ? exp * 1000 : undefined;
+  }
+
+  /**
    * Deletes a token from the storage and from the caches of this node's processes: the one path every deletion
    * takes, so that it stops working at once. Returns what was deleted; undefined when it was gone already.
    */

@@ -25,7 +25,12 @@ export interface FeedSources {
   onRevocation(listener: () => void): () => void;
   /** Whether the caller's token still exists. */
   tokenAlive(): Promise<boolean>;
+  /** When the caller's token expires (ms since the epoch), if it does: the stream ends then. */
+  tokenExpiresAt?: number;
 }
+
+/** The longest delay a Node timer takes (about 24.8 days); a later expiry is waited for in steps of this. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * The stream's text, pulled by the HTTP layer as fast as the client takes it: nothing is read from the storage
@@ -40,6 +45,7 @@ export class EventFeed implements AsyncIterable<string> {
   private heartbeatDue = false;
   private checkDue = false;
   private tokenCheckDue = false;
+  private expired = false;
   private signalled = false;
   private source: FeatureSource;
   private readonly stops: Array<() => void> = [];
@@ -75,6 +81,19 @@ export class EventFeed implements AsyncIterable<string> {
       if (++checks % Math.max(1, Math.round(CLAIMS_TTL_MS / this.timers.checkMs)) === 0) this.tokenCheckDue = true;
     }), this.timers.checkMs);
     this.stops.push(() => clearInterval(heartbeat), () => clearInterval(check));
+    const { tokenExpiresAt } = this.sources;
+    if (tokenExpiresAt !== undefined) this.expireAt(tokenExpiresAt, poke(() => { this.expired = true; }));
+  }
+
+  /** Calls `expire` at the time `at`: a timer, so the stream ends when the token does, not at the next look. */
+  private expireAt(at: number, expire: () => void): void {
+    const wait = at - Date.now();
+    const timer = setTimeout(() => {
+      if (this.closed) return;
+      if (wait > MAX_TIMER_MS) this.expireAt(at, expire);
+      else expire();
+    }, Math.max(0, Math.min(wait, MAX_TIMER_MS)));
+    this.stops.push(() => clearTimeout(timer));
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<string> {
@@ -108,7 +127,7 @@ export class EventFeed implements AsyncIterable<string> {
 
   /** Whether the space, its versions or the token are to be looked at. */
   private get lookDue(): boolean {
-    return this.signalled || this.checkDue || this.tokenCheckDue;
+    return this.signalled || this.checkDue || this.tokenCheckDue || this.expired;
   }
 
   /** Until something is due or the feed closes. */
@@ -117,9 +136,13 @@ export class EventFeed implements AsyncIterable<string> {
     return new Promise((resolve) => { this.wake = () => { this.wake = () => undefined; resolve(); }; });
   }
 
-  /** The disconnect event when the stream must end: the token was deleted, or the space can no longer be streamed to the caller. */
+  /** The disconnect event when the stream must end: the token expired or was deleted, or the space can no longer be streamed to the caller. */
   private async recheck(): Promise<string | undefined> {
     this.signalled = false;
+    if (this.expired) {
+      const at = new Date(this.sources.tokenExpiresAt ?? Date.now()).toISOString();
+      return disconnectEvent('tokenExpired', this.last, `The token of this stream expired at ${at}.`);
+    }
     if (this.tokenCheckDue) {
       this.tokenCheckDue = false;
       if (!(await this.sources.tokenAlive())) return disconnectEvent('unauthorized', this.last, 'The token of this stream was deleted.');
@@ -147,7 +170,8 @@ export class EventFeed implements AsyncIterable<string> {
     const versions = new VersionPages(this.sources.history, key, { from, to: head });
     const cursors = CHANGE_KINDS.map((kind) => new ChangeCursor(this.sources.history, key, kind, { version: from, seq: 0 }, head));
     const replaced = this.matcher && new ChangeCursor(this.sources.history, key, 'replaced', { version: from, seq: 0 }, head);
-    for (let record = await versions.peek(); record && !this.closed; record = await versions.peek()) {
+    // An expired token stops a replay between events; the stream then ends (recheck).
+    for (let record = await versions.peek(); record && !this.closed && !this.expired; record = await versions.peek()) {
       versions.take();
       if (record.version !== this.last + 1) {
         // Pruned between the look at the versions and this read.

@@ -53,12 +53,14 @@ export class EventService {
     const { head } = await source.versions();
     const since = request.since ?? head;
     if (since > head) throw hubError('invalidParameter', { name: 'since', problem: `version ${since} is after HEAD (${head}): resume from a version the space has written` });
+    const expiresAt = await this.access.tokenExpiresAt(caller);
     return new EventFeed(source, since, matcher, {
       open,
       history: this.storage.history,
       listen: (space, listener) => this.changes.listen(space, listener),
       onRevocation: (listener) => this.access.onRevocation(listener),
       tokenAlive: () => this.access.tokenExists(caller),
+      tokenExpiresAt: expiresAt,
     }, this.timers);
   }
 }

@@ -21,6 +21,8 @@ export interface PostgresOptions {
 
 export class PostgresStorage implements Storage {
   readonly engine = 'postgres';
+  /** NOTIFY reaches every process of every node. */
+  readonly changesStayInProcess = false;
   readonly spaces: SpaceStore;
   readonly features: FeatureStore;
   readonly history: HistoryStore;

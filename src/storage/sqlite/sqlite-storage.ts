@@ -30,6 +30,7 @@ export interface SqliteOptions {
 
 export class SqliteStorage implements Storage {
   readonly engine = 'sqlite';
+  readonly changesStayInProcess = true;
   readonly spaces: SqliteSpaceStore;
   readonly features: SqliteFeatureStore;
   readonly history: SqliteHistoryStore;
@@ -78,8 +79,8 @@ export class SqliteStorage implements Storage {
   }
 
   /**
-   * The versions this process commits, as they commit. Other processes on the same file (a node's workers) are not
-   * heard: their writes are seen when listeners look at the versions themselves (hub/changes/space-changes.ts).
+   * The versions this process commits, as they commit. Other processes on the same file are not heard: a node's
+   * workers relay theirs over IPC, and listeners look at the versions themselves too (hub/changes/space-changes.ts).
    */
   watchChanges(listener: ChangeListener): ChangeWatch {
     const stop = this.features.onChange(listener);
