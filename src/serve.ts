@@ -14,6 +14,7 @@ export function hubOf(storage: Storage, config: Config, version: string, upSince
         timeoutMs: config.webhookTimeout, allowPrivate: config.allowPrivateWebhooks, maxLag: config.subscriptionMaxLag,
       },
       events: { heartbeatMs: config.eventHeartbeat, bufferBytes: config.eventBuffer, stallMs: config.eventStall },
+      jobs: { dir: config.jobsDir, maxInput: config.jobsMaxInput, chunk: config.jobsChunk, pollMs: config.jobsPoll, leaseMs: config.jobsLease },
     });
 }
 
@@ -29,6 +30,7 @@ export async function serve(hub: Hub, config: Config, port: number): Promise<num
     stopping ??= (async () => {
       await app.close();
       await hub.delivery.stop();
+      await hub.jobRunner.stop();
       await hub.storage.close();
       process.exit(0);
     })();
@@ -43,6 +45,7 @@ export async function serve(hub: Hub, config: Config, port: number): Promise<num
   });
   await app.listen({ host: config.host, port });
   hub.delivery.start();
+  hub.jobRunner.start();
   const address = app.server.address();
   return typeof address === 'object' && address ? address.port : port;
 }

@@ -21,6 +21,18 @@ export interface AdminBootstrap {
   generatedToken?: string;
 }
 
+function claimsOf(record: TokenRecord): { claims: Claims; expiresAt?: number } {
+  const { exp, cid, urm, limits } = record.claims;
+  const claims: Claims = {
+    tid: record.tid,
+    aid: record.aid,
+    cid: typeof cid === 'string' ? cid : record.aid,
+    urm: urm as RightsMatrix,
+    limits: limits as Claims['limits'],
+  };
+  return { claims, expiresAt: typeof exp === 'number' ? exp * 1000 : undefined };
+}
+
 export class AccessService {
   private readonly cache = new ClaimsCache();
 
@@ -64,17 +76,20 @@ export class AccessService {
     const heard = this.revocationsHeard;
     const record = await this.storage.access.findTokenBySecretHash(secretHash);
     if (!record) throw hubError('invalidCredentials');
-    const { exp, cid, urm, limits } = record.claims;
-    const claims: Claims = {
-      tid: record.tid,
-      aid: record.aid,
-      cid: typeof cid === 'string' ? cid : record.aid,
-      urm: urm as RightsMatrix,
-      limits: limits as Claims['limits'],
-    };
-    const expiresAt = typeof exp === 'number' ? exp * 1000 : undefined;
+    const { claims, expiresAt } = claimsOf(record);
     if (this.revocations.live() && heard === this.revocationsHeard) this.cache.set(secretHash, claims, expiresAt, now);
     return { claims, expiresAt };
+  }
+
+  /**
+   * The claims of a stored token by its id, read from the storage (never a cache): undefined when it was deleted or has
+   * expired. Work that runs on after its request (a job) acts with them, looked up again before each step.
+   */
+  async claimsOfToken(tid: string): Promise<Claims | undefined> {
+    const record = await this.storage.access.findTokenByTid(tid);
+    if (!record) return undefined;
+    const { claims, expiresAt } = claimsOf(record);
+    return expiresAt !== undefined && expiresAt <= Date.now() ? undefined : claims;
   }
 
   /** Calls `listener` whenever some token may have been deleted; returns the call that stops it. */
