@@ -52,23 +52,30 @@ export class JobService {
   constructor(private readonly storage: Storage, private readonly spaces: SpaceResolver, private readonly files: JobFiles, readonly maxInput: number) {}
 
   /**
-   * The caller may do what the job does to its space: write features (an import) or read them (an export), decided by
-   * the one authorization module as for the requests themselves. A space the caller may not see is a 404.
+   * The caller may do what the job does to its space: create and replace features (an import) or read them (an export),
+   * decided by the one authorization module as for the requests themselves. A space the caller may not see is a 404;
+   * with `gone: 'pass'` a deleted space decides nothing (its jobs can still be looked at, cancelled and deleted by their account).
    */
-  private async allowed(caller: Claims, spec: JobSpec): Promise<void> {
-    const scope = await this.spaces.open(caller, spaceOfJob(spec), () => { throw hubError('spaceNotFound'); });
+  private async allowed(caller: Claims, spec: JobSpec, gone: 'refuse' | 'pass' = 'refuse'): Promise<void> {
+    const spaceId = spaceOfJob(spec);
+    if (gone === 'pass' && !(await this.storage.spaces.get(spaceId))) return;
+    const scope = await this.spaces.open(caller, spaceId, () => { throw hubError('spaceNotFound'); });
     if (spec.kind === 'import') {
       refuseReadOnlySpace(scope.space);
-      scope.decideWriter();
+      scope.decideWrite({ inserts: true, updates: true, deletes: false, answersStored: false });
     } else {
       scope.reader();
     }
   }
 
-  /** The caller's job of that id; another account's job is not found, as one that does not exist. */
+  /**
+   * The caller's job of that id, once the caller has the rights the job uses: another account's job is not found, as
+   * one that does not exist; a token of the account without those rights gets 403.
+   */
   private async owned(caller: Claims, id: string): Promise<JobRecord> {
     const job = isJobId(id) ? await this.storage.jobs.get(id) : undefined;
     if (!job || job.owner !== caller.aid) throw hubError('jobNotFound', { id: id.slice(0, 64) });
+    await this.allowed(caller, specOf(job), 'pass');
     return job;
   }
 
@@ -85,8 +92,18 @@ export class JobService {
     return this.viewOf(job);
   }
 
+  /** The account's jobs that this token has the rights of (a token limited to some spaces sees the jobs of those). */
   async list(caller: Claims): Promise<JobView[]> {
-    return (await this.storage.jobs.list(caller.aid, LISTED)).map((job) => this.viewOf(job));
+    const views: JobView[] = [];
+    for (const job of await this.storage.jobs.list(caller.aid, LISTED)) {
+      try {
+        await this.allowed(caller, specOf(job), 'pass');
+        views.push(this.viewOf(job));
+      } catch (error) {
+        if (!(error instanceof HubError) || error.status >= 500) throw error;
+      }
+    }
+    return views;
   }
 
   async get(caller: Claims, id: string): Promise<JobView> {
