@@ -22,6 +22,7 @@ import { SpaceChanges } from './changes/space-changes.js';
 import { JobFiles } from './jobs/job-files.js';
 import { DEFAULT_JOB_CHUNK, DEFAULT_JOB_RUNNER, JobRunner, type JobRunnerOptions } from './jobs/job-runner.js';
 import { DEFAULT_JOB_MAX_INPUT, JobService } from './jobs/job-service.js';
+import { MAX_LINE_BYTES } from './jobs/line-limit.js';
 import { DEFAULT_CHECK_MS, DEFAULT_EVENT_BUFFER, DEFAULT_EVENT_STALL_MS, DEFAULT_HEARTBEAT_MS, EventService } from './events/event-service.js';
 
 export interface HubInfo {
@@ -49,7 +50,7 @@ export interface HubOptions {
    * Jobs (docs/jobs.md): where their files go (HUB_JOBS_DIR), the largest upload (HUB_JOBS_MAX_INPUT, 0 for none), features
    * per chunk (HUB_JOBS_CHUNK), and the runner's poll and lease.
    */
-  jobs?: { dir: string; maxInput?: number; chunk?: number } & Partial<Omit<JobRunnerOptions, 'onError'>>;
+  jobs?: { dir: string; maxInput?: number; chunk?: number; maxLine?: number } & Partial<Omit<JobRunnerOptions, 'onError'>>;
 }
 
 export class Hub {
@@ -111,7 +112,7 @@ export class Hub {
     const jobs = options.jobs ?? { dir: 'data/jobs' };
     const files = new JobFiles(jobs.dir);
     this.jobs = new JobService(storage, resolver, files, jobs.maxInput ?? DEFAULT_JOB_MAX_INPUT);
-    this.jobRunner = new JobRunner(storage, { access: this.access, writes: this.writes, features: this.features, files, chunk: jobs.chunk ?? DEFAULT_JOB_CHUNK }, {
+    this.jobRunner = new JobRunner(storage, { access: this.access, writes: this.writes, features: this.features, files, chunk: jobs.chunk ?? DEFAULT_JOB_CHUNK, maxLine: jobs.maxLine || MAX_LINE_BYTES }, {
       pollMs: jobs.pollMs ?? DEFAULT_JOB_RUNNER.pollMs, leaseMs: jobs.leaseMs ?? DEFAULT_JOB_RUNNER.leaseMs, running: jobs.running ?? DEFAULT_JOB_RUNNER.running,
       onError: (error) => process.stderr.write(`A job failed on an unexpected error: ${error instanceof Error ? error.message : String(error)}\n`),
     });

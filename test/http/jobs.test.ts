@@ -9,7 +9,7 @@ import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
 import { issueToken, ownerRights } from '../helpers/tokens.js';
 
 /** A short poll and lease so that jobs start at once and a killed node's job moves on within seconds; small chunks so that jobs take several. */
-const ENV = { HUB_JOBS_POLL: '50ms', HUB_JOBS_LEASE: '1500ms', HUB_JOBS_CHUNK: '500', HUB_JOBS_MAX_INPUT: '16m' };
+const ENV = { HUB_MAX_BODY: '1m', HUB_JOBS_POLL: '50ms', HUB_JOBS_LEASE: '1500ms', HUB_JOBS_CHUNK: '500', HUB_JOBS_MAX_INPUT: '16m' };
 
 type Status = Record<string, unknown> & { state: string; writtenFeatures: number; failedFeatures: number; estimatedProgress: number; lastError?: string };
 
@@ -217,6 +217,10 @@ for (const backend of BACKENDS) {
       assert.equal(skipped.state, 'SUCCEEDED', JSON.stringify(skipped));
       assert.equal(skipped.writtenFeatures, 4);
       assert.equal(skipped.failedFeatures, 1);
+      // A line longer than HUB_MAX_BODY (no feature could be sent that large) fails the import instead of filling the hub's memory.
+      const long = await finished(await startImport(await createSpace(hub), geojsonSeq(0, 2) + `{"type": "Feature", "properties": {"s": "${'x'.repeat(1100 * 1024)}"}}\n`));
+      assert.equal(long.state, 'FAILED');
+      assert.match(long.lastError ?? '', /^line 3: a line longer than 1048576 bytes/, JSON.stringify(long));
       // A feature the write pipeline refuses (an invalid geometry) fails the job, naming the items of its chunk.
       const invalid = await finished(await startImport(await createSpace(hub), `${JSON.stringify({ type: 'Feature', id: 'x', geometry: { type: 'Point', coordinates: [500, 0] }, properties: {} })}\n`));
       assert.equal(invalid.state, 'FAILED');

@@ -5,6 +5,7 @@ import { detectFormat, READERS } from '../../transfer/formats/format-registry.js
 import { openInput } from '../../transfer/input-source.js';
 import type { JobProgress, JobRecord } from '../../storage/storage.js';
 import type { JobSpec } from './job-spec.js';
+import { withLineLimit } from './line-limit.js';
 import { callerOfJob, type JobControl, JobFailure, type JobWork } from './job-work.js';
 
 /**
@@ -51,7 +52,8 @@ export async function runImport(work: JobWork, job: JobRecord, spec: Extract<Job
   };
 
   try {
-    for await (const item of READERS[format](input.source, options)) {
+    const source = format === 'geojsonseq' || format === 'csv' ? withLineLimit(input.source, work.maxLine) : input.source;
+    for await (const item of READERS[format](source, options)) {
       if (index++ < progress.next) continue;
       if (item.error !== undefined) {
         if (spec.source.onError === 'STOP') throw new JobFailure(`${item.position}: ${item.error} (source.onError SKIP passes over bad records)`);

@@ -13,6 +13,8 @@ export interface JobWork {
   files: JobFiles;
   /** Features per write transaction of an import, and per page read of an export (HUB_JOBS_CHUNK). */
   chunk: number;
+  /** The longest line of a GeoJSONSeq or CSV input: HUB_MAX_BODY, the largest body a client could send the same feature in. */
+  maxLine: number;
 }
 
 export interface JobControl {
