@@ -15,6 +15,7 @@ export function hubOf(storage: Storage, config: Config, version: string, upSince
         timeoutMs: config.webhookTimeout, allowPrivate: config.allowPrivateWebhooks, maxLag: config.subscriptionMaxLag,
       },
       events: { heartbeatMs: config.eventHeartbeat, bufferBytes: config.eventBuffer, stallMs: config.eventStall },
+      jobs: { dir: config.jobsDir, maxInput: config.jobsMaxInput, chunk: config.jobsChunk, maxLine: config.maxBody, pollMs: config.jobsPoll, leaseMs: config.jobsLease },
     });
 }
 
@@ -30,6 +31,7 @@ export async function serve(hub: Hub, config: Config, port: number): Promise<num
     stopping ??= (async () => {
       await app.close();
       await hub.delivery.stop();
+      await hub.jobRunner.stop();
       await hub.storage.close();
       process.exit(0);
     })();
@@ -44,6 +46,7 @@ export async function serve(hub: Hub, config: Config, port: number): Promise<num
   });
   await app.listen({ host: config.host, port });
   hub.delivery.start();
+  hub.jobRunner.start();
   const address = app.server.address();
   return typeof address === 'object' && address ? address.port : port;
 }

@@ -6,6 +6,8 @@ import { defaultCacheSize } from '../hub/features/answer-cache.js';
 import { DEFAULT_STATISTICS_EXACT_LIMIT } from '../hub/features/statistics-service.js';
 import { DEFAULT_SPACE_PAGE_SIZE } from '../hub/spaces/space-service.js';
 import { DEFAULT_DELIVERY } from '../hub/subscriptions/subscription-delivery.js';
+import { DEFAULT_JOB_CHUNK, DEFAULT_JOB_RUNNER } from '../hub/jobs/job-runner.js';
+import { DEFAULT_JOB_MAX_INPUT } from '../hub/jobs/job-service.js';
 import { DEFAULT_EVENT_BUFFER, DEFAULT_EVENT_STALL_MS, DEFAULT_HEARTBEAT_MS } from '../hub/events/event-service.js';
 import { maskUrl } from '../storage/postgres/mask-url.js';
 
@@ -58,6 +60,16 @@ export interface Config {
   subscriptionBackoff: number;
   /** How long one webhook POST may take, in ms. */
   webhookTimeout: number;
+  /** Where jobs keep their uploaded inputs and written outputs (docs/jobs.md); default: jobs in the data dir. */
+  jobsDir: string;
+  /** The largest upload a job takes, in bytes; 0 means unlimited. */
+  jobsMaxInput: number;
+  /** Features per write transaction of an import job, and per page of an export job. */
+  jobsChunk: number;
+  /** How often each process looks for jobs to run and renews its leases, in ms. */
+  jobsPoll: number;
+  /** How long a process's hold on a job lasts unless renewed, in ms: a crashed process's jobs are resumed by another after it. */
+  jobsLease: number;
   /** How many versions behind HEAD a subscription may fall while its undelivered history is kept for it. */
   subscriptionMaxLag: number;
   /** The heartbeat comment of event streams, in ms. */
@@ -180,6 +192,12 @@ function parsePositive(value: string): number {
   return count;
 }
 
+function parseJobChunk(value: string): number {
+  const chunk = Number(value);
+  if (!Number.isInteger(chunk) || chunk < 1 || chunk > 100_000) throw new Error(`Invalid job chunk "${value}": use a whole number of features from 1 to 100000`);
+  return chunk;
+}
+
 function parseHereTileEncoding(value: string): 'base4' | 'decimal' {
   if (value === 'base4' || value === 'decimal') return value;
   throw new Error(`Invalid here tile encoding "${value}": use base4 or decimal`);
@@ -216,6 +234,11 @@ const OPTIONS: Option[] = [
   { key: 'eventHeartbeat', env: 'HUB_EVENT_HEARTBEAT', flag: '--event-heartbeat', parse: parsePositiveDuration },
   { key: 'eventBuffer', env: 'HUB_EVENT_BUFFER', flag: '--event-buffer', parse: parsePositiveSize },
   { key: 'eventStall', env: 'HUB_EVENT_STALL', flag: '--event-stall', parse: parsePositiveDuration },
+  { key: 'jobsDir', env: 'HUB_JOBS_DIR', flag: '--jobs-dir', parse: (value) => resolve(value) },
+  { key: 'jobsMaxInput', env: 'HUB_JOBS_MAX_INPUT', flag: '--jobs-max-input', parse: parseSize },
+  { key: 'jobsChunk', env: 'HUB_JOBS_CHUNK', flag: '--jobs-chunk', parse: parseJobChunk },
+  { key: 'jobsPoll', env: 'HUB_JOBS_POLL', flag: '--jobs-poll', parse: parseInterval },
+  { key: 'jobsLease', env: 'HUB_JOBS_LEASE', flag: '--jobs-lease', parse: parseInterval },
   { key: 'adminUser', env: 'HUB_ADMIN_USER', flag: '--admin-user' },
   { key: 'adminPassword', env: 'HUB_ADMIN_PASSWORD', flag: '--admin-password', secret: true },
   { key: 'adminToken', env: 'HUB_ADMIN_TOKEN', flag: '--admin-token', secret: true },
@@ -249,6 +272,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
     subscriptionPoll: DEFAULT_DELIVERY.pollMs, subscriptionLease: DEFAULT_DELIVERY.leaseMs, subscriptionRetries: DEFAULT_DELIVERY.retries,
     subscriptionBackoff: DEFAULT_DELIVERY.backoffMs, webhookTimeout: DEFAULT_DELIVERY.timeoutMs, subscriptionMaxLag: DEFAULT_DELIVERY.maxLag, cacheSize: -1,
     eventHeartbeat: DEFAULT_HEARTBEAT_MS, eventBuffer: DEFAULT_EVENT_BUFFER, eventStall: DEFAULT_EVENT_STALL_MS,
+    jobsDir: '', jobsMaxInput: DEFAULT_JOB_MAX_INPUT, jobsChunk: DEFAULT_JOB_CHUNK, jobsPoll: DEFAULT_JOB_RUNNER.pollMs, jobsLease: DEFAULT_JOB_RUNNER.leaseMs,
   };
   const target = config as unknown as Record<string, unknown>;
   for (const option of OPTIONS) {
@@ -256,6 +280,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
     if (value !== undefined) target[option.key] = option.parse ? option.parse(value) : value;
   }
   if (!config.storage) config.storage = `sqlite:${resolve(config.dataDir, 'hub.db')}`;
+  if (!config.jobsDir) config.jobsDir = resolve(config.dataDir, 'jobs');
   if (config.cacheSize < 0) config.cacheSize = defaultCacheSize(config.workers);
   if (config.maxInFlightBody < 0) config.maxInFlightBody = UPLOADS_AT_ONCE * config.maxBody;
   checkBudgets(config);

@@ -5,6 +5,7 @@ import { createAccount, login, logout, me } from './handlers/accounts.js';
 import { spaceEvents } from './handlers/events.js';
 import { createTag, deleteChangesets, deleteTag, getChangedTiles, getChangeset, getChangesets, getTag, listTags, patchTag } from './handlers/history.js';
 import { hubInfo } from './handlers/hub-info.js';
+import { createJob, deleteJob, downloadJobOutput, getJob, getJobStatus, listJobs, patchJobStatus, uploadJobInput } from './handlers/jobs.js';
 import { openApiYaml } from './handlers/openapi.js';
 import { ogcCreateItem, ogcDeleteItem, ogcItem, ogcItems, ogcReplaceItem, ogcUpdateItem } from './handlers/ogc-items.js';
 import { ogcApi, ogcCollection, ogcCollections, ogcConformance, ogcLanding, ogcQueryables } from './handlers/ogc-pages.js';
@@ -40,6 +41,7 @@ export interface Route {
 
 const SPACE = '/hub/spaces/:spaceId';
 const FEATURE = `${SPACE}/features/:featureId`;
+const JOB = '/hub/jobs/:jobId';
 const PROJECTS = '/project-api/projects';
 const PROJECT = `${PROJECTS}/:projectId`;
 const COLLECTION = '/ogc/collections/:spaceId';
@@ -101,6 +103,16 @@ export const routes: Route[] = [
   { method: 'GET', path: `${SPACE}/subscriptions/:subscriptionId`, summary: 'One subscription with its delivery status', handler: getSubscription },
   { method: 'PUT', path: `${SPACE}/subscriptions/:subscriptionId`, summary: 'Change a subscription; status.state ACTIVE resumes it', handler: replaceSubscription },
   { method: 'DELETE', path: `${SPACE}/subscriptions/:subscriptionId`, summary: 'Delete a subscription', handler: deleteSubscription },
+
+  // Jobs (docs/jobs.md), in the reference hub's shape: imports of an uploaded file into a space, exports of a space into a file
+  { method: 'GET', path: '/hub/jobs', summary: 'The caller\'s jobs, newest first', handler: listJobs },
+  { method: 'POST', path: '/hub/jobs', summary: 'Create an import (source Files, target Space) or an export (source Space, target Files)', handler: createJob },
+  { method: 'GET', path: JOB, summary: 'One job with its status', handler: getJob },
+  { method: 'DELETE', path: JOB, summary: 'Delete a job that is not running, with its files', handler: deleteJob },
+  { method: 'GET', path: `${JOB}/status`, summary: 'The state, estimated progress and counts of a job', handler: getJobStatus },
+  { method: 'PATCH', path: `${JOB}/status`, summary: 'desiredAction START, CANCEL or RESUME', handler: patchJobStatus },
+  { method: 'POST', path: `${JOB}/inputs`, summary: 'Upload the input file of an import (streamed to disk)', handler: uploadJobInput },
+  { method: 'GET', path: `${JOB}/outputs`, summary: 'Download the output file of an export', handler: downloadJobOutput },
 
   // Project API (API.md 10)
   { method: 'GET', path: PROJECTS, summary: 'The caller\'s projects, or every published one', query: ['paginate', 'published', 'limit', 'handle'], handler: listProjects },

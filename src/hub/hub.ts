@@ -20,6 +20,10 @@ import { SubscriptionService } from './subscriptions/subscription-service.js';
 import { TagService } from './versions/tag-service.js';
 import { SpaceChanges } from './changes/space-changes.js';
 import type { ChangePeers } from './changes/change-peers.js';
+import { JobFiles } from './jobs/job-files.js';
+import { DEFAULT_JOB_CHUNK, DEFAULT_JOB_RUNNER, JobRunner, type JobRunnerOptions } from './jobs/job-runner.js';
+import { DEFAULT_JOB_MAX_INPUT, JobService } from './jobs/job-service.js';
+import { MAX_LINE_BYTES } from './jobs/line-limit.js';
 import { DEFAULT_CHECK_MS, DEFAULT_EVENT_BUFFER, DEFAULT_EVENT_STALL_MS, DEFAULT_HEARTBEAT_MS, EventService } from './events/event-service.js';
 
 export interface HubInfo {
@@ -43,6 +47,11 @@ export interface HubOptions {
   cacheSize?: number;
   /** Event streams: the heartbeat (HUB_EVENT_HEARTBEAT), how often a stream looks at its space without a signal, its buffer (HUB_EVENT_BUFFER) and how long it waits for a stalled client (HUB_EVENT_STALL). */
   events?: { heartbeatMs?: number; checkMs?: number; bufferBytes?: number; stallMs?: number };
+  /**
+   * Jobs (docs/jobs.md): where their files go (HUB_JOBS_DIR), the largest upload (HUB_JOBS_MAX_INPUT, 0 for none), features
+   * per chunk (HUB_JOBS_CHUNK), and the runner's poll and lease.
+   */
+  jobs?: { dir: string; maxInput?: number; chunk?: number; maxLine?: number } & Partial<Omit<JobRunnerOptions, 'onError'>>;
 }
 
 export class Hub {
@@ -66,6 +75,9 @@ export class Hub {
   /** The "space changed" signal, from every node: the event stream listens to it. */
   readonly changes: SpaceChanges;
   readonly events: EventService;
+  readonly jobs: JobService;
+  /** Started by the server (serve.ts) and stopped before the storage closes. */
+  readonly jobRunner: JobRunner;
 
   constructor(readonly storage: Storage, readonly info: HubInfo, options: HubOptions = {}) {
     const resolver = new SpaceResolver(storage);
@@ -97,5 +109,13 @@ export class Hub {
     this.events = new EventService(storage, this.history, this.access, this.changes,
       { heartbeatMs: events.heartbeatMs ?? DEFAULT_HEARTBEAT_MS, checkMs: events.checkMs ?? DEFAULT_CHECK_MS },
       { bufferBytes: events.bufferBytes ?? DEFAULT_EVENT_BUFFER, stallMs: events.stallMs ?? DEFAULT_EVENT_STALL_MS });
+    // Processes that serve no HTTP (the admin commands) run no jobs and never touch this directory.
+    const jobs = options.jobs ?? { dir: 'data/jobs' };
+    const files = new JobFiles(jobs.dir);
+    this.jobs = new JobService(storage, resolver, files, jobs.maxInput ?? DEFAULT_JOB_MAX_INPUT);
+    this.jobRunner = new JobRunner(storage, { access: this.access, writes: this.writes, features: this.features, files, chunk: jobs.chunk ?? DEFAULT_JOB_CHUNK, maxLine: jobs.maxLine || MAX_LINE_BYTES }, {
+      pollMs: jobs.pollMs ?? DEFAULT_JOB_RUNNER.pollMs, leaseMs: jobs.leaseMs ?? DEFAULT_JOB_RUNNER.leaseMs, running: jobs.running ?? DEFAULT_JOB_RUNNER.running,
+      onError: (error) => process.stderr.write(`A job failed on an unexpected error: ${error instanceof Error ? error.message : String(error)}\n`),
+    });
   }
 }

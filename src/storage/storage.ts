@@ -352,6 +352,88 @@ export interface SubscriptionStore {
   pinnedFrom(sid: number, bound: number): Promise<number | undefined>;
 }
 
+/** Where a job stands (docs/jobs.md): an import waits for its input, then is SUBMITTED until a node runs it. */
+export type JobState = 'WAITING_FOR_INPUT' | 'SUBMITTED' | 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
+
+export type JobKind = 'import' | 'export';
+
+/** How far a job got: for an import, every input item before `next` is committed to the space. */
+export interface JobProgress {
+  next: number;
+  written: number;
+  failed: number;
+  /** Input bytes read (import) when `next` was recorded; features to write in all (export), for the estimate. */
+  bytes: number;
+  total: number;
+}
+
+/** A job of the jobs API (docs/jobs.md) with its progress and its lease. */
+export interface JobRecord extends JobProgress {
+  id: string;
+  /** The account that created it: only it sees the job. */
+  owner: string;
+  /** The token the job acts with (its rights are checked again at every chunk); START and RESUME set the caller's. */
+  tokenId: string;
+  kind: JobKind;
+  /** The space the job writes (import) or reads (export): one import writes a space at a time. */
+  spaceId: string;
+  /** The job's source and target as the API shows them, JSON text. */
+  spec: string;
+  state: JobState;
+  /** Bytes of the uploaded input, null before an upload. */
+  inputBytes: number | null;
+  lastError: string | null;
+  createdAt: number;
+  updatedAt: number;
+  startedAt: number | null;
+}
+
+/** How a run of a job ended. */
+export interface JobEnd {
+  state: 'SUCCEEDED' | 'FAILED';
+  lastError: string | null;
+}
+
+/** What START, CANCEL, RESUME and an upload change, each only from the states named. */
+export interface JobChange {
+  from: readonly JobState[];
+  state: JobState;
+  tokenId?: string;
+  inputBytes?: number;
+  lastError?: string | null;
+  /** The progress starts over (an export, which writes its file again). */
+  restart?: boolean;
+  now: number;
+}
+
+/**
+ * Jobs and their leases: a job runs on the node holding its lease, which it renews while it runs; a lease not renewed (a
+ * node that stopped or crashed) is taken by another node, which resumes the job from its recorded progress.
+ */
+export interface JobStore {
+  create(job: JobRecord): Promise<void>;
+  get(id: string): Promise<JobRecord | undefined>;
+  /** The owner's jobs, newest first, at most `limit`. */
+  list(owner: string, limit: number): Promise<JobRecord[]>;
+  /** The job as changed; undefined when it does not exist or is in none of `change.from`. */
+  update(id: string, change: JobChange): Promise<JobRecord | undefined>;
+  /** Deletes the job when it is in one of the states; whether it did. */
+  delete(id: string, states: readonly JobState[]): Promise<boolean>;
+  /**
+   * Takes or renews, for `node` until `until`, at most `limit` jobs that are SUBMITTED, or RUNNING with an expired lease or
+   * under the node's own, and makes them RUNNING. An import is taken only when no other import of its space is RUNNING
+   * and none of it was submitted before it (at most one job writes a space at a time, in order of creation).
+   */
+  claim(node: string, now: number, until: number, limit: number): Promise<JobRecord[]>;
+  /**
+   * Records progress while `node` holds the lease of the RUNNING job, and with `state` ends it; false when the node does
+   * not hold it (any more), or the job was cancelled.
+   */
+  record(id: string, node: string, progress: JobProgress, now: number, end?: JobEnd): Promise<boolean>;
+  /** Gives up the node's leases (it stops). */
+  release(node: string): Promise<void>;
+}
+
 export interface AccountRecord {
   id: string;
   username: string;
@@ -490,6 +572,7 @@ export interface Storage {
   readonly projects: ProjectStore;
   readonly sessions: SessionStore;
   readonly subscriptions: SubscriptionStore;
+  readonly jobs: JobStore;
   /** The durability settings in effect for the hub's own connections, read back from the engine (printed at start-up, checked by tests). */
   durability(): Promise<Record<string, string>>;
   close(): Promise<void>;

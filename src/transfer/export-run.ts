@@ -46,7 +46,7 @@ function envelope(geometry: Geometry | null): [number, number, number, number] |
 const intersects = (a: [number, number, number, number], b: [number, number, number, number]) => a[0] <= b[2] && b[0] <= a[2] && a[1] <= b[3] && b[1] <= a[3];
 
 /** The hub's namespace (tags, timestamps) stays in the hub: a file gets the feature as the user wrote it. */
-function plain(feature: TransferFeature): TransferFeature {
+export function plain(feature: TransferFeature): TransferFeature {
   const properties = { ...(feature.properties ?? {}) };
   delete properties[NAMESPACE];
   return { type: 'Feature', id: feature.id, geometry: feature.geometry ?? null, properties };

@@ -15,13 +15,18 @@ const CALLERS: Caller[] = ['full', 'readOnly', 'otherSpace', 'otherAccount', 'ot
  * `insert`, `update` and `remove` need the feature action; `view` any right on the space; `manage` manageSpaces;
  * `list` any hub right; `create` manageSpaces for a new space of the caller's own.
  */
-type Kind = 'public' | 'read' | 'insert' | 'update' | 'remove' | 'view' | 'manage' | 'list' | 'create' | ProjectKind | SessionKind;
+type Kind = 'public' | 'read' | 'insert' | 'update' | 'remove' | 'view' | 'manage' | 'list' | 'create' | ProjectKind | SessionKind | JobKind;
 /**
  * The Project API needs no urm right (docs/decisions.md, "Projects"): any valid token lists and creates its account's
  * projects, A's tokens read and change A's projects, other accounts read them only when published (the `otherOnShared`
  * caller gets a published project) and never change them.
  */
 type ProjectKind = 'projectList' | 'projectCreate' | 'projectRead' | 'projectChange';
+/**
+ * A job of A's (docs/jobs.md) on A's space, made with A's full token: `jobRead` a SUCCEEDED export (readFeatures on the space),
+ * `jobWrite` an import waiting for its input (createFeatures and updateFeatures). Another account's caller finds no such job (404).
+ */
+type JobKind = 'jobRead' | 'jobWrite';
 /** The Account and Token APIs authenticate by the login session (API.md 9.1): a bearer token is no session, whoever's it is. */
 type SessionKind = 'session';
 
@@ -38,6 +43,7 @@ const SPACE = '/hub/spaces/:spaceId';
 const FEATURE = `${SPACE}/features/:featureId`;
 const COLLECTION = '/ogc/collections/:spaceId';
 const ITEM = `${COLLECTION}/items/:featureId`;
+const JOB = '/hub/jobs/:jobId';
 
 /** A subscription to a name that never resolves (RFC 2606), so that nothing is sent anywhere. */
 const SUBSCRIPTION = { destination: 'https://subscriber.invalid/hook', config: { type: 'PER_TRANSACTION' } };
@@ -97,6 +103,14 @@ const CASES: Record<string, Case> = {
   [`PUT ${ITEM}`]: { kind: 'update', request: (s) => ({ path: `/ogc/collections/${s}/items/f1`, body: { ...feature('f1'), properties: { n: 2 } } }) },
   [`PATCH ${ITEM}`]: { kind: 'update', request: (s) => ({ path: `/ogc/collections/${s}/items/f1`, body: { type: 'Feature', properties: { n: 3 } } }) },
   [`DELETE ${ITEM}`]: { kind: 'remove', request: (s) => ({ path: `/ogc/collections/${s}/items/f1` }) },
+  'GET /hub/jobs': { kind: 'list', request: () => ({ path: '/hub/jobs' }) },
+  'POST /hub/jobs': { kind: 'insert', request: (s) => ({ path: '/hub/jobs', body: { source: { type: 'Files', format: 'GEOJSONSEQ' }, target: { type: 'Space', id: s } } }) },
+  [`GET ${JOB}`]: { kind: 'jobRead', request: (j) => ({ path: `/hub/jobs/${j}` }) },
+  [`DELETE ${JOB}`]: { kind: 'jobWrite', request: (j) => ({ path: `/hub/jobs/${j}` }) },
+  [`GET ${JOB}/status`]: { kind: 'jobRead', request: (j) => ({ path: `/hub/jobs/${j}/status` }) },
+  [`PATCH ${JOB}/status`]: { kind: 'jobWrite', request: (j) => ({ path: `/hub/jobs/${j}/status`, body: { desiredAction: 'CANCEL' } }) },
+  [`POST ${JOB}/inputs`]: { kind: 'jobWrite', request: (j) => ({ path: `/hub/jobs/${j}/inputs`, body: { type: 'Feature' } }) },
+  [`GET ${JOB}/outputs`]: { kind: 'jobRead', request: (j) => ({ path: `/hub/jobs/${j}/outputs` }) },
   'GET /project-api/projects': { kind: 'projectList', request: () => ({ path: '/project-api/projects' }) },
   'POST /project-api/projects': { kind: 'projectCreate', request: () => ({ path: '/project-api/projects', body: { title: 'new' } }) },
   'GET /project-api/projects/:projectId': { kind: 'projectRead', request: (p) => ({ path: `/project-api/projects/${p}` }) },
@@ -121,9 +135,10 @@ const CASES: Record<string, Case> = {
 let lookedUp = '';
 
 const isProjectKind = (kind: Kind): kind is ProjectKind => kind.startsWith('project');
+const isJobKind = (kind: Kind): kind is JobKind => kind.startsWith('job');
 
 const OK = 'ok';
-type Expected = typeof OK | 401 | 403;
+type Expected = typeof OK | 401 | 403 | 404;
 
 /** The answer each caller must get for each kind; the callers of another account see A's space shared only in `otherOnShared`. */
 function expected(kind: Kind, caller: Caller): Expected {
@@ -134,6 +149,7 @@ function expected(kind: Kind, caller: Caller): Expected {
   const ofA = caller === 'full' || caller === 'readOnly' || caller === 'otherSpace';
   if (kind === 'projectRead') return ofA || caller === 'otherOnShared' ? OK : 403;
   if (kind === 'projectChange') return ofA ? OK : 403;
+  if (kind === 'jobRead' || kind === 'jobWrite') return !ofA ? 404 : caller === 'full' || (caller === 'readOnly' && kind === 'jobRead') ? OK : 403;
   if (caller === 'full') return OK;
   if (kind === 'create') return caller === 'otherAccount' || caller === 'otherOnShared' ? OK : 403;
   if (caller === 'readOnly') return kind === 'read' || kind === 'view' ? OK : 403;
@@ -174,7 +190,8 @@ for (const backend of BACKENDS) {
     const ownerB = `acc-b-${randomBytes(4).toString('hex')}`;
 
     before(async () => {
-      hub = await startHub({ backend });
+      // Jobs start within 20 ms, so that an export job of A's has its output at once.
+      hub = await startHub({ backend, env: { HUB_JOBS_POLL: '20ms' } });
       const readOnly = { 'xyz-hub': { readFeatures: [{ owner: ownerA }] } };
       const otherSpace = { 'xyz-hub': Object.fromEntries(Object.entries(ownerRights(ownerA)['xyz-hub']).map(([action]) => [action, [{ space: 'some-other-space' }]])) };
       tokens.set('full', (await issueToken(hub, { aid: ownerA, urm: ownerRights(ownerA) })).token);
@@ -202,6 +219,22 @@ for (const backend of BACKENDS) {
     }
     const projectSnapshot = async (id: string) =>
       (await call(hub, 'GET', `/project-api/projects/${id}`, { headers: { authorization: `Bearer ${tokens.get('full')}` } })).text;
+
+    /** A job of A's on the space (see JobKind), made with A's full token; and what a refused request must leave as it was. */
+    async function jobOfA(space: string, kind: JobKind): Promise<string> {
+      const full = { authorization: `Bearer ${tokens.get('full')}` };
+      const body = kind === 'jobRead' ? { source: { type: 'Space', id: space }, target: { type: 'Files', format: 'GEOJSONSEQ' } }
+        : { source: { type: 'Files', format: 'GEOJSONSEQ' }, target: { type: 'Space', id: space } };
+      const created = await call(hub, 'POST', '/hub/jobs', { body, headers: full });
+      assert.equal(created.status, 200, created.text);
+      const id = created.body.id as string;
+      while (kind === 'jobRead' && (await call(hub, 'GET', `/hub/jobs/${id}/status`, { headers: full })).body.state !== 'SUCCEEDED') {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return id;
+    }
+    const jobSnapshot = async (id: string) =>
+      (await call(hub, 'GET', `/hub/jobs/${id}`, { headers: { authorization: `Bearer ${tokens.get('full')}` } })).text;
 
     /** A fresh space of A's with two features written in versions 0 and 1, a tag `first` at 0 and a subscription s1; shared when asked. */
     async function spaceOfA(shared: boolean): Promise<string> {
@@ -231,8 +264,10 @@ for (const backend of BACKENDS) {
       test(key, async () => {
         for (const caller of CALLERS) {
           const project = isProjectKind(row.kind);
-          const target = project ? await projectOfA(caller === 'otherOnShared') : await spaceOfA(caller === 'otherOnShared');
-          const state = () => (project ? projectSnapshot(target) : snapshot(hub, target));
+          const job = isJobKind(row.kind) ? row.kind : undefined;
+          const target = project ? await projectOfA(caller === 'otherOnShared')
+            : job ? await jobOfA(await spaceOfA(caller === 'otherOnShared'), job) : await spaceOfA(caller === 'otherOnShared');
+          const state = () => (project ? projectSnapshot(target) : job ? jobSnapshot(target) : snapshot(hub, target));
           const before = await state();
           const { path, body } = row.request(target);
           const token = tokens.get(caller);

@@ -58,7 +58,11 @@ function effectiveLimit(request: IncomingMessage, configured: number): number {
   return Number.isFinite(header) && header > 0 ? Math.min(limit, header) : limit;
 }
 
-export function bodyStream(request: IncomingMessage, configuredLimit: number): Readable {
+/**
+ * `budgeted: false` for a body streamed to disk (a job's input), which holds no memory: it is not counted against the
+ * node's body budget beyond what its headers reserved.
+ */
+export function bodyStream(request: IncomingMessage, configuredLimit: number, budgeted = true): Readable {
   const limit = effectiveLimit(request, configuredLimit);
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) throw hubError('payloadTooLarge');
@@ -70,7 +74,7 @@ export function bodyStream(request: IncomingMessage, configuredLimit: number): R
     request.on('error', (error) => stream.destroy(error));
   }
   // Always a stream of its own, so that a reader giving up early can destroy it without destroying the request.
-  const limited = stream.pipe(new SizeLimit(limit, bodyReservationOf(request)));
+  const limited = stream.pipe(new SizeLimit(limit, budgeted ? bodyReservationOf(request) : undefined));
   stream.on('error', (error) => limited.destroy(error));
   limited.once('close', () => discardRest(request));
   const idle = bodyIdleTimeoutOf(request);

@@ -83,8 +83,9 @@ export class AccessService {
   }
 
   /**
-   * The claims of a token by its id, read from the storage (never the cache): for work done later in a token's name,
-   * such as delivering a subscription. Undefined when the token was deleted or has expired.
+   * The claims of a token by its id, read from the storage (never the cache): undefined when it was deleted or has
+   * expired. Work done later in a token's name (delivering a subscription, running a job) looks them up again before
+   * each step.
    */
   async claimsOfToken(tid: string): Promise<Claims | undefined> {
     const record = await this.storage.access.findTokenByTid(tid);

@@ -100,6 +100,32 @@ const catalogMigrations: Migrations = [
   // The token whose rights a subscription's delivery goes on with (docs/subscriptions.md, "Rights"); the ones made
   // before have none and are suspended at their next round until their owner PUTs them.
   'ALTER TABLE subscriptions ADD COLUMN token_id text;',
+  // Jobs of the jobs API (docs/jobs.md), in the catalog so that every node finds them: each one's state, how far it got
+  // (an import: the input items committed), and the lease (owner node, expiry) that lets one node at a time run it.
+  `CREATE TABLE jobs (
+     id text COLLATE "C" PRIMARY KEY,
+     owner text NOT NULL,
+     token_id text NOT NULL,
+     kind text NOT NULL,
+     space_id text NOT NULL,
+     spec text NOT NULL,
+     state text NOT NULL,
+     input_bytes bigint,
+     next_item bigint NOT NULL DEFAULT 0,
+     written bigint NOT NULL DEFAULT 0,
+     failed bigint NOT NULL DEFAULT 0,
+     bytes_read bigint NOT NULL DEFAULT 0,
+     total bigint NOT NULL DEFAULT 0,
+     last_error text,
+     created_at bigint NOT NULL,
+     updated_at bigint NOT NULL,
+     started_at bigint,
+     lease_owner text,
+     lease_until bigint NOT NULL DEFAULT 0
+   );
+   CREATE INDEX jobs_by_owner ON jobs (owner, created_at);
+   CREATE INDEX jobs_by_state ON jobs (state, created_at);
+   CREATE INDEX jobs_by_space ON jobs (space_id, state);`,
 ];
 
 /**

@@ -1,5 +1,5 @@
 // The production storage engine: PostgreSQL 15 + PostGIS 3, one or more databases, the first holding the catalog.
-import type { ChangeListener, ChangeWatch, FeatureStore, HistoryStore, ProjectStore, SessionStore, SpaceStore, Storage, SubscriptionStore } from '../storage.js';
+import type { ChangeListener, ChangeWatch, FeatureStore, HistoryStore, ProjectStore, SessionStore, SpaceStore, Storage, SubscriptionStore, JobStore } from '../storage.js';
 import { listenForChanges } from './change-listener.js';
 import { PostgresAccessStore } from './access-store.js';
 import { Database } from './database.js';
@@ -11,6 +11,7 @@ import { PostgresProjectStore } from './project-store.js';
 import { PostgresSessionStore } from './session-store.js';
 import { PostgresSpaceStore } from './space-store.js';
 import { PostgresSubscriptionStore } from './subscription-store.js';
+import { PostgresJobStore } from './job-store.js';
 
 export interface PostgresOptions {
   /** Connections each node keeps at most to each database. */
@@ -30,6 +31,7 @@ export class PostgresStorage implements Storage {
   readonly projects: ProjectStore;
   readonly sessions: SessionStore;
   readonly subscriptions: SubscriptionStore;
+  readonly jobs: JobStore;
   private readonly locations: Locations;
   private readonly watches = new Set<ChangeWatch>();
 
@@ -46,6 +48,7 @@ export class PostgresStorage implements Storage {
     this.projects = new PostgresProjectStore(this.locations.catalog);
     this.sessions = new PostgresSessionStore(this.locations.catalog);
     this.subscriptions = new PostgresSubscriptionStore(this.locations.catalog);
+    this.jobs = new PostgresJobStore(this.locations.catalog);
   }
 
   private async start(poolSize: number): Promise<void> {

@@ -201,6 +201,32 @@ export const SCHEMA: SchemaComponent = { name: 'SQLite', migrations: [
   // The token whose rights a subscription's delivery goes on with (docs/subscriptions.md, "Rights"); the ones made
   // before have none and are suspended at their next round until their owner PUTs them.
   'ALTER TABLE subscriptions ADD COLUMN token_id TEXT;',
+  // Jobs of the jobs API (docs/jobs.md): each one's state, how far it got (an import: the input items committed), and the
+  // lease (owner node, expiry) that lets one process at a time run it.
+  `CREATE TABLE jobs (
+     id TEXT PRIMARY KEY,
+     owner TEXT NOT NULL,
+     token_id TEXT NOT NULL,
+     kind TEXT NOT NULL,
+     space_id TEXT NOT NULL,
+     spec TEXT NOT NULL,
+     state TEXT NOT NULL,
+     input_bytes INTEGER,
+     next_item INTEGER NOT NULL DEFAULT 0,
+     written INTEGER NOT NULL DEFAULT 0,
+     failed INTEGER NOT NULL DEFAULT 0,
+     bytes_read INTEGER NOT NULL DEFAULT 0,
+     total INTEGER NOT NULL DEFAULT 0,
+     last_error TEXT,
+     created_at INTEGER NOT NULL,
+     updated_at INTEGER NOT NULL,
+     started_at INTEGER,
+     lease_owner TEXT,
+     lease_until INTEGER NOT NULL DEFAULT 0
+   ) WITHOUT ROWID;
+   CREATE INDEX jobs_by_owner ON jobs (owner, created_at);
+   CREATE INDEX jobs_by_state ON jobs (state, created_at);
+   CREATE INDEX jobs_by_space ON jobs (space_id, state);`,
 ] };
 
 /** The schema version is the database's `user_version`; each step commits with its new version. */

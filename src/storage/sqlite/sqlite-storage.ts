@@ -13,6 +13,7 @@ import { makeOwnerOnly } from './owner-only-files.js';
 import { SqliteProjectStore } from './project-store.js';
 import { SqliteSpaceStore } from './space-store.js';
 import { SqliteSubscriptionStore } from './subscription-store.js';
+import { SqliteJobStore } from './job-store.js';
 import { BUSY_TIMEOUT_MS, WriteTransactions } from './write-transactions.js';
 
 /** PRAGMA synchronous answers a number; these are its documented names. */
@@ -38,6 +39,7 @@ export class SqliteStorage implements Storage {
   readonly projects: SqliteProjectStore;
   readonly sessions: SqliteSessionStore;
   readonly subscriptions: SqliteSubscriptionStore;
+  readonly jobs: SqliteJobStore;
 
   private constructor(private readonly db: Database.Database, options: SqliteOptions) {
     const writes = new WriteTransactions(db, options.queryTimeout);
@@ -48,6 +50,7 @@ export class SqliteStorage implements Storage {
     this.projects = new SqliteProjectStore(db, writes);
     this.sessions = new SqliteSessionStore(db, writes);
     this.subscriptions = new SqliteSubscriptionStore(db, writes);
+    this.jobs = new SqliteJobStore(db, writes);
   }
 
   /** Opens (or creates) the file and brings its schema up to date. */

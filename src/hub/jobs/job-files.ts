@@ -1,0 +1,60 @@
+// The files of jobs under HUB_JOBS_DIR: each job's uploaded input and written output, streamed to disk and never held in memory.
+import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+
+export class JobFiles {
+  constructor(readonly dir: string) {}
+
+  private folder(id: string): string {
+    return join(this.dir, id);
+  }
+
+  inputPath(id: string): string {
+    return join(this.folder(id), 'input');
+  }
+
+  outputPath(id: string): string {
+    return join(this.folder(id), 'output');
+  }
+
+  /** Streams an upload into a part file, which becomes the input only once complete: a broken upload leaves the last one. */
+  async receive(id: string, body: Readable): Promise<number> {
+    await mkdir(this.folder(id), { recursive: true, mode: 0o700 });
+    const part = `${this.inputPath(id)}.part`;
+    try {
+      await pipeline(body, createWriteStream(part, { mode: 0o600 }));
+    } catch (error) {
+      await rm(part, { force: true });
+      throw error;
+    }
+    await rename(part, this.inputPath(id));
+    return (await stat(this.inputPath(id))).size;
+  }
+
+  /** The output being written; `finishOutput` makes it the job's output. */
+  async openOutput(id: string): Promise<Writable> {
+    await mkdir(this.folder(id), { recursive: true, mode: 0o700 });
+    return createWriteStream(`${this.outputPath(id)}.part`, { mode: 0o600 });
+  }
+
+  async finishOutput(id: string): Promise<void> {
+    await rename(`${this.outputPath(id)}.part`, this.outputPath(id));
+  }
+
+  /** The output and its size; undefined when there is none (it was removed). */
+  async readOutput(id: string): Promise<{ stream: ReadStream; bytes: number } | undefined> {
+    try {
+      const { size } = await stat(this.outputPath(id));
+      return { stream: createReadStream(this.outputPath(id)), bytes: size };
+    } catch {
+      return undefined;
+    }
+  }
+
+  async remove(id: string): Promise<void> {
+    await rm(this.folder(id), { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,73 @@
+// An import job: reads the uploaded file with the CLI's format readers and writes it through the hub's write pipeline, a chunk per transaction.
+import { HubError } from '../../core/errors.js';
+import { InputError, type ReaderOptions, type TransferFeature } from '../../transfer/transfer-feature.js';
+import { detectFormat, READERS } from '../../transfer/formats/format-registry.js';
+import { openInput } from '../../transfer/input-source.js';
+import type { JobProgress, JobRecord } from '../../storage/storage.js';
+import type { JobSpec } from './job-spec.js';
+import { withLineLimit } from './line-limit.js';
+import { callerOfJob, type JobControl, JobFailure, type JobWork } from './job-work.js';
+
+/**
+ * Each chunk is written in one transaction and then recorded as committed (`next`): a node that dies between the two
+ * writes that chunk again after the restart, with the same ids (from the file, or derived from the position as the CLI
+ * derives them), so it replaces what it wrote and no feature is written twice.
+ */
+export async function runImport(work: JobWork, job: JobRecord, spec: Extract<JobSpec, { kind: 'import' }>, control: JobControl): Promise<void> {
+  const input = await openInput(work.files.inputPath(job.id));
+  const format = spec.source.format ?? detectFormat(undefined, input.head);
+  if (format === undefined) throw new JobFailure('The format of the input cannot be told from its first bytes: give source.format.');
+  const { idProperty, lon, lat, wkt, layer } = spec.source;
+  const options: ReaderOptions = { idProperty, lon, lat, wkt, layer };
+  const progress: JobProgress = { next: job.next, written: job.written, failed: job.failed, bytes: job.bytes, total: input.size ?? 0 };
+  let features: TransferFeature[] = [];
+  let failed = 0;
+  let index = 0;
+
+  /** Writes the chunk ending before item `end`; false when the job must stop. */
+  const commit = async (end: number): Promise<boolean> => {
+    if (control.signal.aborted) return false;
+    if (features.length > 0) {
+      const caller = await callerOfJob(work, job);
+      try {
+        await work.writes.writeCollection({
+          caller, spaceId: spec.target.id, body: { type: 'FeatureCollection', features },
+          transactional: true, respond: false, addTags: spec.target.addTags ?? [], removeTags: [],
+          onExists: 'replace', onNotExists: 'create', onConflict: 'error', prefixId: '',
+        });
+      } catch (error) {
+        if (error instanceof HubError && error.status < 500) {
+          throw new JobFailure(`Items ${progress.next} to ${end - 1} of the input: ${error.message}`);
+        }
+        throw error;
+      }
+    }
+    progress.next = end;
+    progress.written += features.length;
+    progress.failed += failed;
+    progress.bytes = input.bytesRead();
+    features = [];
+    failed = 0;
+    return control.record(progress);
+  };
+
+  try {
+    const source = format === 'geojsonseq' || format === 'csv' ? withLineLimit(input.source, work.maxLine) : input.source;
+    for await (const item of READERS[format](source, options)) {
+      if (index++ < progress.next) continue;
+      if (item.error !== undefined) {
+        if (spec.source.onError === 'STOP') throw new JobFailure(`${item.position}: ${item.error} (source.onError SKIP passes over bad records)`);
+        failed++;
+      } else {
+        item.feature.id ??= `${input.fingerprint}-${index - 1}`;
+        features.push(item.feature);
+      }
+      if (features.length >= work.chunk && !(await commit(index))) return;
+    }
+  } catch (error) {
+    if (error instanceof InputError) throw new JobFailure(error.message);
+    throw error;
+  }
+  if (!(await commit(index))) return;
+  await control.record({ ...progress, bytes: progress.total }, { state: 'SUCCEEDED', lastError: null });
+}

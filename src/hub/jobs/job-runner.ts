@@ -1,0 +1,92 @@
+// The job loop (docs/jobs.md): each node runs the jobs whose lease it holds, renews the leases while they run, and takes over jobs whose node stopped.
+import { randomUUID } from 'node:crypto';
+import { HubError } from '../../core/errors.js';
+import type { JobEnd, JobProgress, JobRecord, Storage } from '../../storage/storage.js';
+import { runExport } from './job-export.js';
+import { runImport } from './job-import.js';
+import type { JobSpec } from './job-spec.js';
+import { JobFailure, type JobWork } from './job-work.js';
+
+export interface JobRunnerOptions {
+  /** HUB_JOBS_POLL: how often the node looks for jobs to run and renews its leases, in ms. */
+  pollMs: number;
+  /** HUB_JOBS_LEASE: how long a lease lasts unless renewed; a crashed node's jobs move on after it. */
+  leaseMs: number;
+  /** Jobs one process runs at once. */
+  running: number;
+  /** Told of a poll or a run that failed on something other than the job's input or rights. */
+  onError?: (error: unknown) => void;
+}
+
+/** Features per write transaction of an import job, and per page of an export job. */
+export const DEFAULT_JOB_CHUNK = 5000;
+
+export const DEFAULT_JOB_RUNNER: Omit<JobRunnerOptions, 'onError'> = { pollMs: 1000, leaseMs: 30_000, running: 2 };
+
+/** What a job's lastError says of a failure that is not the job's own (a storage failure): no internals, and what to do. */
+const INTERNAL_FAILURE = 'The job stopped on a failure of the hub or its storage; RESUME it to continue from its last checkpoint.';
+
+export class JobRunner {
+  /** This process's identity in the leases: a restarted process is another node, and waits for its old leases to expire. */
+  private readonly node = randomUUID();
+  private readonly runs = new Map<string, { stop: AbortController; done: Promise<void> }>();
+  private readonly stopping = new AbortController();
+  private timer?: NodeJS.Timeout;
+  private polling?: Promise<void>;
+
+  constructor(private readonly storage: Storage, private readonly work: JobWork, private readonly options: JobRunnerOptions) {}
+
+  start(): void {
+    this.schedule();
+  }
+
+  /** Stops polling and the runs (they continue from their checkpoints elsewhere or after a restart) and gives up this node's leases. */
+  async stop(): Promise<void> {
+    clearTimeout(this.timer);
+    this.stopping.abort();
+    for (const run of this.runs.values()) run.stop.abort();
+    await this.polling;
+    await Promise.allSettled([...this.runs.values()].map((run) => run.done));
+    await this.storage.jobs.release(this.node).catch(() => undefined);
+  }
+
+  private schedule(): void {
+    if (this.stopping.signal.aborted) return;
+    this.timer = setTimeout(() => {
+      this.polling = this.poll().catch((error: unknown) => this.options.onError?.(error)).finally(() => this.schedule());
+    }, this.options.pollMs);
+  }
+
+  /** Renews the leases of the jobs running here and takes new ones; a run whose lease was lost (or job cancelled) is stopped. */
+  private async poll(): Promise<void> {
+    const now = Date.now();
+    const held = await this.storage.jobs.claim(this.node, now, now + this.options.leaseMs, this.options.running);
+    const ids = new Set(held.map((job) => job.id));
+    for (const [id, run] of this.runs) if (!ids.has(id)) run.stop.abort();
+    for (const job of held) {
+      if (this.runs.has(job.id) || this.stopping.signal.aborted) continue;
+      const stop = new AbortController();
+      const done = this.run(job, stop.signal).catch((error: unknown) => this.options.onError?.(error)).finally(() => this.runs.delete(job.id));
+      this.runs.set(job.id, { stop, done });
+    }
+  }
+
+  private async run(job: JobRecord, signal: AbortSignal): Promise<void> {
+    let latest: JobProgress = { next: job.next, written: job.written, failed: job.failed, bytes: job.bytes, total: job.total };
+    const record = async (progress: JobProgress, end?: JobEnd) => {
+      latest = { ...progress };
+      return !signal.aborted && this.storage.jobs.record(job.id, this.node, latest, Date.now(), end);
+    };
+    const control = { signal, record };
+    try {
+      const spec = JSON.parse(job.spec) as JobSpec;
+      if (spec.kind === 'import') await runImport(this.work, job, spec, control);
+      else await runExport(this.work, job, spec, control);
+    } catch (error) {
+      if (signal.aborted) return;
+      const known = error instanceof JobFailure || (error instanceof HubError && error.status < 500);
+      if (!known) this.options.onError?.(error);
+      await this.storage.jobs.record(job.id, this.node, latest, Date.now(), { state: 'FAILED', lastError: known ? (error as Error).message : INTERNAL_FAILURE });
+    }
+  }
+}
