@@ -33,7 +33,6 @@ export interface ItemsQuery {
 
 /** A property filters may name; `format` as in the queryables of OGC API Features Part 3 (`date-time`, `geometry-any`). */
 export interface Queryable extends FilterTarget {
-  type?: string;
   format?: string;
 }
 

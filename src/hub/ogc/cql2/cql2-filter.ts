@@ -12,6 +12,8 @@ export interface FilterTarget {
   path: string[];
   /** `time`: milliseconds since 1970 (createdAt, updatedAt), compared with TIMESTAMP and DATE literals. */
   kind: 'value' | 'time' | 'geometry';
+  /** The JSON Schema type the queryables tell, when known. */
+  type?: string;
 }
 
 /** The parts of a read a filter sets: a boolean expression over properties and at most one spatial condition. */
@@ -108,7 +110,7 @@ class Compiler {
       case 'not':
         return { kind: 'not', item: this.expression(node(value, 1).args[0], depth + 1) };
       case 'isNull':
-        return condition(this.value(node(value, 1).args[0]).path, 'eq', [null]);
+        return condition(this.target(node(value, 1).args[0]).path, 'eq', [null]);
       case 'like':
         return this.like(node(value, 2));
       case 'between':
@@ -124,16 +126,20 @@ class Compiler {
 
   private value(arg: unknown): FilterTarget {
     const target = this.target(arg);
-    if (target.kind === 'geometry') throw invalid(`${target.name} can only be tested with S_INTERSECTS`);
+    if (target.kind === 'geometry') throw invalid(`${target.name} can only be tested with S_INTERSECTS and IS NULL`);
     return target;
   }
 
   private comparison({ op, args }: Node): FilterExpression {
+    const call = args.find(isNode);
+    if (call) throw invalid(`${shown(call.op)} is not supported in a comparison: compare a property with a literal`);
     const propertyFirst = isObject(args[0]) && 'property' in args[0];
     const target = this.value(propertyFirst ? args[0] : args[1]);
     const literal = propertyFirst ? args[1] : args[0];
     const operator = propertyFirst ? COMPARISONS[op].op : COMPARISONS[op].flipped;
     if (target.kind === 'time') return this.timeComparison(target, operator, literal);
+    // GDAL (3.6) sends a boolean field's value as 1 or 0: on a boolean queryable those mean true and false.
+    if (target.type === 'boolean' && (literal === 1 || literal === 0)) return condition(target.path, operator, [literal === 1]);
     return condition(target.path, operator, [this.scalar(literal)]);
   }
 
