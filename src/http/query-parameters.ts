@@ -83,6 +83,7 @@ export const QUERY_PARAMETERS = {
   // cql-text is the drafts' name: GDAL 3.6 filters on the server only when the enum holds it.
   'filter-lang': oneOf('The language of filter: cql2-text (default) or cql2-json.', ['cql2-text', 'cql2-json', 'cql-text']),
   'filter-crs': text('The CRS of geometries in filter: CRS84 only.'),
+  sortby: text('Not supported: any value is a 400 (items come in insertion order).'),
   '*': { schema: { type: 'object', additionalProperties: { type: 'string' } }, description: 'Property equality filters: <property>=<value>.' },
 } satisfies Record<string, QueryParameter>;
 

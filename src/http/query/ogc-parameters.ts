@@ -17,7 +17,7 @@ export const OGC_MAX_LIMIT = 10_000;
 const NAMESPACE = '@ns:com:here:xyz';
 
 /** Parameters with a meaning of their own; every other parameter is a property equality filter. */
-const RESERVED = new Set(['f', 'limit', 'bbox', 'bbox-crs', 'crs', 'datetime', 'handle', 'access_token', 'version', 'versionref', 'filter', 'filter-lang', 'filter-crs']);
+const RESERVED = new Set(['f', 'limit', 'bbox', 'bbox-crs', 'crs', 'datetime', 'handle', 'access_token', 'version', 'versionref', 'filter', 'filter-lang', 'filter-crs', 'sortby']);
 
 /** `cql-text` is the name of drafts of the standard, which GDAL 3.6 sends; the language is read as CQL2 text. */
 const FILTER_LANGUAGES: Record<string, FilterLanguage> = { 'cql2-text': 'cql2-text', 'cql-text': 'cql2-text', 'cql2-json': 'cql2-json' };
@@ -121,6 +121,8 @@ export function ogcPropertyFilters(query: RawQuery): PropertyCondition[] {
  * only CRS of geometry literals. Undefined when no filter is given.
  */
 export function ogcFilter(query: RawQuery): unknown {
+  // Not a property named sortby, which would silently find nothing: sorting is not served (docs/ogc-filtering.md).
+  if (query.first('sortby') !== undefined) throw hubError('invalidParameter', { name: 'sortby', problem: 'sorting is not supported; items come in insertion order' });
   const crs = query.first('filter-crs');
   if (crs !== undefined && crs !== CRS84) throw hubError('ogcUnsupportedCrs', { name: 'filter-crs', crs: CRS84 });
   const given = query.occurrences('filter');

@@ -5,6 +5,7 @@ import { type BBox, geometryBBox } from '../../../geo/bbox.js';
 import type { Geometry } from '../../../geo/geometry.js';
 import { validateGeometry } from '../../../geo/geometry-validation.js';
 import { areaOf } from '../ogc-area.js';
+import { TEMPORAL, temporalFunction, timeComparison } from './cql2-time.js';
 
 /** A property a filter may name: where it lies in the stored feature and what it holds. */
 export interface FilterTarget {
@@ -36,9 +37,6 @@ const COMPARISONS: Record<string, { op: PropertyOperator; flipped: PropertyOpera
 };
 
 const SPATIAL = ['s_intersects', 's_equals', 's_disjoint', 's_touches', 's_within', 's_overlaps', 's_crosses', 's_contains'];
-const DAY = 86_400_000;
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
 
 interface Node {
   op: string;
@@ -56,18 +54,6 @@ function node(value: unknown, arity?: number): Node {
   if (!isNode(value)) throw invalid('each expression must be an object with "op" and "args"');
   if (arity !== undefined && value.args.length !== arity) throw invalid(`${value.op} takes ${arity} argument${arity === 1 ? '' : 's'}, got ${value.args.length}`);
   return value;
-}
-
-function instant(text: unknown, what: string): number {
-  const time = typeof text === 'string' && DATE_TIME.test(text) ? Date.parse(text.toUpperCase()) : NaN;
-  if (Number.isNaN(time)) throw invalid(`${what} must hold an RFC 3339 date-time with a time zone`);
-  return time;
-}
-
-function day(text: unknown): number {
-  const time = typeof text === 'string' && DATE.test(text) ? Date.parse(`${text}T00:00:00Z`) : NaN;
-  if (Number.isNaN(time)) throw invalid('DATE must hold a date as YYYY-MM-DD');
-  return time;
 }
 
 class Compiler {
@@ -119,8 +105,9 @@ class Compiler {
         return this.in(node(value, 2));
       default:
         if (op in COMPARISONS) return this.comparison(node(value, 2));
+        if (TEMPORAL.includes(op)) return this.temporal(node(value, 2));
         if (SPATIAL.includes(op)) throw invalid(`${op.toUpperCase()} may only stand as the whole filter or as one term of its top-level AND`);
-        throw invalid(`${shown(op)} is not supported (see the conformance classes)`);
+        throw invalid(`${shown(op.toUpperCase())} is not supported (see the conformance classes)`);
     }
   }
 
@@ -137,26 +124,17 @@ class Compiler {
     const target = this.value(propertyFirst ? args[0] : args[1]);
     const literal = propertyFirst ? args[1] : args[0];
     const operator = propertyFirst ? COMPARISONS[op].op : COMPARISONS[op].flipped;
-    if (target.kind === 'time') return this.timeComparison(target, operator, literal);
+    if (target.kind === 'time') return timeComparison(target, operator, literal);
     // GDAL (3.6) sends a boolean field's value as 1 or 0: on a boolean queryable those mean true and false.
     if (target.type === 'boolean' && (literal === 1 || literal === 0)) return condition(target.path, operator, [literal === 1]);
     return condition(target.path, operator, [this.scalar(literal)]);
   }
 
-  /** A DATE stands for its whole day (UTC): `= DATE` is within that day, `< DATE` before it, `> DATE` after it. */
-  private timeComparison(target: FilterTarget, op: PropertyOperator, literal: unknown): FilterExpression {
-    if (isObject(literal) && 'timestamp' in literal) return condition(target.path, op, [instant(literal.timestamp, 'TIMESTAMP')]);
-    if (!isObject(literal) || !('date' in literal)) throw invalid(`${target.name} compares with TIMESTAMP(…) or DATE(…) literals`);
-    const start = day(literal.date);
-    const end = start + DAY;
-    switch (op) {
-      case 'eq': return and([condition(target.path, 'gte', [start]), condition(target.path, 'lt', [end])]);
-      case 'ne': return { kind: 'or', items: [condition(target.path, 'lt', [start]), condition(target.path, 'gte', [end])] };
-      case 'lt': return condition(target.path, 'lt', [start]);
-      case 'lte': return condition(target.path, 'lt', [end]);
-      case 'gt': return condition(target.path, 'gte', [end]);
-      default: return condition(target.path, 'gte', [start]);
-    }
+  private temporal({ op, args }: Node): FilterExpression {
+    const propertyFirst = isObject(args[0]) && 'property' in args[0];
+    const target = this.target(propertyFirst ? args[0] : args[1]);
+    if (target.kind !== 'time') throw invalid(`${op.toUpperCase()} compares createdAt or updatedAt, not ${target.name}`);
+    return temporalFunction(op, target, propertyFirst ? args[1] : args[0], propertyFirst);
   }
 
   private scalar(literal: unknown): JsonScalar {
