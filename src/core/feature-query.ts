@@ -21,9 +21,23 @@ export interface PropertyCondition {
   values: Array<JsonScalar | object>;
 }
 
+/**
+ * A boolean combination of property conditions (OGC CQL2 filters, docs/ogc-filtering.md). A condition whose property
+ * is missing or JSON null is unknown, as in SQL, unless it tests for null (`eq`/`ne` with `null`): NOT of unknown stays
+ * unknown, and a feature whose expression is unknown or false is left out. `like` holds for a string matching a CQL2
+ * pattern (`%` any run, `_` one character, `\` escapes), case-sensitive. An empty `and` is true, an empty `or` false.
+ */
+export type FilterExpression =
+  | { kind: 'and' | 'or'; items: FilterExpression[] }
+  | { kind: 'not'; item: FilterExpression }
+  | { kind: 'condition'; condition: PropertyCondition }
+  | { kind: 'like'; path: string[]; pattern: string };
+
 export interface FeatureFilter {
   tags?: TagExpression;
   properties?: PropertyCondition[];
+  /** AND-ed with `properties`. */
+  where?: FilterExpression;
   /**
    * Only a stable 1/n of the features (n > 1): those whose insertion sequence hashes to 0 modulo n
    * (`SAMPLE_HASH`). A feature is in or out on every read and on both engines (viz sampling, API.md 6.3).

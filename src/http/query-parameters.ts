@@ -79,6 +79,11 @@ export const QUERY_PARAMETERS = {
   'bbox-crs': text('The CRS of bbox: CRS84 only.'),
   crs: text('The CRS of the answer: CRS84 only.'),
   datetime: text('An instant or interval on updatedAt (RFC 3339).'),
+  filter: text('A CQL2 filter over the queryables (OGC API Features Part 3, docs/ogc-filtering.md).'),
+  // cql-text is the drafts' name: GDAL 3.6 filters on the server only when the enum holds it.
+  'filter-lang': oneOf('The language of filter: cql2-text (default) or cql2-json.', ['cql2-text', 'cql2-json', 'cql-text']),
+  'filter-crs': text('The CRS of geometries in filter: CRS84 only.'),
+  sortby: text('Not supported: any value is a 400 (items come in insertion order).'),
   '*': { schema: { type: 'object', additionalProperties: { type: 'string' } }, description: 'Property equality filters: <property>=<value>.' },
 } satisfies Record<string, QueryParameter>;
 

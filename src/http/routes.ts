@@ -146,7 +146,7 @@ export const routes: Route[] = [
   { method: 'GET', path: '/ogc/collections', summary: 'One collection per readable space', query: ['f'], handler: ogcCollections },
   { method: 'GET', path: COLLECTION, summary: 'One collection', query: ['f'], handler: ogcCollection },
   { method: 'GET', path: `${COLLECTION}/queryables`, summary: 'The properties items can be filtered by', query: ['f'], handler: ogcQueryables },
-  { method: 'GET', path: `${COLLECTION}/items`, summary: 'Items, paged by next links', query: ['f', 'limit', 'bbox', 'bbox-crs', 'crs', 'datetime', 'handle', '*'], versions: 'any', handler: ogcItems },
+  { method: 'GET', path: `${COLLECTION}/items`, summary: 'Items, paged by next links', query: ['f', 'limit', 'bbox', 'bbox-crs', 'crs', 'datetime', 'filter', 'filter-lang', 'filter-crs', 'sortby', 'handle', '*'], versions: 'any', handler: ogcItems },
   { method: 'POST', path: `${COLLECTION}/items`, summary: 'Create an item', query: ['f'], handler: ogcCreateItem },
   { method: 'GET', path: ITEM, summary: 'One item', query: ['f', 'crs'], versions: 'any', handler: ogcItem },
   { method: 'PUT', path: ITEM, summary: 'Replace or create an item', query: ['f'], handler: ogcReplaceItem },

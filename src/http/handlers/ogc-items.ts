@@ -2,7 +2,7 @@
 import type { IteratePage } from '../../hub/features/feature-service.js';
 import { bodyStream } from '../body/body-stream.js';
 import { readJsonObject } from '../body/json-body.js';
-import { checkCrs, ogcBbox, ogcDatetime, ogcHandle, ogcLimit, ogcPropertyFilters } from '../query/ogc-parameters.js';
+import { checkCrs, ogcBbox, ogcDatetime, ogcFilter, ogcHandle, ogcLimit, ogcPropertyFilters } from '../query/ogc-parameters.js';
 import { featureDetail, featureRows, type Link, linkList, page } from '../reply/ogc-html.js';
 import { sendFeatureCollection, sendFeatureText, sendTextRead } from '../reply/read-reply.js';
 import { callerOf, type HandlerContext } from '../request-context.js';
@@ -53,6 +53,7 @@ export async function ogcItems(context: HandlerContext): Promise<unknown> {
   const query = {
     bbox: ogcBbox(context.query),
     properties: [...ogcPropertyFilters(context.query), ...ogcDatetime(context.query)],
+    filter: ogcFilter(context.query),
     afterSeq: ogcHandle(context.query),
     limit,
   };

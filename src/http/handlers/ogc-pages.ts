@@ -13,7 +13,10 @@ const GEOJSON = 'application/geo+json';
 const HTML_TYPE = 'text/html';
 const OPENAPI = 'application/vnd.oai.openapi+json;version=3.0';
 
-/** The conformance classes served: Part 1 core, GeoJSON, HTML and OpenAPI 3.0; Part 4 create/replace/delete and update. */
+/**
+ * The conformance classes served: Part 1 core, GeoJSON, HTML and OpenAPI 3.0; Part 4 create/replace/delete and update;
+ * Part 3 filtering with CQL2 text and JSON, basic CQL2 with LIKE, BETWEEN and IN, and S_INTERSECTS (docs/ogc-filtering.md).
+ */
 export const CONFORMANCE = [
   'http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core',
   'http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson',
@@ -21,6 +24,14 @@ export const CONFORMANCE = [
   'http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/oas30',
   'http://www.opengis.net/spec/ogcapi-features-4/1.0/conf/create-replace-delete',
   'http://www.opengis.net/spec/ogcapi-features-4/1.0/conf/update',
+  'http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/queryables',
+  'http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/filter',
+  'http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/features-filter',
+  'http://www.opengis.net/spec/cql2/1.0/conf/cql2-text',
+  'http://www.opengis.net/spec/cql2/1.0/conf/cql2-json',
+  'http://www.opengis.net/spec/cql2/1.0/conf/basic-cql2',
+  'http://www.opengis.net/spec/cql2/1.0/conf/advanced-comparison-operators',
+  'http://www.opengis.net/spec/cql2/1.0/conf/basic-spatial-functions',
 ];
 
 /** The link to this document in the other format, after `self`. */
@@ -64,13 +75,14 @@ export async function ogcConformance(context: HandlerContext): Promise<unknown> 
  * the route table (api-document.ts).
  */
 function collectionItemPaths(collections: Collection[]): PathItems {
-  const standard = (['limit', 'bbox', 'bbox-crs', 'crs', 'datetime', 'f'] as const).map(queryParameter);
+  const standard = (['limit', 'bbox', 'bbox-crs', 'crs', 'datetime', 'filter', 'filter-lang', 'filter-crs', 'f'] as const).map(queryParameter);
   return Object.fromEntries(collections.map((collection) => [`/collections/${collection.id}/items`, {
     get: {
       summary: `Items of ${collection.id}`,
       operationId: `getItemsOf${collections.indexOf(collection)}`,
       tags: ['OGC API Features'],
       parameters: [...standard, ...collection.queryables
+        .filter((queryable) => queryable.path[0] === 'properties' && queryable.path.length === 2)
         .filter((queryable) => !standard.some((parameter) => parameter.name === queryable.name))
         .map((queryable) => ({ name: queryable.name, in: 'query', required: false, schema: queryable.type ? { type: queryable.type } : {} }))],
       responses: { '2XX': { description: 'Success' } },
@@ -147,7 +159,7 @@ export async function ogcQueryables(context: HandlerContext): Promise<unknown> {
     $id: base.href(`/collections/${encodeURIComponent(spaceId)}/queryables`),
     type: 'object',
     title: spaceId,
-    properties: Object.fromEntries(queryables.map((q) => [q.name, { title: q.name, ...(q.type ? { type: q.type } : {}) }])),
+    properties: Object.fromEntries(queryables.map((q) => [q.name, { title: q.name, ...(q.type ? { type: q.type } : {}), ...(q.format ? { format: q.format } : {}) }])),
     additionalProperties: true,
   };
   const json = JSON.stringify(body);

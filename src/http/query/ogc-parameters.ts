@@ -1,4 +1,5 @@
 // Parses the query parameters of OGC API Features items requests: limit, bbox, bbox-crs, datetime, the paging handle and property equality.
+import { type FilterLanguage, parseFilter } from '../../hub/ogc/cql2/cql2-parse.js';
 import { parseHeadHandle } from './iterate-handle.js';
 import { hubError } from '../../core/errors.js';
 import type { PropertyCondition } from '../../core/feature-query.js';
@@ -16,7 +17,10 @@ export const OGC_MAX_LIMIT = 10_000;
 const NAMESPACE = '@ns:com:here:xyz';
 
 /** Parameters with a meaning of their own; every other parameter is a property equality filter. */
-const RESERVED = new Set(['f', 'limit', 'bbox', 'bbox-crs', 'crs', 'datetime', 'handle', 'access_token', 'version', 'versionref']);
+const RESERVED = new Set(['f', 'limit', 'bbox', 'bbox-crs', 'crs', 'datetime', 'handle', 'access_token', 'version', 'versionref', 'filter', 'filter-lang', 'filter-crs', 'sortby']);
+
+/** `cql-text` is the name of drafts of the standard, which GDAL 3.6 sends; the language is read as CQL2 text. */
+const FILTER_LANGUAGES: Record<string, FilterLanguage> = { 'cql2-text': 'cql2-text', 'cql-text': 'cql2-text', 'cql2-json': 'cql2-json' };
 
 export function ogcLimit(query: RawQuery): number {
   const value = query.first('limit');
@@ -110,4 +114,22 @@ export function ogcPropertyFilters(query: RawQuery): PropertyCondition[] {
   }
   checkListLength('property filters', conditions.length);
   return conditions;
+}
+
+/**
+ * `filter` in `filter-lang` (CQL2 text by default) as its CQL2-JSON tree; `filter-crs` may only name CRS84, the
+ * only CRS of geometry literals. Undefined when no filter is given.
+ */
+export function ogcFilter(query: RawQuery): unknown {
+  // Not a property named sortby, which would silently find nothing: sorting is not served (docs/ogc-filtering.md).
+  if (query.first('sortby') !== undefined) throw hubError('invalidParameter', { name: 'sortby', problem: 'sorting is not supported; items come in insertion order' });
+  const crs = query.first('filter-crs');
+  if (crs !== undefined && crs !== CRS84) throw hubError('ogcUnsupportedCrs', { name: 'filter-crs', crs: CRS84 });
+  const given = query.occurrences('filter');
+  const langs = query.occurrences('filter-lang');
+  const language = langs.length === 0 ? 'cql2-text' : FILTER_LANGUAGES[langs[0]];
+  if (language === undefined || langs.length > 1) throw hubError('ogcUnsupportedFilterLang');
+  if (given.length === 0) return undefined;
+  if (given.length > 1) throw hubError('ogcInvalidFilter', { problem: 'give the parameter filter once' });
+  return parseFilter(given[0], language);
 }

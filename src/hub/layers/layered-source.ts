@@ -112,7 +112,7 @@ export class LayeredSource implements FeatureSource {
       const row = this.effective(versions);
       if (row) shown.push(row);
     }
-    if (!query.properties && !query.tags && !query.spatial && !query.sample) return shown.slice(0, query.limit);
+    if (!query.properties && !query.where && !query.tags && !query.spatial && !query.sample) return shown.slice(0, query.limit);
     // Filters with ids: each shown version must itself match, which its own layer decides.
     const matching = await this.lookup(query.ids, signal, conditionsOf(query));
     return shown.filter((row) => {

@@ -1,14 +1,15 @@
 // OGC API Features over the hub: spaces as collections, items as keyset pages of iterate, queryables from statistics.
 import type { BBox } from '../../geo/bbox.js';
-import type { Position } from '../../geo/geometry.js';
-import { HubError } from '../../core/errors.js';
-import type { PropertyCondition, SpatialFilter } from '../../core/feature-query.js';
+import { HubError, hubError } from '../../core/errors.js';
+import type { PropertyCondition } from '../../core/feature-query.js';
 import type { Claims } from '../access/claims.js';
 import type { FeatureService, IteratePage, SingleFeature } from '../features/feature-service.js';
 import type { ReadOptions } from '../features/read-pipeline.js';
 import type { StatisticsService } from '../features/statistics-service.js';
 import type { SpaceService } from '../spaces/space-service.js';
 import type { VersionRef } from '../versions/space-versions.js';
+import { compileCql2, type FilterTarget } from './cql2/cql2-filter.js';
+import { areaOf } from './ogc-area.js';
 
 /** A space as an OGC collection; `extent` is the statistics bbox (estimated on large spaces), absent when the space is empty. */
 export interface Collection {
@@ -24,25 +25,29 @@ export interface Collection {
 export interface ItemsQuery {
   bbox?: BBox;
   properties: PropertyCondition[];
+  /** A CQL2 filter as its CQL2-JSON tree (cql2-parse.ts), checked against the collection's queryables here. */
+  filter?: unknown;
   afterSeq: number;
   limit: number;
 }
 
-export interface Queryable {
-  name: string;
-  type?: string;
+/** A property filters may name; `format` as in the queryables of OGC API Features Part 3 (`date-time`, `geometry-any`). */
+export interface Queryable extends FilterTarget {
+  format?: string;
 }
 
+const NAMESPACE = '@ns:com:here:xyz';
+
 /**
- * A box whose west edge lies east of its east edge crosses the antimeridian (OGC API Features 7.15.3):
- * it becomes the two boxes on either side, as one MultiPolygon.
+ * The hub's own members a filter may name besides the properties: the id, the geometry and the namespace's times. A
+ * property of the same name wins, so that a space holding its own `id` or `updatedAt` property filters on that.
  */
-function areaOf(box: BBox): SpatialFilter {
-  const [west, south, east, north] = box;
-  if (west <= east) return { kind: 'box', box };
-  const ring = (w: number, e: number): Position[][] => [[[w, south], [e, south], [e, north], [w, north], [w, south]]];
-  return { kind: 'geometry', geometry: { type: 'MultiPolygon', coordinates: [ring(west, 180), ring(-180, east)] }, bounds: [-180, south, 180, north] };
-}
+const MEMBERS: Queryable[] = [
+  { name: 'id', path: ['id'], kind: 'value', type: 'string' },
+  { name: 'geometry', path: ['geometry'], kind: 'geometry', format: 'geometry-any' },
+  { name: 'createdAt', path: ['properties', NAMESPACE, 'createdAt'], kind: 'time', type: 'string', format: 'date-time' },
+  { name: 'updatedAt', path: ['properties', NAMESPACE, 'updatedAt'], kind: 'time', type: 'string', format: 'date-time' },
+];
 
 /** Statistics reads run at once while listing collections. */
 const CONCURRENT_STATISTICS = 4;
@@ -68,7 +73,12 @@ export class OgcService {
       title: text(view.title) ?? spaceId,
       description: text(view.description),
       extent: bbox.length === 4 ? bbox as BBox : undefined,
-      queryables: properties.map((property) => ({ name: property.key, type: property.datatype ? SCHEMA_TYPES[property.datatype] : undefined })),
+      queryables: [
+        ...properties.map((property): Queryable => ({
+          name: property.key, path: ['properties', property.key], kind: 'value', type: property.datatype ? SCHEMA_TYPES[property.datatype] : undefined,
+        })),
+        ...MEMBERS.filter((member) => !properties.some((property) => property.key === member.name)),
+      ],
     };
   }
 
@@ -96,8 +106,12 @@ export class OgcService {
 
   /** One keyset page of items in insertion order: the stored texts stream as iterate's do. */
   /** `at` stays in the request's parameters, so the `next` link reads the same version. */
-  items(caller: Claims, spaceId: string, query: ItemsQuery, options: ReadOptions, at: VersionRef = 'HEAD'): Promise<IteratePage> {
-    const filter = { properties: query.properties, ...(query.bbox ? { spatial: areaOf(query.bbox) } : {}) };
+  /** A CQL2 filter is checked against the collection's queryables, which costs its statistics read. */
+  async items(caller: Claims, spaceId: string, query: ItemsQuery, options: ReadOptions, at: VersionRef = 'HEAD'): Promise<IteratePage> {
+    const compiled = query.filter === undefined ? {} : compileCql2(query.filter, (await this.collection(caller, spaceId)).queryables);
+    if (compiled.spatial && query.bbox) throw hubError('ogcInvalidFilter', { problem: 'give either bbox or a spatial function in the filter, not both' });
+    const spatial = compiled.spatial ?? (query.bbox ? areaOf(query.bbox) : undefined);
+    const filter = { properties: query.properties, ...(compiled.where ? { where: compiled.where } : {}), ...(spatial ? { spatial } : {}) };
     return this.features.iteratePage(caller, spaceId, filter, query.afterSeq, query.limit, options, at);
   }
 

@@ -1,6 +1,6 @@
 // Compiles tag expressions and property conditions into PostgreSQL WHERE clauses, with the semantics of the SQLite engine.
 import { hubError } from '../../core/errors.js';
-import { type FeatureFilter, type JsonScalar, type PropertyCondition, SAMPLE_HASH, type TagExpression } from '../../core/feature-query.js';
+import { type FeatureFilter, type FilterExpression, type JsonScalar, type PropertyCondition, SAMPLE_HASH, type TagExpression } from '../../core/feature-query.js';
 import { standIn } from './nul-stand-in.js';
 
 /** Collects statement parameters and hands out their `$n` placeholders. */
@@ -85,6 +85,39 @@ function compileCondition(condition: PropertyCondition, params: SqlParams): stri
   return alternatives.length === 1 ? alternatives[0] : `(${alternatives.join(' OR ')})`;
 }
 
+/**
+ * Under a NOT a condition on a missing or null property must stay unknown (SQL NULL), or NOT would turn it true;
+ * elsewhere unknown and false both leave the feature out, and the plain condition is kept (and with it the GIN index).
+ */
+function unknownWhenAbsent(path: string[], sql: string, params: SqlParams): string {
+  const type = `jsonb_typeof(${jsonAt(path, params)})`;
+  return `(CASE WHEN ${type} IS NULL OR ${type} = 'null' THEN NULL ELSE ${sql} END)`;
+}
+
+/** CQL2 LIKE patterns escape with a backslash, as PostgreSQL's LIKE does by default; the hub refuses one ending in a lone backslash. */
+function compileExpression(expression: FilterExpression, params: SqlParams, underNot: boolean): string {
+  switch (expression.kind) {
+    case 'and':
+    case 'or': {
+      if (expression.items.length === 0) return expression.kind === 'and' ? 'true' : 'false';
+      const items = expression.items.map((item) => compileExpression(item, params, underNot));
+      return `(${items.join(expression.kind === 'and' ? ' AND ' : ' OR ')})`;
+    }
+    case 'not':
+      return `(NOT ${compileExpression(expression.item, params, true)})`;
+    case 'condition': {
+      const condition = standIn(expression.condition);
+      const sql = compileCondition(condition, params);
+      return underNot && !condition.values.includes(null) ? unknownWhenAbsent(condition.path, sql, params) : sql;
+    }
+    case 'like': {
+      const json = jsonAt(expression.path, params);
+      const sql = `(jsonb_typeof(${json}) = 'string' AND ((${json} #>> '{}') COLLATE "C") LIKE ${params.add(standIn(expression.pattern))}::text)`;
+      return underNot ? unknownWhenAbsent(expression.path, sql, params) : sql;
+    }
+  }
+}
+
 /** Each AND-group is one array containment, served by the GIN index on tags. */
 function compileTags(tags: TagExpression, params: SqlParams): string {
   return `(${tags.map((group) => `f.tags @> ${params.add(group)}::text[]`).join(' OR ')})`;
@@ -98,6 +131,7 @@ export function compileFilter(filter: FeatureFilter, params: SqlParams): string 
   const clauses: string[] = [];
   if (filter.tags && filter.tags.length > 0) clauses.push(compileTags(standIn(filter.tags), params));
   for (const condition of filter.properties ?? []) clauses.push(compileCondition(standIn(condition), params));
+  if (filter.where) clauses.push(compileExpression(filter.where, params, false));
   if (filter.sample !== undefined && filter.sample > 1) {
     clauses.push(`((f.seq * ${SAMPLE_HASH.multiplier}) % ${SAMPLE_HASH.modulus}) % ${params.add(filter.sample)}::bigint = 0`);
   }
@@ -106,5 +140,5 @@ export function compileFilter(filter: FeatureFilter, params: SqlParams): string 
 
 /** True when the filter selects every feature. */
 export function isEmptyFilter(filter: FeatureFilter): boolean {
-  return (filter.tags ?? []).length === 0 && (filter.properties ?? []).length === 0 && !(filter.sample !== undefined && filter.sample > 1);
+  return (filter.tags ?? []).length === 0 && (filter.properties ?? []).length === 0 && filter.where === undefined && !(filter.sample !== undefined && filter.sample > 1);
 }

@@ -1,6 +1,6 @@
 // Compiles tag expressions and property conditions into SQLite WHERE clauses over the stored JSON.
 import { hubError } from '../../core/errors.js';
-import { type FeatureFilter, type JsonScalar, type PropertyCondition, SAMPLE_HASH, type TagExpression } from '../../core/feature-query.js';
+import { type FeatureFilter, type FilterExpression, type JsonScalar, type PropertyCondition, SAMPLE_HASH, type TagExpression } from '../../core/feature-query.js';
 
 export interface SqlFragment {
   sql: string;
@@ -57,6 +57,48 @@ function compileCondition(column: string, condition: PropertyCondition, params: 
   return alternatives.length === 1 ? alternatives[0] : `(${alternatives.join(' OR ')})`;
 }
 
+/** A CQL2 LIKE pattern as a GLOB pattern: GLOB is case-sensitive, as CQL2's LIKE is, where SQLite's LIKE is not. */
+function globPattern(pattern: string): string {
+  return pattern.replace(/\\(.)|[%_*?[]/gsu, (match: string, escaped: string | undefined) => {
+    if (escaped !== undefined) return '*?['.includes(escaped) ? `[${escaped}]` : escaped;
+    if (match === '%') return '*';
+    if (match === '_') return '?';
+    return `[${match}]`;
+  });
+}
+
+/**
+ * Under a NOT a condition on a missing or null property must stay unknown (SQL NULL), or NOT would turn it true;
+ * elsewhere unknown and false both leave the feature out, and the plain condition is kept.
+ */
+function unknownWhenAbsent(path: string[], sql: string): string {
+  const type = `json_type(f.json, ${jsonPathLiteral(path)})`;
+  return `(CASE WHEN ${type} IS NULL OR ${type} = 'null' THEN NULL ELSE ${sql} END)`;
+}
+
+function compileExpression(expression: FilterExpression, params: unknown[], underNot: boolean): string {
+  switch (expression.kind) {
+    case 'and':
+    case 'or': {
+      if (expression.items.length === 0) return expression.kind === 'and' ? '1' : '0';
+      const items = expression.items.map((item) => compileExpression(item, params, underNot));
+      return `(${items.join(expression.kind === 'and' ? ' AND ' : ' OR ')})`;
+    }
+    case 'not':
+      return `(NOT ${compileExpression(expression.item, params, true)})`;
+    case 'condition': {
+      const sql = compileCondition('f.json', expression.condition, params);
+      return underNot && !expression.condition.values.includes(null) ? unknownWhenAbsent(expression.condition.path, sql) : sql;
+    }
+    case 'like': {
+      const path = jsonPathLiteral(expression.path);
+      params.push(globPattern(expression.pattern));
+      const sql = `(json_type(f.json, ${path}) = 'text' AND json_extract(f.json, ${path}) GLOB ?)`;
+      return underNot ? unknownWhenAbsent(expression.path, sql) : sql;
+    }
+  }
+}
+
 /** A superseded state's tags are only in its text: the tag index holds the current rows' (by seq, which states share). */
 const TAG_IN_INDEX = 'f.seq IN (SELECT t.seq FROM feature_tags t WHERE t.sid = f.sid AND t.tag = ?)';
 const TAG_IN_TEXT = `EXISTS (SELECT 1 FROM json_each(f.json, '$.properties."@ns:com:here:xyz".tags') t WHERE t.value = ?)`;
@@ -81,6 +123,7 @@ export function compileFilter(filter: FeatureFilter, tagsFromText = false): SqlF
   const params: unknown[] = [];
   if (filter.tags && filter.tags.length > 0) clauses.push(compileTags(filter.tags, params, tagsFromText));
   for (const condition of filter.properties ?? []) clauses.push(compileCondition('f.json', condition, params));
+  if (filter.where) clauses.push(compileExpression(filter.where, params, false));
   if (filter.sample !== undefined && filter.sample > 1) {
     params.push(filter.sample);
     clauses.push(`((f.seq * ${SAMPLE_HASH.multiplier}) % ${SAMPLE_HASH.modulus}) % ? = 0`);

@@ -1,0 +1,201 @@
+// Compiles a CQL2 filter (its CQL2-JSON tree, which the text parser also builds) into the hub's typed query objects.
+import { hubError } from '../../../core/errors.js';
+import type { FilterExpression, JsonScalar, PropertyOperator, SpatialFilter } from '../../../core/feature-query.js';
+import { type BBox, geometryBBox } from '../../../geo/bbox.js';
+import type { Geometry } from '../../../geo/geometry.js';
+import { validateGeometry } from '../../../geo/geometry-validation.js';
+import { areaOf } from '../ogc-area.js';
+import { TEMPORAL, temporalFunction, timeComparison } from './cql2-time.js';
+
+/** A property a filter may name: where it lies in the stored feature and what it holds. */
+export interface FilterTarget {
+  name: string;
+  path: string[];
+  /** `time`: milliseconds since 1970 (createdAt, updatedAt), compared with TIMESTAMP and DATE literals. */
+  kind: 'value' | 'time' | 'geometry';
+  /** The JSON Schema type the queryables tell, when known. */
+  type?: string;
+}
+
+/** The parts of a read a filter sets: a boolean expression over properties and at most one spatial condition. */
+export interface CompiledFilter {
+  where?: FilterExpression;
+  spatial?: SpatialFilter;
+}
+
+/** A filter deeper or larger than this is refused: it would only make a long statement, or a deep recursion. */
+const MAX_DEPTH = 64;
+const MAX_NODES = 1000;
+
+const COMPARISONS: Record<string, { op: PropertyOperator; flipped: PropertyOperator }> = {
+  '=': { op: 'eq', flipped: 'eq' },
+  '<>': { op: 'ne', flipped: 'ne' },
+  '<': { op: 'lt', flipped: 'gt' },
+  '<=': { op: 'lte', flipped: 'gte' },
+  '>': { op: 'gt', flipped: 'lt' },
+  '>=': { op: 'gte', flipped: 'lte' },
+};
+
+const SPATIAL = ['s_intersects', 's_equals', 's_disjoint', 's_touches', 's_within', 's_overlaps', 's_crosses', 's_contains'];
+
+interface Node {
+  op: string;
+  args: unknown[];
+}
+
+const invalid = (problem: string) => hubError('ogcInvalidFilter', { problem });
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isNode = (value: unknown): value is Node => isObject(value) && typeof value.op === 'string' && Array.isArray(value.args);
+const shown = (text: string) => JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text);
+const and = (items: FilterExpression[]): FilterExpression => (items.length === 1 ? items[0] : { kind: 'and', items });
+const condition = (path: string[], op: PropertyOperator, values: JsonScalar[]): FilterExpression => ({ kind: 'condition', condition: { path, op, values } });
+
+function node(value: unknown, arity?: number): Node {
+  if (!isNode(value)) throw invalid('each expression must be an object with "op" and "args"');
+  if (arity !== undefined && value.args.length !== arity) throw invalid(`${value.op} takes ${arity} argument${arity === 1 ? '' : 's'}, got ${value.args.length}`);
+  return value;
+}
+
+class Compiler {
+  private nodes = 0;
+  private readonly targets: Map<string, FilterTarget>;
+
+  constructor(targets: readonly FilterTarget[]) {
+    this.targets = new Map(targets.map((target) => [target.name, target]));
+  }
+
+  compile(tree: unknown): CompiledFilter {
+    const terms = isNode(tree) && tree.op === 'and' ? tree.args : [tree];
+    const spatial = terms.filter((term) => isNode(term) && SPATIAL.includes(term.op));
+    if (spatial.length > 1) throw invalid('at most one spatial function may stand in the filter');
+    const rest = terms.filter((term) => !spatial.includes(term)).map((term) => this.expression(term, 1));
+    return {
+      ...(rest.length > 0 ? { where: and(rest) } : {}),
+      ...(spatial.length === 1 ? { spatial: this.spatial(node(spatial[0], 2)) } : {}),
+    };
+  }
+
+  private target(value: unknown): FilterTarget {
+    if (!isObject(value) || typeof value.property !== 'string') throw invalid('one side of each comparison must be a property');
+    const target = this.targets.get(value.property);
+    if (!target) throw hubError('ogcUnknownQueryable', { name: shown(value.property) });
+    return target;
+  }
+
+  private expression(value: unknown, depth: number): FilterExpression {
+    if (++this.nodes > MAX_NODES) throw invalid(`a filter may hold at most ${MAX_NODES} expressions`);
+    if (depth > MAX_DEPTH) throw invalid(`a filter may nest at most ${MAX_DEPTH} levels deep`);
+    if (value === true) return { kind: 'and', items: [] };
+    if (value === false) return { kind: 'or', items: [] };
+    const { op, args } = node(value);
+    switch (op) {
+      case 'and':
+      case 'or':
+        if (args.length < 2) throw invalid(`${op} takes at least 2 arguments`);
+        return { kind: op, items: args.map((arg) => this.expression(arg, depth + 1)) };
+      case 'not':
+        return { kind: 'not', item: this.expression(node(value, 1).args[0], depth + 1) };
+      case 'isNull':
+        return condition(this.target(node(value, 1).args[0]).path, 'eq', [null]);
+      case 'like':
+        return this.like(node(value, 2));
+      case 'between':
+        return this.between(node(value, 3));
+      case 'in':
+        return this.in(node(value, 2));
+      default:
+        if (op in COMPARISONS) return this.comparison(node(value, 2));
+        if (TEMPORAL.includes(op)) return this.temporal(node(value, 2));
+        if (SPATIAL.includes(op)) throw invalid(`${op.toUpperCase()} may only stand as the whole filter or as one term of its top-level AND`);
+        throw invalid(`${shown(op.toUpperCase())} is not supported (see the conformance classes)`);
+    }
+  }
+
+  private value(arg: unknown): FilterTarget {
+    const target = this.target(arg);
+    if (target.kind === 'geometry') throw invalid(`${target.name} can only be tested with S_INTERSECTS and IS NULL`);
+    return target;
+  }
+
+  private comparison({ op, args }: Node): FilterExpression {
+    const call = args.find(isNode);
+    if (call) throw invalid(`${shown(call.op)} is not supported in a comparison: compare a property with a literal`);
+    const propertyFirst = isObject(args[0]) && 'property' in args[0];
+    const target = this.value(propertyFirst ? args[0] : args[1]);
+    const literal = propertyFirst ? args[1] : args[0];
+    const operator = propertyFirst ? COMPARISONS[op].op : COMPARISONS[op].flipped;
+    if (target.kind === 'time') return timeComparison(target, operator, literal);
+    // GDAL (3.6) sends a boolean field's value as 1 or 0: on a boolean queryable those mean true and false.
+    if (target.type === 'boolean' && (literal === 1 || literal === 0)) return condition(target.path, operator, [literal === 1]);
+    return condition(target.path, operator, [this.scalar(literal)]);
+  }
+
+  private temporal({ op, args }: Node): FilterExpression {
+    const propertyFirst = isObject(args[0]) && 'property' in args[0];
+    const target = this.target(propertyFirst ? args[0] : args[1]);
+    if (target.kind !== 'time') throw invalid(`${op.toUpperCase()} compares createdAt or updatedAt, not ${target.name}`);
+    return temporalFunction(op, target, propertyFirst ? args[1] : args[0], propertyFirst);
+  }
+
+  private scalar(literal: unknown): JsonScalar {
+    if (typeof literal === 'string' || typeof literal === 'boolean') return literal;
+    if (typeof literal === 'number' && Number.isFinite(literal)) return literal;
+    if (isNode(literal)) throw invalid(`${shown(literal.op)} is not supported on either side of a comparison: compare a property with a literal`);
+    if (isObject(literal) && 'property' in literal) throw invalid('comparing two properties is not supported: compare a property with a literal');
+    throw invalid('the literal of a comparison must be a string, a number or a boolean');
+  }
+
+  private like({ args }: Node): FilterExpression {
+    const target = this.value(args[0]);
+    const pattern = args[1];
+    if (typeof pattern !== 'string') throw invalid('LIKE takes a string pattern');
+    if (/(^|[^\\])(\\\\)*\\$/u.test(pattern)) throw invalid('a LIKE pattern may not end with a lone escape character (\\)');
+    return { kind: 'like', path: target.path, pattern };
+  }
+
+  private between({ args }: Node): FilterExpression {
+    const target = this.value(args[0]);
+    const [low, high] = [args[1], args[2]].map((bound) => {
+      if (typeof bound !== 'number' || !Number.isFinite(bound)) throw invalid('BETWEEN takes numbers');
+      return bound;
+    });
+    return and([condition(target.path, 'gte', [low]), condition(target.path, 'lte', [high])]);
+  }
+
+  private in({ args }: Node): FilterExpression {
+    const target = this.value(args[0]);
+    const list = args[1];
+    if (!Array.isArray(list) || list.length === 0) throw invalid('IN takes a list of at least one literal');
+    if (list.length > MAX_NODES) throw invalid(`an IN list may hold at most ${MAX_NODES} literals`);
+    return condition(target.path, 'eq', list.map((literal) => this.scalar(literal)));
+  }
+
+  private spatial({ op, args }: Node): SpatialFilter {
+    if (op !== 's_intersects') throw invalid(`${op.toUpperCase()} is not supported: only S_INTERSECTS`);
+    const propertyFirst = isObject(args[0]) && 'property' in args[0];
+    const target = this.target(propertyFirst ? args[0] : args[1]);
+    if (target.kind !== 'geometry') throw invalid(`S_INTERSECTS tests the geometry, not ${target.name}`);
+    const literal = propertyFirst ? args[1] : args[0];
+    if (isObject(literal) && 'bbox' in literal) return areaOf(this.box(literal.bbox));
+    if (!isObject(literal) || typeof literal.type !== 'string') throw invalid('S_INTERSECTS takes the geometry property and a geometry literal');
+    const problem = validateGeometry(literal);
+    if (problem !== null) throw invalid(`the geometry of S_INTERSECTS: ${problem}`);
+    const geometry = literal as unknown as Geometry;
+    return { kind: 'geometry', geometry, bounds: geometryBBox(geometry) ?? [0, 0, 0, 0] };
+  }
+
+  private box(value: unknown): BBox {
+    const numbers = Array.isArray(value) && value.every((n) => typeof n === 'number' && Number.isFinite(n)) ? value as number[] : [];
+    if (numbers.length !== 4 && numbers.length !== 6) throw invalid('BBOX takes 4 numbers (or 6 with heights)');
+    const [west, south, east, north] = numbers.length === 4 ? numbers : [numbers[0], numbers[1], numbers[3], numbers[4]];
+    if ([west, east].some((x) => Math.abs(x) > 180) || [south, north].some((y) => Math.abs(y) > 90) || south > north) {
+      throw invalid('BBOX must be west, south, east, north in degrees, with south ≤ north');
+    }
+    return [west, south, east, north];
+  }
+}
+
+/** The typed query of a filter; unknown properties, unsupported functions and malformed trees are 400s. */
+export function compileCql2(tree: unknown, targets: readonly FilterTarget[]): CompiledFilter {
+  return new Compiler(targets).compile(tree);
+}
