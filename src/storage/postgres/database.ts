@@ -29,11 +29,15 @@ export interface PoolOptions {
 const QUERY_TIMEOUT_GRACE_MS = 5_000;
 const CONNECT_TIMEOUT_MS = 10_000;
 /**
- * How long an idle connection stays open (pg-pool closes them after 10 s by default). A new backend costs the
- * database 20-45 ms to connect and 50-100 ms more for its first area read and first vector tile (PostGIS and PROJ
- * load, catalog caches fill), so a node that paused for ten seconds paid that on every connection again.
+ * Idle connections are never closed (pg-pool closes them after 10 s by default; 0 turns that off). A new backend
+ * costs the database 20-45 ms to connect and 50-100 ms more for its first area read and first vector tile (PostGIS
+ * and PROJ load, catalog caches fill). And a backend maps each page of the shared buffers into its own address space
+ * the first time it touches it: one page fault per 4 KiB, about 80 µs each on a VM where faults trap to the host, so a
+ * new backend spent about 2.5 s more in its first few hundred small boxes over 128 MB of shared buffers (250 faults
+ * per box, then none; docs/decisions.md, "Ten million features in one space"). A pause of a few minutes used to
+ * hand all of that to the next requests; the pool's size already bounds what is kept.
  */
-const IDLE_TIMEOUT_MS = 5 * 60_000;
+const IDLE_TIMEOUT_MS = 0;
 /** The hub's connections name themselves so that operators (and tests) find them in pg_stat_activity. */
 const APPLICATION_NAME = 'spatial-data-hub';
 
