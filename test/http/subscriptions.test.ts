@@ -268,6 +268,20 @@ for (const backend of BACKENDS) {
       }));
     });
 
+    test('ids the hub makes up are ids it takes back: 90 subscriptions without one, each readable by its id', async () => {
+      const space = await createSpace(hub, { versionsToKeep: 2 });
+      const body = { destination: 'http://127.0.0.1:9/hook', config: { type: 'CONTENT_CHANGE' }, status: { state: 'SUSPENDED' } };
+      const ids = await Promise.all(Array.from({ length: 90 }, async () => {
+        const created = await subscribe(space, body);
+        assert.equal(created.status, 200, created.text);
+        return created.body.id as string;
+      }));
+      for (const id of ids) {
+        assert.match(id, /^[A-Za-z0-9]{12}$/);
+        assert.equal((await call(hub, 'GET', `/hub/spaces/${space}/subscriptions/${id}`)).status, 200, id);
+      }
+    });
+
     test('bad input: clear 400s (404, 409), and nothing is created', async () => {
       const plain = await createSpace(hub);
       const space = await createSpace(hub, { versionsToKeep: 3 });

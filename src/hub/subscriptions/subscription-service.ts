@@ -5,6 +5,7 @@ import { isObject } from '../../core/json.js';
 import type { Storage, StoredSpace, SubscriptionRecord, SubscriptionState } from '../../storage/storage.js';
 import type { Claims } from '../access/claims.js';
 import type { SpaceResolver } from '../resolve/space-resolver.js';
+import { randomId } from '../ids.js';
 import { keepsHistory } from '../versions/space-versions.js';
 import { checkReachable, destinationUrl } from './destination-guard.js';
 import { filterSpecOf } from './subscription-filter.js';
@@ -112,7 +113,7 @@ export class SubscriptionService {
     if (count >= MAX_SUBSCRIPTIONS_PER_SPACE) throw hubError('tooManySubscriptions', { count });
     const { head } = await this.storage.features.versions(space.key);
     const record: SubscriptionRecord = {
-      sid: space.key.sid, spaceId, id: input.id ?? randomBytes(9).toString('base64url'), destination: input.destination, type: input.type,
+      sid: space.key.sid, spaceId, id: input.id ?? randomId(12), destination: input.destination, type: input.type,
       filter: input.filter, secret: randomBytes(32).toString('base64url'), state: input.state ?? 'ACTIVE', delivered: head, attempts: 0, retryAt: 0,
       lastError: null, createdAt: Date.now(), tokenId: caller.tid,
     };
