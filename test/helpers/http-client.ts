@@ -89,6 +89,18 @@ export async function createSpaceWith(hub: HubProcess, features: object[], extra
 }
 
 /** An ErrorResponse with this status and code whose message holds every one of `parts`. */
+/** The ids of every feature of a space, in insertion order, read by following iterate's handles. */
+export async function allIds(hub: HubProcess, space: string): Promise<string[]> {
+  const ids: string[] = [];
+  let handle: string | undefined;
+  do {
+    const page = await call(hub, 'GET', `/hub/spaces/${space}/iterate?limit=10000&selection=p.none${handle ? `&handle=${handle}` : ''}`);
+    ids.push(...(page.body.features ?? []).map((feature) => feature.id));
+    handle = page.body.handle as string | undefined;
+  } while (handle !== undefined);
+  return ids;
+}
+
 export function assertError(response: TestResponse, status: number, code: string, ...parts: string[]): void {
   assert.equal(response.status, status, response.text);
   assert.equal(response.body.code, code, response.text);

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { deserialize } from 'flatgeobuf/lib/mjs/geojson.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import type { Storage } from '../../src/storage/storage.js';
-import { assertError, call, createSpace, type TestResponse } from '../helpers/http-client.js';
+import { allIds, assertError, call, createSpace, type TestResponse } from '../helpers/http-client.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
 import { issueToken, ownerRights } from '../helpers/tokens.js';
 
@@ -69,16 +69,6 @@ for (const backend of BACKENDS) {
       return id;
     };
     const count = async (space: string) => (await call(hub, 'GET', `/hub/spaces/${space}/count`)).body.count as number;
-    const allIds = async (space: string) => {
-      const ids: string[] = [];
-      let handle: string | undefined;
-      do {
-        const page = await call(hub, 'GET', `/hub/spaces/${space}/iterate?limit=10000&selection=p.none${handle ? `&handle=${handle}` : ''}`);
-        ids.push(...(page.body.features ?? []).map((feature) => feature.id));
-        handle = page.body.handle as string | undefined;
-      } while (handle !== undefined);
-      return ids;
-    };
 
     test('an import of GeoJSONSeq by upload goes WAITING_FOR_INPUT → SUBMITTED → SUCCEEDED with its counts; the features are readable', async () => {
       const space = await createSpace(hub);
@@ -94,7 +84,7 @@ for (const backend of BACKENDS) {
       assert.deepEqual(one.body.geometry, point(7).geometry);
       assert.equal((one.body.properties as Record<string, unknown>).name, 'point 7');
       // Features without an id get ids derived from their position, as the CLI derives them: the same file gives the same ids.
-      const ids = await allIds(space);
+      const ids = await allIds(hub, space);
       assert.equal(new Set(ids).size, 1500);
       assert.equal(ids.filter((featureId) => /^[0-9a-f]{12}-\d+$/.test(featureId)).length, 300, ids.slice(1200, 1203).join());
       const job = await call(hub, 'GET', `/hub/jobs/${id}`);
@@ -292,7 +282,7 @@ for (const backend of BACKENDS) {
       assert.equal(done.writtenFeatures, total);
       assert.ok(done.startedAt !== undefined);
       assert.equal(await count(space), total);
-      const ids = await allIds(space);
+      const ids = await allIds(hub, space);
       assert.equal(ids.length, total);
       assert.equal(new Set(ids).size, total, 'no id twice');
       assert.deepEqual(ids.slice(0, total / 2), Array.from({ length: total / 2 }, (_, i) => `p${i}`), 'the ids of the file, in file order');

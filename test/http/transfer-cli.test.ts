@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { call } from '../helpers/http-client.js';
+import { allIds, call } from '../helpers/http-client.js';
 import { BACKENDS, type HubProcess, ROOT, startHub } from '../helpers/hub-process.js';
 import { cli, startCli } from '../helpers/transfer-cli.js';
 
@@ -15,17 +15,6 @@ import { cli, startCli } from '../helpers/transfer-cli.js';
 const BIG_MB = Number(process.env.TRANSFER_TEST_MB ?? 200);
 
 const summaryOf = (stderr: string) => (JSON.parse(stderr.trim().split('\n').filter((line) => line.startsWith('{"summary"')).pop() ?? '{}') as { summary: Record<string, number> }).summary;
-
-async function allIds(hub: HubProcess, space: string): Promise<string[]> {
-  const ids: string[] = [];
-  let handle: string | undefined;
-  do {
-    const page = await call(hub, 'GET', `/hub/spaces/${space}/iterate?limit=10000&selection=p.none${handle ? `&handle=${handle}` : ''}`);
-    ids.push(...(page.body.features ?? []).map((feature) => feature.id));
-    handle = page.body.handle as string | undefined;
-  } while (handle !== undefined);
-  return ids;
-}
 
 /** A proxy to the hub that answers the first `fail` PUTs itself with `status`, and counts the PUTs it saw. */
 async function faultyProxy(hub: HubProcess, status: number, fail: number): Promise<{ server: Server; url: string; puts: () => number }> {

@@ -6,6 +6,7 @@ import { runExport } from './job-export.js';
 import { runImport } from './job-import.js';
 import type { JobSpec } from './job-spec.js';
 import { JobFailure, type JobWork } from './job-work.js';
+import { PollLoop } from '../poll-loop.js';
 
 export interface JobRunnerOptions {
   /** HUB_JOBS_POLL: how often the node looks for jobs to run and renews its leases, in ms. */
@@ -30,31 +31,23 @@ export class JobRunner {
   /** This process's identity in the leases: a restarted process is another node, and waits for its old leases to expire. */
   private readonly node = randomUUID();
   private readonly runs = new Map<string, { stop: AbortController; done: Promise<void> }>();
-  private readonly stopping = new AbortController();
-  private timer?: NodeJS.Timeout;
-  private polling?: Promise<void>;
+  private readonly loop: PollLoop;
 
-  constructor(private readonly storage: Storage, private readonly work: JobWork, private readonly options: JobRunnerOptions) {}
+  constructor(private readonly storage: Storage, private readonly work: JobWork, private readonly options: JobRunnerOptions) {
+    this.loop = new PollLoop(options.pollMs, () => this.poll(), options.onError);
+  }
 
   start(): void {
-    this.schedule();
+    this.loop.start();
   }
 
   /** Stops polling and the runs (they continue from their checkpoints elsewhere or after a restart) and gives up this node's leases. */
   async stop(): Promise<void> {
-    clearTimeout(this.timer);
-    this.stopping.abort();
+    const polled = this.loop.stop();
     for (const run of this.runs.values()) run.stop.abort();
-    await this.polling;
+    await polled;
     await Promise.allSettled([...this.runs.values()].map((run) => run.done));
     await this.storage.jobs.release(this.node).catch(() => undefined);
-  }
-
-  private schedule(): void {
-    if (this.stopping.signal.aborted) return;
-    this.timer = setTimeout(() => {
-      this.polling = this.poll().catch((error: unknown) => this.options.onError?.(error)).finally(() => this.schedule());
-    }, this.options.pollMs);
   }
 
   /** Renews the leases of the jobs running here and takes new ones; a run whose lease was lost (or job cancelled) is stopped. */
@@ -64,7 +57,7 @@ export class JobRunner {
     const ids = new Set(held.map((job) => job.id));
     for (const [id, run] of this.runs) if (!ids.has(id)) run.stop.abort();
     for (const job of held) {
-      if (this.runs.has(job.id) || this.stopping.signal.aborted) continue;
+      if (this.runs.has(job.id) || this.loop.stopped.aborted) continue;
       const stop = new AbortController();
       const done = this.run(job, stop.signal).catch((error: unknown) => this.options.onError?.(error)).finally(() => this.runs.delete(job.id));
       this.runs.set(job.id, { stop, done });

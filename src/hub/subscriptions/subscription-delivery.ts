@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Storage, StoredSpace, SubscriptionRecord } from '../../storage/storage.js';
 import { allows, subscriptionAccess } from '../access/authorization.js';
 import type { Claims } from '../access/claims.js';
+import { PollLoop } from '../poll-loop.js';
 import { DEFAULT_MAX_PINNED } from '../versions/pruning.js';
 import { keepsHistory } from '../versions/space-versions.js';
 import { FeatureFilter, type FilterSpec } from './subscription-filter.js';
@@ -50,30 +51,21 @@ export class SubscriptionDelivery {
   /** This process's identity in the leases: a restarted process is another node, and waits for its old leases to expire. */
   private readonly node = randomUUID();
   private readonly running = new Map<string, Promise<void>>();
-  private readonly stopping = new AbortController();
-  private timer?: NodeJS.Timeout;
-  private polling?: Promise<void>;
+  private readonly loop: PollLoop;
 
-  constructor(private readonly storage: Storage, private readonly tokens: TokenClaims, private readonly options: DeliveryOptions) {}
+  constructor(private readonly storage: Storage, private readonly tokens: TokenClaims, private readonly options: DeliveryOptions) {
+    this.loop = new PollLoop(options.pollMs, () => this.poll(), options.onError);
+  }
 
   start(): void {
-    this.schedule();
+    this.loop.start();
   }
 
   /** Stops polling, aborts the POSTs in flight (their versions are delivered again later) and gives up this node's leases. */
   async stop(): Promise<void> {
-    clearTimeout(this.timer);
-    this.stopping.abort();
-    await this.polling;
+    await this.loop.stop();
     await Promise.allSettled(this.running.values());
     await this.storage.subscriptions.release(this.node).catch(() => undefined);
-  }
-
-  private schedule(): void {
-    if (this.stopping.signal.aborted) return;
-    this.timer = setTimeout(() => {
-      this.polling = this.poll().catch((error: unknown) => this.options.onError?.(error)).finally(() => this.schedule());
-    }, this.options.pollMs);
   }
 
   /** Takes or renews the leases, and starts a round for each subscription that is not in one and not backing off. */
@@ -82,7 +74,7 @@ export class SubscriptionDelivery {
     const held = await this.storage.subscriptions.claim(this.node, now, now + this.options.leaseMs, CLAIMED_PER_POLL);
     for (const subscription of held) {
       const key = `${subscription.sid}/${subscription.id}`;
-      if (this.running.has(key) || subscription.retryAt > now || this.stopping.signal.aborted) continue;
+      if (this.running.has(key) || subscription.retryAt > now || this.loop.stopped.aborted) continue;
       this.running.set(key, this.round(subscription).catch((error: unknown) => this.options.onError?.(error)).finally(() => this.running.delete(key)));
     }
   }
@@ -138,12 +130,12 @@ export class SubscriptionDelivery {
         for (const version of versions) {
           await this.rightsHeld(subscription, space);
           for await (const body of versionBodies(this.storage, space.key, subscription, version, filter)) {
-            if (this.stopping.signal.aborted) return;
+            if (this.loop.stopped.aborted) return;
             const problem = await postWebhook(subscription.destination, body, {
               'x-hub-signature-256': signatureOf(subscription.secret, body),
               'x-hub-subscription': subscription.id,
               'x-hub-version': String(version.version),
-            }, { timeoutMs: this.options.timeoutMs, allowPrivate: this.options.allowPrivate, signal: this.stopping.signal });
+            }, { timeoutMs: this.options.timeoutMs, allowPrivate: this.options.allowPrivate, signal: this.loop.stopped });
             if (problem !== undefined) throw new Stop(`Delivering version ${version.version} failed: ${problem}.`, false);
           }
           delivered = version.version;
@@ -152,7 +144,7 @@ export class SubscriptionDelivery {
       }
     } catch (error) {
       if (!(error instanceof Stop)) throw error;
-      if (this.stopping.signal.aborted) return;
+      if (this.loop.stopped.aborted) return;
       const attempts = subscription.attempts + (error.suspend ? 0 : 1);
       const suspend = error.suspend || attempts >= this.options.retries;
       const problem = suspend && !error.suspend ? `${error.problem} Suspended after ${attempts} failed attempts in a row; PUT status.state ACTIVE to resume.` : error.problem;
