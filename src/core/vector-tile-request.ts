@@ -15,7 +15,7 @@ export interface VectorTileRequest {
   projection: TileProjection;
   /** Tile-space units across the tile (4096). */
   extent: number;
-  /** Tile-space units kept beyond each edge when clipping (16 × margin). */
+  /** Tile-space units kept beyond each edge when clipping (64 + 16 × margin). */
   buffer: number;
   /** `.mvtf`: attributes are `properties.<dotted.path>` leaves instead of top-level properties with nested ones as JSON text. */
   flatten: boolean;

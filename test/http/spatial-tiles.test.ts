@@ -100,12 +100,12 @@ for (const backend of BACKENDS) {
         assert.equal(layerOf(accepted.bytes, space).length, 1);
       });
 
-      test('margin becomes a buffer of 16 units per pixel', async () => {
+      test('margin widens the default buffer of 64 units by 16 units per pixel', async () => {
         const plain = layerFeatures(layerOf((await binary(hub, `/hub/spaces/${space}/tile/web/${TILE}.mvt`)).bytes, space));
         assert.ok(!plain.some((feature) => feature.properties.id === 'near'));
         const buffered = layerFeatures(layerOf((await binary(hub, `/hub/spaces/${space}/tile/web/${TILE}.mvt?margin=4`)).bytes, space));
         const near = buffered.find((feature) => feature.properties.id === 'near');
-        assert.ok(near, 'a point 16 units east of the tile is in a tile with a buffer of 64');
+        assert.ok(near, 'a point 16 units east of the tile is in a tile with a margin of 4 pixels');
         assert.ok(Math.abs(near.geometry[0][0].x - 4112) <= 1);
       });
 

@@ -55,6 +55,11 @@ export interface TileRead extends AreaRead {
 /** MVT tiles have 4096 units a side and 16 units of buffer per pixel of margin (API.md 6.2). */
 const MVT_EXTENT = 4096;
 const MVT_UNITS_PER_PIXEL = 16;
+/**
+ * Units every vector tile keeps beyond its edges (Martin's default; docs/vector-tiles.md), so that a polygon cut by
+ * the tile does not get an outline along the tile's edge: its cut lies outside what a client draws of the tile.
+ */
+const MVT_DEFAULT_BUFFER = 64;
 
 /** Where the reference geometry of a spatial search comes from (API.md 6.5, 6.6). */
 export type SpatialSource =
@@ -154,7 +159,7 @@ export class SpatialService {
       bounds: tileBounds(tile),
       projection: tile.scheme === 'here' ? 'geographic' : 'mercator',
       extent: MVT_EXTENT,
-      buffer: MVT_UNITS_PER_PIXEL * margin,
+      buffer: MVT_DEFAULT_BUFFER + MVT_UNITS_PER_PIXEL * margin,
       flatten,
     };
     if (read.clustering) checkClusterableTile(tile);
