@@ -9,9 +9,11 @@ import { createJob, deleteJob, downloadJobOutput, getJob, getJobStatus, listJobs
 import { openApiYaml } from './handlers/openapi.js';
 import { ogcCreateItem, ogcDeleteItem, ogcItem, ogcItems, ogcReplaceItem, ogcUpdateItem } from './handlers/ogc-items.js';
 import { ogcApi, ogcCollection, ogcCollections, ogcConformance, ogcLanding, ogcQueryables } from './handlers/ogc-pages.js';
+import { ogcTile, ogcTileMatrixSet, ogcTileMatrixSets, ogcTileset, ogcTilesets } from './handlers/ogc-tiles.js';
 import { createProject, deleteProject, getProject, listProjects, patchProject, replaceProject } from './handlers/projects.js';
 import { bboxFeatures, spatialFeatures, spatialFeaturesByGeometry, tileFeatures } from './handlers/spatial-reads.js';
 import { createSpace, deleteSpace, getSpace, listSpaces, patchSpace } from './handlers/spaces.js';
+import { tileJson } from './handlers/tile-json.js';
 import { createSubscription, deleteSubscription, getSubscription, listSubscriptions, replaceSubscription } from './handlers/subscriptions.js';
 import { createToken, deleteToken, getToken, listTokens } from './handlers/tokens.js';
 import { rootPage, VIEWER_PATH, viewerFile, viewerLibrary, viewerPage } from './handlers/viewer.js';
@@ -81,6 +83,7 @@ export const routes: Route[] = [
 
   { method: 'GET', path: `${SPACE}/bbox`, summary: 'Features in a bounding box', query: [...AREA, 'west', 'south', 'east', 'north', ...DISPLAY], versions: 'any', handler: bboxFeatures },
   { method: 'GET', path: `${SPACE}/tile/:type/:tileId`, summary: 'Features in a tile, as GeoJSON or MVT', query: [...AREA, 'margin', 'mode', 'vizSampling', ...DISPLAY], versions: 'any', handler: tileFeatures },
+  { method: 'GET', path: `${SPACE}/tilejson.json`, summary: 'TileJSON 3.0.0 of the space\'s vector tiles (docs/vector-tiles.md)', handler: tileJson },
   { method: 'GET', path: `${SPACE}/spatial`, summary: 'Features near a point, a feature or in an H3 cell', query: [...AREA, 'lat', 'lon', 'refSpaceId', 'refFeatureId', 'h3Index', 'radius'], versions: 'any', handler: spatialFeatures },
   { method: 'POST', path: `${SPACE}/spatial`, summary: 'Features near or in a geometry', query: [...AREA, 'radius'], versions: 'any', handler: spatialFeaturesByGeometry },
 
@@ -152,4 +155,11 @@ export const routes: Route[] = [
   { method: 'PUT', path: ITEM, summary: 'Replace or create an item', query: ['f'], handler: ogcReplaceItem },
   { method: 'PATCH', path: ITEM, summary: 'Change an item', query: ['f'], handler: ogcUpdateItem },
   { method: 'DELETE', path: ITEM, summary: 'Delete an item', query: ['f'], handler: ogcDeleteItem },
+
+  // OGC API Tiles (docs/vector-tiles.md): the tile matrix set is public; a collection's tiles need readFeatures like the XYZ tile route
+  { method: 'GET', path: '/ogc/tileMatrixSets', summary: 'The tile matrix sets served', query: ['f'], public: true, handler: ogcTileMatrixSets },
+  { method: 'GET', path: '/ogc/tileMatrixSets/:tileMatrixSetId', summary: 'A tile matrix set\'s definition', query: ['f'], public: true, handler: ogcTileMatrixSet },
+  { method: 'GET', path: `${COLLECTION}/tiles`, summary: 'The vector tilesets of a collection', query: ['f'], handler: ogcTilesets },
+  { method: 'GET', path: `${COLLECTION}/tiles/:tileMatrixSetId`, summary: 'A vector tileset: its tile URL template and limits', query: ['f'], handler: ogcTileset },
+  { method: 'GET', path: `${COLLECTION}/tiles/:tileMatrixSetId/:tileMatrix/:tileRow/:tileCol`, summary: 'A vector tile (MVT); 204 when empty', handler: ogcTile },
 ];

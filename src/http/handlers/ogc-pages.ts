@@ -15,7 +15,8 @@ const OPENAPI = 'application/vnd.oai.openapi+json;version=3.0';
 
 /**
  * The conformance classes served: Part 1 core, GeoJSON, HTML and OpenAPI 3.0; Part 4 create/replace/delete and update;
- * Part 3 filtering with CQL2 text and JSON, basic CQL2 with LIKE, BETWEEN and IN, and S_INTERSECTS (docs/ogc-filtering.md).
+ * Part 3 filtering with CQL2 text and JSON, basic CQL2 with LIKE, BETWEEN and IN, and S_INTERSECTS (docs/ogc-filtering.md);
+ * OGC API Tiles with MVT tilesets of each collection in WebMercatorQuad, and that tile matrix set's definition (docs/vector-tiles.md).
  */
 export const CONFORMANCE = [
   'http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core',
@@ -32,6 +33,13 @@ export const CONFORMANCE = [
   'http://www.opengis.net/spec/cql2/1.0/conf/basic-cql2',
   'http://www.opengis.net/spec/cql2/1.0/conf/advanced-comparison-operators',
   'http://www.opengis.net/spec/cql2/1.0/conf/basic-spatial-functions',
+  'http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/core',
+  'http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/tileset',
+  'http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/tilesets-list',
+  'http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/geodata-tilesets',
+  'http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/mvt',
+  'http://www.opengis.net/spec/tms/2.0/conf/tilematrixset',
+  'http://www.opengis.net/spec/tms/2.0/conf/json-tilematrixset',
 ];
 
 /** The link to this document in the other format, after `self`. */
@@ -58,6 +66,7 @@ export async function ogcLanding(context: HandlerContext): Promise<unknown> {
     { href: base.href('/api', { f: 'html' }), rel: 'service-doc', type: HTML_TYPE, title: 'the API documentation' },
     { href: base.href('/conformance'), rel: 'conformance', type: JSON_TYPE, title: 'conformance classes' },
     { href: base.href('/collections'), rel: 'data', type: JSON_TYPE, title: 'collections' },
+    { href: base.href('/tileMatrixSets'), rel: 'http://www.opengis.net/def/rel/ogc/1.0/tiling-schemes', type: JSON_TYPE, title: 'tile matrix sets' },
   ];
   const title = 'Spatial Data Hub: OGC API Features';
   const description = 'The spaces of this hub as OGC API Features collections.';
@@ -116,6 +125,7 @@ function collectionBody(base: LinkBase, collection: Collection, format: OgcForma
     { href: base.href(`${path}/items`), rel: 'items', type: GEOJSON, title: 'items' },
     { href: base.href(`${path}/items`, { f: 'html' }), rel: 'items', type: HTML_TYPE, title: 'items as HTML' },
     { href: base.href(`${path}/queryables`), rel: 'http://www.opengis.net/def/rel/ogc/1.0/queryables', type: 'application/schema+json', title: 'queryables' },
+    { href: base.href(`${path}/tiles`), rel: 'http://www.opengis.net/def/rel/ogc/1.0/tilesets-vector', type: JSON_TYPE, title: 'vector tilesets' },
   ];
   return {
     id: collection.id,

@@ -6,6 +6,8 @@ export interface Link {
   rel: string;
   type: string;
   title?: string;
+  /** The href is a URI template (OGC API Tiles: `{tileMatrix}/{tileRow}/{tileCol}`). */
+  templated?: boolean;
 }
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };

@@ -17,6 +17,8 @@ export interface Collection {
   title: string;
   description?: string;
   extent?: BBox;
+  /** The extent comes from a sample of a large space: features may lie outside it. */
+  extentEstimated: boolean;
   /** The properties the space's statistics found (sampled on large spaces), with their types where known. */
   queryables: Queryable[];
 }
@@ -66,13 +68,14 @@ export class OgcService {
   /** The collection of one space: its definition as the caller sees it, its extent and queryables from the space statistics. */
   async collection(caller: Claims, spaceId: string): Promise<Collection> {
     const { body, definition: view } = await this.statistics.statistics(caller, spaceId);
-    const bbox = (body.bbox as { value: number[] }).value;
+    const bbox = body.bbox as { value: number[]; estimated: boolean };
     const properties = (body.properties as { value: Array<{ key: string; datatype?: string }> }).value;
     return {
       id: spaceId,
       title: text(view.title) ?? spaceId,
       description: text(view.description),
-      extent: bbox.length === 4 ? bbox as BBox : undefined,
+      extent: bbox.value.length === 4 ? bbox.value as BBox : undefined,
+      extentEstimated: bbox.estimated,
       queryables: [
         ...properties.map((property): Queryable => ({
           name: property.key, path: ['properties', property.key], kind: 'value', type: property.datatype ? SCHEMA_TYPES[property.datatype] : undefined,
