@@ -52,10 +52,11 @@ async function render(page: Page, style: object, zoom: number, places: Array<[nu
     const library = (window as unknown as { maplibregl: { Map: new (options: object) => MapLike } }).maplibregl;
     const map = new library.Map({ container: 'map', style, center: [0, 0], zoom, fadeDuration: 0, attributionControl: false,
       canvasContextAttributes: { preserveDrawingBuffer: true } });
-    const errors: string[] = [];
-    map.on('error', (event) => errors.push(String(event.error?.message ?? event.error)));
-    await new Promise<void>((resolve) => map.once('idle', resolve));
-    if (errors.length > 0) throw new Error(errors.join('; '));
+    // A tile or TileJSON the map cannot load fails the render at once (it would never become idle).
+    await new Promise<void>((resolve, reject) => {
+      map.once('idle', resolve);
+      map.on('error', (event) => reject(new Error(`the map reports: ${String(event.error?.message ?? event.error)}`)));
+    });
     const canvas = map.getCanvas();
     const copy = document.createElement('canvas');
     copy.width = canvas.width;
@@ -142,6 +143,19 @@ describe('vector tiles in MapLibre GL (headless Chromium)', { skip: chromiumMiss
             assert.ok(distance(colour, insideColours[0]) <= 8, `at ${seams[index]} on a tile edge the pixels are those inside the square, no stroke: ${JSON.stringify(around)}`);
           }
         });
+        assert.deepEqual(problems, []);
+      });
+
+      test('a map given only the TileJSON URL (token as access_token) draws the space, and its tiles carry the token the same way', async () => {
+        const tileJson = `${hub.url}/hub/spaces/seams/tilejson.json?access_token=${token}`;
+        const style = polygonStyle({ type: 'vector', url: tileJson }, 'seams');
+        const { colours, names } = await render(page, style, 2, [[10, 10], [-10, -10], [30, 30]]);
+        assert.ok(distance(colours[0][0], hex(FILL)) <= 8, `the square is drawn: ${colours[0][0]}`);
+        assert.ok(distance(colours[1][0], hex(FILL)) <= 8, `the square is drawn: ${colours[1][0]}`);
+        assert.ok(distance(colours[2][0], hex(BACKGROUND)) <= 8, `outside it the background: ${JSON.stringify(colours[2])}`);
+        assert.deepEqual(names, ['square']);
+        assert.ok(requested.some((url) => url.startsWith(`${hub.url}/hub/spaces/seams/tile/web/2_`)), `tiles were asked for: ${requested.join(' ')}`);
+        assert.ok(requested.every((url) => url.startsWith(hub.url)), 'only the hub is asked');
         assert.deepEqual(problems, []);
       });
     });
