@@ -150,6 +150,20 @@ for (const backend of BACKENDS) {
       assert.equal(empty.bytes.length, 0);
     });
 
+    test('MVT tiles keep 64 units beyond their edges (issue 27 §1), and margin widens that by 16 units a pixel', async () => {
+      // web/3_4_2 (0°–45°E, 41°–66.5°N): France and Spain cross its west edge, Russia its east edge.
+      const span = async (path: string) => {
+        const layer = new VectorTile(new PbfReader((await binary(hub, path)).bytes)).layers[SPACE];
+        const xs = Array.from({ length: layer.length }, (_, i) => layer.feature(i).loadGeometry().flat().map((point) => point.x)).flat();
+        return [Math.min(...xs), Math.max(...xs)];
+      };
+      for (const [path, buffer] of [[`/ogc/collections/${SPACE}/tiles/WebMercatorQuad/3/2/4`, 64], [`/hub/spaces/${SPACE}/tile/web/3_4_2.mvt`, 64],
+        [`/hub/spaces/${SPACE}/tile/web/3_4_2.mvt?margin=4`, 128]] as const) {
+        const [min, max] = await span(path);
+        assert.ok(Math.abs(min + buffer) <= 1 && Math.abs(max - 4096 - buffer) <= 1, `${path}: x from ${min} to ${max}, a buffer of ${buffer}`);
+      }
+    });
+
     test('bad tile coordinates are a 400, tiles outside the matrix set and unknown tile matrix sets a 404, in the OGC error shape', async () => {
       const tiles = `/ogc/collections/${SPACE}/tiles`;
       assertOgcError(await call(hub, 'GET', `${tiles}/WebMercatorQuad/25/0/0`), 404, 'ogcTileNotFound', /no tile 25\/0\/0.*0 to 24/);

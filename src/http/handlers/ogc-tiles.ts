@@ -54,11 +54,15 @@ export async function ogcTileMatrixSet(context: HandlerContext): Promise<unknown
 }
 
 /** The tileset of a collection as listed (`tilesets`) and described (`tileset`): its tile link, the tile matrix set and its extent. */
-function tileset(context: HandlerContext, base: LinkBase, collection: Collection): { summary: object; links: Link[]; limits?: object[] } {
+function tileset(context: HandlerContext, base: LinkBase, collection: Collection): { summary: object; listed: Link[]; links: Link[]; limits?: object[] } {
   const path = `${tilesPath(collection.id)}/${WEB_MERCATOR_QUAD}`;
-  const links: Link[] = [
+  // What the tileset list gives of it: where it is and its tile matrix set; its own document adds the rest.
+  const listed: Link[] = [
     { href: base.href(path), rel: 'self', type: JSON_TYPE, title: `${collection.title} in ${WEB_MERCATOR_QUAD}` },
     { href: base.href(tileMatrixSetPath), rel: `${REL}/tiling-scheme`, type: JSON_TYPE, title: WEB_MERCATOR_QUAD },
+  ];
+  const links: Link[] = [
+    ...listed,
     { href: `${base.root}${path}/{tileMatrix}/{tileRow}/{tileCol}`, rel: 'item', type: MVT, title: 'vector tiles (MVT)', templated: true },
     { href: base.href(`/collections/${encodeURIComponent(collection.id)}`), rel: `${REL}/geodata`, type: JSON_TYPE, title: collection.title },
     { href: tileJsonUrl(context, collection.id), rel: 'alternate', type: JSON_TYPE, title: 'this tileset as TileJSON 3.0.0' },
@@ -67,6 +71,7 @@ function tileset(context: HandlerContext, base: LinkBase, collection: Collection
   const bounds = collection.extent && !collection.extentEstimated ? collection.extent : undefined;
   return {
     summary: { title: collection.title, dataType: 'vector', crs: EPSG_3857, tileMatrixSetURI: WEB_MERCATOR_QUAD_URI },
+    listed,
     links,
     limits: bounds ? tileMatrixLimits(bounds, MAX_VECTOR_TILE_LEVEL) : undefined,
   };
@@ -76,13 +81,13 @@ export async function ogcTilesets(context: HandlerContext): Promise<unknown> {
   const format = ogcFormat(context);
   const base = linkBase(context);
   const collection = await context.hub.ogc.collection(callerOf(context), context.params.spaceId);
-  const { summary, links } = tileset(context, base, collection);
+  const { summary, listed } = tileset(context, base, collection);
   const own: Link[] = [
     { href: base.href(tilesPath(collection.id)), rel: 'self', type: JSON_TYPE, title: 'this document' },
     { href: base.href(`/collections/${encodeURIComponent(collection.id)}`), rel: `${REL}/geodata`, type: JSON_TYPE, title: collection.title },
   ];
-  const body = { links: own, tilesets: [{ ...summary, links: links.slice(0, 2) }] };
-  return send(context, format, `Tilesets of ${collection.title}`, body, [...own, ...links.slice(0, 2)]);
+  const body = { links: own, tilesets: [{ ...summary, links: listed }] };
+  return send(context, format, `Tilesets of ${collection.title}`, body, [...own, ...listed]);
 }
 
 export async function ogcTileset(context: HandlerContext): Promise<unknown> {
