@@ -92,3 +92,35 @@ export interface FeatureTextPage {
   /** The insertion sequence of the page's last feature (iterate handles). */
   lastSeq: number;
 }
+
+/** One key of a sorted read: a member of the feature from its root (`["id"]`, `["properties","name"]`), ascending unless `descending`. */
+export interface SortKey {
+  path: string[];
+  descending: boolean;
+}
+
+/**
+ * Where a feature stands on one sort key, as both engines compute it in SQL: the rank of its JSON type (0 number,
+ * 1 string, 2 boolean, 3 null, missing, object or array), the number (booleans 0 and 1, else 0), the string (else
+ * ''). Keys compare by rank, then number, then string (UTF-8 bytes), so the order is total and the same on both
+ * engines: null sorts after every value ascending and before them descending, as PostgreSQL's NULLS LAST/FIRST does.
+ */
+export type SortValue = [rank: number, number: number, text: string];
+
+/**
+ * A page of features in the order of `sort` (whose last key must identify a feature: `["id"]`), after the feature that
+ * stood at `after` (one value per key), at most `limit`. Same filters as a FeatureQuery without ids.
+ */
+export interface SortedQuery extends FeatureFilter {
+  spatial?: SpatialFilter;
+  sort: SortKey[];
+  after?: SortValue[];
+  limit: number;
+  version?: number;
+}
+
+/** The stored texts of a sorted page in order, and where its last feature stands (absent when the page is empty). */
+export interface SortedPage {
+  texts: string[];
+  last?: SortValue[];
+}

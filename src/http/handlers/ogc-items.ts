@@ -1,8 +1,8 @@
 // Handlers of OGC API Features items: keyset pages of a collection's features, one item, and the Part 4 writes.
-import type { IteratePage } from '../../hub/features/feature-service.js';
+import type { ItemsPage } from '../../hub/ogc/ogc-service.js';
 import { bodyStream } from '../body/body-stream.js';
 import { readJsonObject } from '../body/json-body.js';
-import { checkCrs, ogcBbox, ogcDatetime, ogcFilter, ogcHandle, ogcLimit, ogcPropertyFilters } from '../query/ogc-parameters.js';
+import { checkCrs, ogcBbox, ogcDatetime, ogcFilter, ogcHandle, ogcLimit, ogcPropertyFilters, ogcSortby } from '../query/ogc-parameters.js';
 import { featureDetail, featureRows, type Link, linkList, page } from '../reply/ogc-html.js';
 import { sendFeatureCollection, sendFeatureText, sendTextRead } from '../reply/read-reply.js';
 import { callerOf, type HandlerContext } from '../request-context.js';
@@ -24,19 +24,20 @@ function pageParameters(context: HandlerContext): Record<string, string> {
   return kept;
 }
 
-/** `self`, the other format, `collection`, and `next` when the page came full (keyset: the handle is its last sequence). */
-function pageLinks(context: HandlerContext, base: LinkBase, result: IteratePage, limit: number, html: boolean): Link[] {
+/** `self`, the other format, `collection`, and `next` when the page came full (keyset: the handle is its last sequence, or its sort position). */
+function pageLinks(context: HandlerContext, base: LinkBase, result: ItemsPage, html: boolean): Link[] {
   const { spaceId } = context.params;
   const parameters = pageParameters(context);
-  const handle = context.query.first('handle');
-  const here = handle ? { ...parameters, handle } : parameters;
+  const given = context.query.first('handle');
+  const here = given ? { ...parameters, handle: given } : parameters;
   const links: Link[] = [
     { href: base.href(itemsPath(spaceId), { ...here, f: html ? 'html' : 'json' }), rel: 'self', type: html ? HTML_TYPE : GEOJSON, title: 'this page' },
     { href: base.href(itemsPath(spaceId), { ...here, f: html ? 'json' : 'html' }), rel: 'alternate', type: html ? GEOJSON : HTML_TYPE, title: 'this page in the other format' },
     { href: base.href(`/collections/${encodeURIComponent(spaceId)}`), rel: 'collection', type: 'application/json', title: 'the collection' },
   ];
-  if (result.returned() === limit) {
-    const next = { ...parameters, handle: String(result.lastSeq()), ...(html ? { f: 'html' } : {}) };
+  const handle = result.next();
+  if (handle !== undefined) {
+    const next = { ...parameters, handle, ...(html ? { f: 'html' } : {}) };
     links.push({ href: base.href(itemsPath(spaceId), next), rel: 'next', type: html ? HTML_TYPE : GEOJSON, title: 'next page' });
   }
   return links;
@@ -50,17 +51,18 @@ export async function ogcItems(context: HandlerContext): Promise<unknown> {
   const format = ogcFormat(context);
   const limit = ogcLimit(context.query);
   checkCrs(context.query);
+  const sortby = ogcSortby(context.query);
   const query = {
     bbox: ogcBbox(context.query),
     properties: [...ogcPropertyFilters(context.query), ...ogcDatetime(context.query)],
     filter: ogcFilter(context.query),
-    afterSeq: ogcHandle(context.query),
+    ...(sortby ? { sortby, afterSeq: 0, handle: context.query.first('handle') } : { afterSeq: ogcHandle(context.query) }),
     limit,
   };
   const base = linkBase(context);
   const result = await context.hub.ogc.items(callerOf(context), context.params.spaceId, query, ogcReadOptions(context, format), versionRefOf(context.query));
   if (format === 'json') {
-    const trailer = () => ({ links: pageLinks(context, base, result, limit, false), numberReturned: result.returned() });
+    const trailer = () => ({ links: pageLinks(context, base, result, false), numberReturned: result.returned() });
     // The time of the answer is not part of what it holds: left out of the ETag, or no page would ever be answered 304.
     return sendFeatureCollection(context.request, context.reply, { ...result, trailer }, () => ({ timeStamp: new Date().toISOString() }));
   }
@@ -68,7 +70,7 @@ export async function ogcItems(context: HandlerContext): Promise<unknown> {
   for await (const text of result.features) texts.push(text.toString());
   const features = JSON.parse(`[${texts.filter((text) => text.length > 0).join(',')}]`) as Array<{ id?: unknown }>;
   const itemHref = (id: string) => base.href(`${itemsPath(context.params.spaceId)}/${encodeURIComponent(id)}`, { f: 'html' });
-  const body = `<p>${features.length} features</p>${featureRows(features, itemHref)}${linkList(pageLinks(context, base, result, limit, true))}`;
+  const body = `<p>${features.length} features</p>${featureRows(features, itemHref)}${linkList(pageLinks(context, base, result, true))}`;
   return sendTextRead(context.request, context.reply, page(`Items of ${context.params.spaceId}`, body), HTML_TYPE);
 }
 
