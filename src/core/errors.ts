@@ -31,7 +31,7 @@ export const errorCatalogue = {
   ogcInvalidBbox: { status: 400, template: 'Invalid bbox: {problem}' },
   ogcUnsupportedCrs: { status: 400, template: 'The parameter {name} must name {crs}, the only CRS served.' },
   ogcInvalidDatetime: { status: 400, template: 'Invalid datetime: {problem}. Give an RFC 3339 instant (2024-01-31T10:00:00Z) or an interval (start/end, with .. for an open end), compared with the features\' updatedAt.' },
-  ogcInvalidFormat: { status: 400, template: 'The parameter f must be json or html.' },
+  ogcInvalidFormat: { status: 400, template: 'The parameter f must be one of {formats}.' },
   ogcFilterSyntax: { status: 400, template: 'The filter does not parse at line {line}, column {column} (offset {offset}): {problem}' },
   ogcInvalidFilter: { status: 400, template: 'Invalid filter: {problem}.' },
   ogcUnknownQueryable: { status: 400, template: 'The filter names the property {name}, which is not a queryable of this collection: see its queryables.' },
