@@ -59,9 +59,16 @@ export const SAMPLE_HASH = { multiplier: 2654435761, modulus: 4294967296 } as co
  * `bounds` holds every possible match: the engines narrow their spatial index with it before the
  * exact test. Features without geometry never match.
  */
+/**
+ * How a stored geometry must relate to the filter's `geometry` (OGC CQL2 spatial functions), planar on lon/lat with the
+ * DE-9IM semantics of PostGIS `ST_Within`, `ST_Contains`, … (the stored geometry first); absent: intersects. For
+ * `disjoint` the filter's `bounds` are the whole world, as a match may lie anywhere.
+ */
+export type SpatialRelation = 'within' | 'contains' | 'disjoint' | 'equals' | 'touches' | 'crosses' | 'overlaps';
+
 export type SpatialFilter =
   | { kind: 'box'; box: BBox }
-  | { kind: 'geometry'; geometry: Geometry; bounds: BBox }
+  | { kind: 'geometry'; geometry: Geometry; bounds: BBox; relation?: SpatialRelation }
   | { kind: 'distance'; geometry: Geometry; radius: number; bounds: BBox };
 
 export interface FeatureQuery extends FeatureFilter {

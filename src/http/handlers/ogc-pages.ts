@@ -16,7 +16,7 @@ const OPENAPI = 'application/vnd.oai.openapi+json;version=3.0';
 
 /**
  * The conformance classes served: Part 1 core, GeoJSON, HTML and OpenAPI 3.0; Part 4 create/replace/delete and update;
- * Part 3 filtering with CQL2 text and JSON, basic CQL2 with LIKE, BETWEEN and IN, and S_INTERSECTS; Part 8 sorting (docs/ogc-filtering.md).
+ * Part 3 filtering with CQL2 text and JSON, basic CQL2 with LIKE, BETWEEN and IN, and the spatial functions; Part 8 sorting (docs/ogc-filtering.md).
  */
 export const CONFORMANCE = [
   'http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core',
@@ -33,6 +33,7 @@ export const CONFORMANCE = [
   'http://www.opengis.net/spec/cql2/1.0/conf/basic-cql2',
   'http://www.opengis.net/spec/cql2/1.0/conf/advanced-comparison-operators',
   'http://www.opengis.net/spec/cql2/1.0/conf/basic-spatial-functions',
+  'http://www.opengis.net/spec/cql2/1.0/conf/spatial-functions',
   'http://www.opengis.net/spec/ogcapi-features-8/1.0/conf/sorting',
 ];
 
