@@ -103,6 +103,32 @@ describe('OGC items in file formats, read back by GDAL', { skip: GDAL_MISSING ? 
         assert.ok(!text.includes('@ns:com:here:xyz'));
       });
 
+      test('iterate by Accept pages by the Link header, and search answers in the format asked for', async () => {
+        for (const format of FORMATS) {
+          for (const name of FIXTURES) {
+            const read = new Map<string, PlainFeature>();
+            let path: string | undefined = `/hub/spaces/${spaces.get(name)}/iterate?limit=4`;
+            while (path) {
+              const response = await get(path, { accept: format.type.split(';')[0] });
+              assert.equal(response.status, 200, await response.clone().text());
+              assert.equal(response.headers.get('content-type'), format.type);
+              for (const [id, feature] of await gdalRead(await response.arrayBuffer(), format.extension)) read.set(id, feature);
+              const next = /<([^>]+)>; rel="next"/.exec(response.headers.get('link') ?? '')?.[1];
+              path = next;
+            }
+            assertSameFeatures(read, fixture(name), { textOnly: format.textOnly });
+          }
+          const search = await get(`/hub/spaces/${spaces.get('chicago_parks.geo.json')}/search?p.title=Lincoln%20Park`, { accept: format.type.split(';')[0] });
+          assert.equal(search.headers.get('content-type'), format.type);
+          const found = await gdalRead(await search.arrayBuffer(), format.extension);
+          const wanted = [...fixture('chicago_parks.geo.json')].filter(([, feature]) => feature.properties.title === 'Lincoln Park');
+          assert.ok(wanted.length > 0);
+          assertSameFeatures(found, new Map(wanted), { textOnly: format.textOnly });
+        }
+        const json = await get(`/hub/spaces/${spaces.get('chicago_parks.geo.json')}/iterate`, { accept: 'application/geo+json, application/flatgeobuf' });
+        assert.equal(json.headers.get('content-type'), 'application/geo+json');
+      });
+
       test('an unknown f is a 400 listing the formats served; JSON and HTML stay the default', async () => {
         const space = spaces.get('chicago_parks.geo.json')!;
         const bad = await call(hub, 'GET', `/ogc/collections/${space}/items?f=shp`);
