@@ -105,7 +105,8 @@ describe('OGC items in file formats, read back by GDAL', { skip: GDAL_MISSING ? 
 
       test('iterate by Accept pages by the Link header, and search answers in the format asked for', async () => {
         for (const format of FORMATS) {
-          for (const name of FIXTURES) {
+          // The shapes (every geometry type, two pages): the pages are the items test's, only their links differ.
+          for (const name of FIXTURES.slice(1)) {
             const read = new Map<string, PlainFeature>();
             let path: string | undefined = `/hub/spaces/${spaces.get(name)}/iterate?limit=4`;
             while (path) {
