@@ -8,7 +8,7 @@ import { sendFeatureCollection, sendFeatureText, sendTextRead } from '../reply/r
 import { callerOf, type HandlerContext } from '../request-context.js';
 import { versionRefOf } from '../query/version-ref.js';
 import { type LinkBase, linkBase, ogcFormat, ogcItemsFormat, ogcReadOptions } from './ogc-request.js';
-import { type FileFormat, linkHeader, sendFeatureFile } from '../reply/feature-formats.js';
+import { type FileFormat, fileFormatType, linkHeader, sendFeatureFile } from '../reply/feature-formats.js';
 
 const GEOJSON = 'application/geo+json';
 const HTML_TYPE = 'text/html';
@@ -25,8 +25,6 @@ function pageParameters(context: HandlerContext): Record<string, string> {
   return kept;
 }
 
-const FILE_TYPES: Record<FileFormat, string> = { jsonseq: 'application/geo+json-seq', csv: 'text/csv', fgb: 'application/flatgeobuf' };
-
 /**
  * `self`, the other format (JSON or HTML), `collection`, and `next` when the page came full (keyset: the handle is its last
  * sequence, or its sort position). A file format's page links to itself and its next page in that format.
@@ -36,7 +34,7 @@ function pageLinks(context: HandlerContext, base: LinkBase, result: ItemsPage, f
   const parameters = pageParameters(context);
   const given = context.query.first('handle');
   const here = given ? { ...parameters, handle: given } : parameters;
-  const type = format === 'json' ? GEOJSON : format === 'html' ? HTML_TYPE : FILE_TYPES[format];
+  const type = format === 'json' ? GEOJSON : format === 'html' ? HTML_TYPE : fileFormatType(format);
   const other = format === 'html' ? 'json' : 'html';
   const links: Link[] = [
     { href: base.href(itemsPath(spaceId), { ...here, f: format }), rel: 'self', type, title: 'this page' },

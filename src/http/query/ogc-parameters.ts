@@ -1,4 +1,4 @@
-// Parses the query parameters of OGC API Features items requests: limit, bbox, bbox-crs, datetime, the paging handle and property equality.
+// Parses the query parameters of OGC API Features items requests: limit, bbox, bbox-crs, datetime, sortby, the paging handle and property equality.
 import { type FilterLanguage, parseFilter } from '../../hub/ogc/cql2/cql2-parse.js';
 import { parseHeadHandle } from './iterate-handle.js';
 import { MAX_SORT_TERMS, type SortbyTerm } from '../../hub/ogc/ogc-sort.js';

@@ -29,6 +29,9 @@ export const fileFormatNamed = (name: string): FileFormat | undefined => FORMAT_
 
 export const FILE_FORMAT_NAMES = Object.keys(FORMATS) as FileFormat[];
 
+/** The media type an answer in the format has. */
+export const fileFormatType = (format: FileFormat): string => FORMATS[format].type;
+
 /** The file format an `Accept` header asks for by its media type, when it names one before any JSON or HTML type. */
 export function acceptedFileFormat(accept: string | undefined): FileFormat | undefined {
   const wanted = (accept ?? '').toLowerCase();
