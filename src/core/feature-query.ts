@@ -59,9 +59,16 @@ export const SAMPLE_HASH = { multiplier: 2654435761, modulus: 4294967296 } as co
  * `bounds` holds every possible match: the engines narrow their spatial index with it before the
  * exact test. Features without geometry never match.
  */
+/**
+ * How a stored geometry must relate to the filter's `geometry` (OGC CQL2 spatial functions), planar on lon/lat with the
+ * DE-9IM semantics of PostGIS `ST_Within`, `ST_Contains`, … (the stored geometry first); absent: intersects. For
+ * `disjoint` the filter's `bounds` are the whole world, as a match may lie anywhere.
+ */
+export type SpatialRelation = 'within' | 'contains' | 'disjoint' | 'equals' | 'touches' | 'crosses' | 'overlaps';
+
 export type SpatialFilter =
   | { kind: 'box'; box: BBox }
-  | { kind: 'geometry'; geometry: Geometry; bounds: BBox }
+  | { kind: 'geometry'; geometry: Geometry; bounds: BBox; relation?: SpatialRelation }
   | { kind: 'distance'; geometry: Geometry; radius: number; bounds: BBox };
 
 export interface FeatureQuery extends FeatureFilter {
@@ -91,4 +98,36 @@ export interface FeatureTextPage {
   count: number;
   /** The insertion sequence of the page's last feature (iterate handles). */
   lastSeq: number;
+}
+
+/** One key of a sorted read: a member of the feature from its root (`["id"]`, `["properties","name"]`), ascending unless `descending`. */
+export interface SortKey {
+  path: string[];
+  descending: boolean;
+}
+
+/**
+ * Where a feature stands on one sort key, as both engines compute it in SQL: the rank of its JSON type (0 number,
+ * 1 string, 2 boolean, 3 null, missing, object or array), the number (booleans 0 and 1, else 0), the string (else
+ * ''). Keys compare by rank, then number, then string (UTF-8 bytes), so the order is total and the same on both
+ * engines: null sorts after every value ascending and before them descending, as PostgreSQL's NULLS LAST/FIRST does.
+ */
+export type SortValue = [rank: number, number: number, text: string];
+
+/**
+ * A page of features in the order of `sort` (whose last key must identify a feature: `["id"]`), after the feature that
+ * stood at `after` (one value per key), at most `limit`. Same filters as a FeatureQuery without ids.
+ */
+export interface SortedQuery extends FeatureFilter {
+  spatial?: SpatialFilter;
+  sort: SortKey[];
+  after?: SortValue[];
+  limit: number;
+  version?: number;
+}
+
+/** The stored texts of a sorted page in order, and where its last feature stands (absent when the page is empty). */
+export interface SortedPage {
+  texts: string[];
+  last?: SortValue[];
 }

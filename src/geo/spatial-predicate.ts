@@ -1,5 +1,6 @@
 // The exact spatial test of a read (SpatialFilter), for storage engines that cannot run it in SQL.
-import type { SpatialFilter } from '../core/feature-query.js';
+import type { SpatialFilter, SpatialRelation } from '../core/feature-query.js';
+import { toJsts } from './jsts-geometry.js';
 import { geometryBBox, type BBox } from './bbox.js';
 import { SphericalGeometry } from './geodesic-distance.js';
 import type { Geometry } from './geometry.js';
@@ -46,6 +47,39 @@ function geometryPredicate(reference: Geometry): GeometryPredicate {
   };
 }
 
+/**
+ * A DE-9IM relation by JSTS's RelateOp, the port of what GEOS (PostGIS) computes, after the test of the bounds that
+ * every relation but disjoint needs: two geometries whose boxes do not meet are disjoint and nothing else.
+ */
+function relationPredicate(reference: Geometry, relation: SpatialRelation): GeometryPredicate {
+  const referenceBounds = geometryBBox(reference);
+  if (referenceBounds === null) return () => false;
+  const intersects = geometryPredicate(reference);
+  if (relation === 'disjoint') return (geometry) => !intersects(geometry);
+  const jstsReference = toJsts(reference);
+  const holds = {
+    within: (bounds: BBox) => boxHolds(referenceBounds, bounds),
+    equals: (bounds: BBox) => boxHolds(referenceBounds, bounds) && boxHolds(bounds, referenceBounds),
+    contains: (bounds: BBox) => boxHolds(bounds, referenceBounds),
+    touches: () => true,
+    crosses: () => true,
+    overlaps: () => true,
+  }[relation];
+  return (geometry) => {
+    const bounds = geometryBBox(geometry);
+    if (bounds === null || !boxesMeet(referenceBounds, bounds) || !holds(bounds)) return false;
+    const tested = toJsts(geometry);
+    switch (relation) {
+      case 'within': return tested.within(jstsReference);
+      case 'contains': return tested.contains(jstsReference);
+      case 'equals': return tested.equalsTopo(jstsReference);
+      case 'touches': return tested.touches(jstsReference);
+      case 'crosses': return tested.crosses(jstsReference);
+      case 'overlaps': return tested.overlaps(jstsReference);
+    }
+  };
+}
+
 function distancePredicate(reference: Geometry, radius: number): GeometryPredicate {
   const prepared = new SphericalGeometry(reference);
   return (geometry) => prepared.distanceTo(new SphericalGeometry(geometry)) <= radius;
@@ -54,7 +88,7 @@ function distancePredicate(reference: Geometry, radius: number): GeometryPredica
 /**
  * The test a stored geometry must pass to match the filter, exactly as PostGIS decides it: `box` and
  * `geometry` like `ST_Intersects` on `geometry(…, 4326)` (planar on lon/lat, boundaries included),
- * `distance` like `ST_DWithin` on `geography` (WGS 84 spheroid). Everything costly about the
+ * `distance` like `ST_DWithin` on `geography` (WGS 84 spheroid); a `relation` as its PostGIS function. Everything costly about the
  * reference is prepared once, here, since the predicate runs for many features.
  */
 export function spatialPredicate(filter: SpatialFilter): GeometryPredicate {
@@ -62,7 +96,7 @@ export function spatialPredicate(filter: SpatialFilter): GeometryPredicate {
     case 'box':
       return boxPredicate(filter.box);
     case 'geometry':
-      return geometryPredicate(filter.geometry);
+      return filter.relation ? relationPredicate(filter.geometry, filter.relation) : geometryPredicate(filter.geometry);
     case 'distance':
       return distancePredicate(filter.geometry, filter.radius);
   }

@@ -74,7 +74,7 @@ export const QUERY_PARAMETERS = {
   h3Index: text('An H3 cell to search in.'),
   paginate: flag('Answer {projects, handle} pages instead of an array.'),
   published: flag('List every account\'s published projects.'),
-  f: oneOf('Answer format.', ['json', 'html']),
+  f: oneOf('Answer format; jsonseq (GeoJSON text sequence), csv and fgb (FlatGeobuf) on items only (docs/output-formats.md).', ['json', 'html', 'jsonseq', 'csv', 'fgb']),
   bbox: { schema: { type: 'array', minItems: 4, maxItems: 6, items: { type: 'number' } }, description: 'west,south,east,north (or with heights) in CRS84.' },
   'bbox-crs': text('The CRS of bbox: CRS84 only.'),
   crs: text('The CRS of the answer: CRS84 only.'),
@@ -83,7 +83,7 @@ export const QUERY_PARAMETERS = {
   // cql-text is the drafts' name: GDAL 3.6 filters on the server only when the enum holds it.
   'filter-lang': oneOf('The language of filter: cql2-text (default) or cql2-json.', ['cql2-text', 'cql2-json', 'cql-text']),
   'filter-crs': text('The CRS of geometries in filter: CRS84 only.'),
-  sortby: text('Not supported: any value is a 400 (items come in insertion order).'),
+  sortby: text('Sort keys, +name ascending (or name), -name descending, comma-separated, over the sortables (OGC API Features Part 8, docs/ogc-filtering.md).'),
   '*': { schema: { type: 'object', additionalProperties: { type: 'string' } }, description: 'Property equality filters: <property>=<value>.' },
 } satisfies Record<string, QueryParameter>;
 

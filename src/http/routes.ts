@@ -8,7 +8,7 @@ import { hubInfo } from './handlers/hub-info.js';
 import { createJob, deleteJob, downloadJobOutput, getJob, getJobStatus, listJobs, patchJobStatus, uploadJobInput } from './handlers/jobs.js';
 import { openApiYaml } from './handlers/openapi.js';
 import { ogcCreateItem, ogcDeleteItem, ogcItem, ogcItems, ogcReplaceItem, ogcUpdateItem } from './handlers/ogc-items.js';
-import { ogcApi, ogcCollection, ogcCollections, ogcConformance, ogcLanding, ogcQueryables } from './handlers/ogc-pages.js';
+import { ogcApi, ogcCollection, ogcCollections, ogcConformance, ogcLanding, ogcQueryables, ogcSortables } from './handlers/ogc-pages.js';
 import { ogcTile, ogcTileMatrixSet, ogcTileMatrixSets, ogcTileset, ogcTilesets } from './handlers/ogc-tiles.js';
 import { createProject, deleteProject, getProject, listProjects, patchProject, replaceProject } from './handlers/projects.js';
 import { bboxFeatures, spatialFeatures, spatialFeaturesByGeometry, tileFeatures } from './handlers/spatial-reads.js';
@@ -149,6 +149,7 @@ export const routes: Route[] = [
   { method: 'GET', path: '/ogc/collections', summary: 'One collection per readable space', query: ['f'], handler: ogcCollections },
   { method: 'GET', path: COLLECTION, summary: 'One collection', query: ['f'], handler: ogcCollection },
   { method: 'GET', path: `${COLLECTION}/queryables`, summary: 'The properties items can be filtered by', query: ['f'], handler: ogcQueryables },
+  { method: 'GET', path: `${COLLECTION}/sortables`, summary: 'The properties items can be sorted by', query: ['f'], handler: ogcSortables },
   { method: 'GET', path: `${COLLECTION}/items`, summary: 'Items, paged by next links', query: ['f', 'limit', 'bbox', 'bbox-crs', 'crs', 'datetime', 'filter', 'filter-lang', 'filter-crs', 'sortby', 'handle', '*'], versions: 'any', handler: ogcItems },
   { method: 'POST', path: `${COLLECTION}/items`, summary: 'Create an item', query: ['f'], handler: ogcCreateItem },
   { method: 'GET', path: ITEM, summary: 'One item', query: ['f', 'crs'], versions: 'any', handler: ogcItem },

@@ -1,5 +1,5 @@
 // The features a read sees, whatever holds them: one space's own (here) or several spaces combined (layers/layered-source.ts).
-import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage } from '../core/feature-query.js';
+import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage, SortedPage, SortedQuery } from '../core/feature-query.js';
 import type { VectorTileRequest } from '../core/vector-tile-request.js';
 import type { SpaceStatistics, SpaceVersions, StatisticsOptions, Storage, StoredSpace, TagRecord } from '../storage/storage.js';
 
@@ -24,6 +24,8 @@ export interface FeatureSource {
   queryText(query: FeatureQuery, signal?: AbortSignal): AsyncIterable<FeatureTextPage>;
   count(filter: FeatureFilter, signal?: AbortSignal): Promise<number>;
   countUpTo(query: Omit<FeatureQuery, 'ids'>, signal?: AbortSignal): Promise<number>;
+  /** A page in a sort order (FeatureStore.sortedPage); a virtual or composite space answers 400. */
+  sortedPage(query: SortedQuery, signal?: AbortSignal): Promise<SortedPage>;
   vectorTile(query: FeatureQuery, tile: VectorTileRequest, signal?: AbortSignal): Promise<Buffer>;
   statistics(options: StatisticsOptions): Promise<SpaceStatistics>;
   /** The space's HEAD version and where its history begins (ADR 002). */
@@ -64,6 +66,10 @@ export class PlainSource implements FeatureSource {
 
   countUpTo(query: Omit<FeatureQuery, 'ids'>, signal?: AbortSignal): Promise<number> {
     return this.storage.features.countUpTo(this.space.key, query, signal);
+  }
+
+  sortedPage(query: SortedQuery, signal?: AbortSignal): Promise<SortedPage> {
+    return this.storage.features.sortedPage(this.space.key, query, signal);
   }
 
   vectorTile(query: FeatureQuery, tile: VectorTileRequest, signal?: AbortSignal): Promise<Buffer> {

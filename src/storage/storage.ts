@@ -1,5 +1,5 @@
 // The storage interface every engine implements: spaces, features, access records and projects.
-import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage } from '../core/feature-query.js';
+import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage, SortedPage, SortedQuery } from '../core/feature-query.js';
 import type { SpaceListFilter } from '../core/space-query.js';
 import type { SpaceDefinition } from '../core/space-definition.js';
 import type { VectorTileRequest } from '../core/vector-tile-request.js';
@@ -195,6 +195,11 @@ export interface FeatureStore {
   count(space: SpaceKey, filter: FeatureFilter, signal?: AbortSignal): Promise<number>;
   /** How many features `query` returns, its spatial filter included, counted up to `query.limit` at most. */
   countUpTo(space: SpaceKey, query: Omit<FeatureQuery, 'ids'>, signal?: AbortSignal): Promise<number>;
+  /**
+   * One page of `query` in its sort order (core/feature-query.ts `SortValue`), resuming after `query.after`: one
+   * statement, which reads and sorts every match (no index serves an arbitrary key), bounded by the read deadline.
+   */
+  sortedPage(space: SpaceKey, query: SortedQuery, signal?: AbortSignal): Promise<SortedPage>;
   /**
    * The features of `query` (its spatial filter selects the enlarged tile) as one MVT layer of the tile,
    * geometries clipped to the tile and its buffer, 2D. An empty buffer when no feature is left in the tile.

@@ -45,6 +45,13 @@ declare module 'jsts/org/locationtech/jts/geom/Geometry.js' {
     intersection(other: Geometry): Geometry;
     buffer(distance: number, quadrantSegments?: number): Geometry;
     isValid(): boolean;
+    /** The DE-9IM predicates monkey.js adds (RelateOp). */
+    within(other: Geometry): boolean;
+    contains(other: Geometry): boolean;
+    equalsTopo(other: Geometry): boolean;
+    touches(other: Geometry): boolean;
+    crosses(other: Geometry): boolean;
+    overlaps(other: Geometry): boolean;
   }
 }
 

@@ -1,9 +1,10 @@
-// Handlers of the feature read routes: by id, one feature, search, iterate, count and statistics.
+// Handlers of the feature read routes: by id, one feature, search, iterate (also as files by Accept), count and statistics.
 import { parseHandle } from '../query/iterate-handle.js';
 import { hubError } from '../../core/errors.js';
 import type { ReadOptions } from '../../hub/features/read-pipeline.js';
 import { callerOf, type HandlerContext } from '../request-context.js';
 import { clientGone, sendFeatureCollection, sendFeatureText, sendJsonRead } from '../reply/read-reply.js';
+import { acceptedFileFormat, linkHeader, sendFeatureFile } from '../reply/feature-formats.js';
 import { authorFilter, featureFilter, readOptions as readParameters } from './read-parameters.js';
 import { versionRefOf } from '../query/version-ref.js';
 import type { VersionRef } from '../../hub/versions/space-versions.js';
@@ -37,6 +38,8 @@ export async function searchFeatures(context: HandlerContext): Promise<unknown> 
   const limit = context.query.limit();
   const result = await context.hub.features.search(callerOf(context), context.params.spaceId, { ...featureFilter(context), limit }, readOptions(context),
     versionRefOf(context.query));
+  const format = acceptedFileFormat(context.request.headers.accept);
+  if (format) return sendFeatureFile(context.reply, { format, pages: result.features, links: () => [], linksFirst: true });
   return sendFeatureCollection(context.request, context.reply, result);
 }
 
@@ -53,10 +56,25 @@ function handleOf(context: HandlerContext): { afterSeq: number; at: VersionRef }
   return { afterSeq: position.afterSeq, at: position.version };
 }
 
+/**
+ * The `Link` header of an iterate page in a file format, whose body has no place for the handle: the same request with
+ * the next page's handle, as a reference relative to the hub (the token stays out of it).
+ */
+function nextPageLinks(context: HandlerContext, handle: unknown): string[] {
+  if (typeof handle !== 'string') return [];
+  const [path, search = ''] = context.request.url.split('?');
+  const parameters = new URLSearchParams(search);
+  for (const name of ['handle', 'nextPageToken', 'access_token']) parameters.delete(name);
+  parameters.set('handle', handle);
+  return [linkHeader(`${path}?${parameters}`, 'next')];
+}
+
 export async function iterateFeatures(context: HandlerContext): Promise<unknown> {
   const limit = context.query.limit();
   const { afterSeq, at } = handleOf(context);
   const result = await context.hub.features.iterate(callerOf(context), context.params.spaceId, featureFilter(context), afterSeq, limit, readOptions(context), at);
+  const format = acceptedFileFormat(context.request.headers.accept);
+  if (format) return sendFeatureFile(context.reply, { format, pages: result.features, links: () => nextPageLinks(context, result.trailer().handle), linksFirst: false });
   return sendFeatureCollection(context.request, context.reply, result);
 }
 

@@ -1,13 +1,14 @@
 // Handlers of OGC API Features items: keyset pages of a collection's features, one item, and the Part 4 writes.
-import type { IteratePage } from '../../hub/features/feature-service.js';
+import type { ItemsPage } from '../../hub/ogc/ogc-service.js';
 import { bodyStream } from '../body/body-stream.js';
 import { readJsonObject } from '../body/json-body.js';
-import { checkCrs, ogcBbox, ogcDatetime, ogcFilter, ogcHandle, ogcLimit, ogcPropertyFilters } from '../query/ogc-parameters.js';
+import { checkCrs, ogcBbox, ogcDatetime, ogcFilter, ogcHandle, ogcLimit, ogcPropertyFilters, ogcSortby } from '../query/ogc-parameters.js';
 import { featureDetail, featureRows, type Link, linkList, page } from '../reply/ogc-html.js';
 import { sendFeatureCollection, sendFeatureText, sendTextRead } from '../reply/read-reply.js';
 import { callerOf, type HandlerContext } from '../request-context.js';
 import { versionRefOf } from '../query/version-ref.js';
-import { type LinkBase, linkBase, ogcFormat, ogcReadOptions } from './ogc-request.js';
+import { type LinkBase, linkBase, ogcFormat, ogcItemsFormat, ogcReadOptions } from './ogc-request.js';
+import { type FileFormat, fileFormatType, linkHeader, sendFeatureFile } from '../reply/feature-formats.js';
 
 const GEOJSON = 'application/geo+json';
 const HTML_TYPE = 'text/html';
@@ -24,20 +25,26 @@ function pageParameters(context: HandlerContext): Record<string, string> {
   return kept;
 }
 
-/** `self`, the other format, `collection`, and `next` when the page came full (keyset: the handle is its last sequence). */
-function pageLinks(context: HandlerContext, base: LinkBase, result: IteratePage, limit: number, html: boolean): Link[] {
+/**
+ * `self`, the other format (JSON or HTML), `collection`, and `next` when the page came full (keyset: the handle is its last
+ * sequence, or its sort position). A file format's page links to itself and its next page in that format.
+ */
+function pageLinks(context: HandlerContext, base: LinkBase, result: ItemsPage, format: 'json' | 'html' | FileFormat): Link[] {
   const { spaceId } = context.params;
   const parameters = pageParameters(context);
-  const handle = context.query.first('handle');
-  const here = handle ? { ...parameters, handle } : parameters;
+  const given = context.query.first('handle');
+  const here = given ? { ...parameters, handle: given } : parameters;
+  const type = format === 'json' ? GEOJSON : format === 'html' ? HTML_TYPE : fileFormatType(format);
+  const other = format === 'html' ? 'json' : 'html';
   const links: Link[] = [
-    { href: base.href(itemsPath(spaceId), { ...here, f: html ? 'html' : 'json' }), rel: 'self', type: html ? HTML_TYPE : GEOJSON, title: 'this page' },
-    { href: base.href(itemsPath(spaceId), { ...here, f: html ? 'json' : 'html' }), rel: 'alternate', type: html ? GEOJSON : HTML_TYPE, title: 'this page in the other format' },
+    { href: base.href(itemsPath(spaceId), { ...here, f: format }), rel: 'self', type, title: 'this page' },
+    { href: base.href(itemsPath(spaceId), { ...here, f: other }), rel: 'alternate', type: other === 'html' ? HTML_TYPE : GEOJSON, title: 'this page in the other format' },
     { href: base.href(`/collections/${encodeURIComponent(spaceId)}`), rel: 'collection', type: 'application/json', title: 'the collection' },
   ];
-  if (result.returned() === limit) {
-    const next = { ...parameters, handle: String(result.lastSeq()), ...(html ? { f: 'html' } : {}) };
-    links.push({ href: base.href(itemsPath(spaceId), next), rel: 'next', type: html ? HTML_TYPE : GEOJSON, title: 'next page' });
+  const handle = result.next();
+  if (handle !== undefined) {
+    const next = { ...parameters, handle, ...(format !== 'json' ? { f: format } : {}) };
+    links.push({ href: base.href(itemsPath(spaceId), next), rel: 'next', type, title: 'next page' });
   }
   return links;
 }
@@ -47,28 +54,33 @@ function pageLinks(context: HandlerContext, base: LinkBase, result: IteratePage,
  * `numberReturned` follow the features. `numberMatched` is not given: counting would cost a second query per page.
  */
 export async function ogcItems(context: HandlerContext): Promise<unknown> {
-  const format = ogcFormat(context);
+  const format = ogcItemsFormat(context);
   const limit = ogcLimit(context.query);
   checkCrs(context.query);
+  const sortby = ogcSortby(context.query);
   const query = {
     bbox: ogcBbox(context.query),
     properties: [...ogcPropertyFilters(context.query), ...ogcDatetime(context.query)],
     filter: ogcFilter(context.query),
-    afterSeq: ogcHandle(context.query),
+    ...(sortby ? { sortby, afterSeq: 0, handle: context.query.first('handle') } : { afterSeq: ogcHandle(context.query) }),
     limit,
   };
   const base = linkBase(context);
   const result = await context.hub.ogc.items(callerOf(context), context.params.spaceId, query, ogcReadOptions(context, format), versionRefOf(context.query));
   if (format === 'json') {
-    const trailer = () => ({ links: pageLinks(context, base, result, limit, false), numberReturned: result.returned() });
+    const trailer = () => ({ links: pageLinks(context, base, result, 'json'), numberReturned: result.returned() });
     // The time of the answer is not part of what it holds: left out of the ETag, or no page would ever be answered 304.
     return sendFeatureCollection(context.request, context.reply, { ...result, trailer }, () => ({ timeStamp: new Date().toISOString() }));
+  }
+  if (format !== 'html') {
+    const links = () => pageLinks(context, base, result, format).filter((link) => link.rel !== 'alternate').map((link) => linkHeader(link.href, link.rel, link.type));
+    return sendFeatureFile(context.reply, { format, pages: result.features, links, linksFirst: sortby !== undefined });
   }
   const texts: string[] = [];
   for await (const text of result.features) texts.push(text.toString());
   const features = JSON.parse(`[${texts.filter((text) => text.length > 0).join(',')}]`) as Array<{ id?: unknown }>;
   const itemHref = (id: string) => base.href(`${itemsPath(context.params.spaceId)}/${encodeURIComponent(id)}`, { f: 'html' });
-  const body = `<p>${features.length} features</p>${featureRows(features, itemHref)}${linkList(pageLinks(context, base, result, limit, true))}`;
+  const body = `<p>${features.length} features</p>${featureRows(features, itemHref)}${linkList(pageLinks(context, base, result, 'html'))}`;
   return sendTextRead(context.request, context.reply, page(`Items of ${context.params.spaceId}`, body), HTML_TYPE);
 }
 

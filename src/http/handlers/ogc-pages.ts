@@ -1,5 +1,6 @@
-// Handlers of the OGC API Features documents: landing page, conformance, API definition, collections and queryables.
+// Handlers of the OGC API Features documents: landing page, conformance, API definition, collections, queryables and sortables.
 import type { Collection } from '../../hub/ogc/ogc-service.js';
+import { sortablesOf } from '../../hub/ogc/ogc-sort.js';
 import { apiDocument, type PathItems, queryParameter } from '../api-document.js';
 import { CRS84 } from '../query/ogc-parameters.js';
 import { collectionRows, escapeHtml, type Link, linkList, page, queryableRows } from '../reply/ogc-html.js';
@@ -15,7 +16,7 @@ const OPENAPI = 'application/vnd.oai.openapi+json;version=3.0';
 
 /**
  * The conformance classes served: Part 1 core, GeoJSON, HTML and OpenAPI 3.0; Part 4 create/replace/delete and update;
- * Part 3 filtering with CQL2 text and JSON, basic CQL2 with LIKE, BETWEEN and IN, and S_INTERSECTS (docs/ogc-filtering.md);
+ * Part 3 filtering with CQL2 text and JSON, basic CQL2 with LIKE, BETWEEN and IN, and the spatial functions; Part 8 sorting (docs/ogc-filtering.md);
  * OGC API Tiles with MVT tilesets of each collection in WebMercatorQuad, and that tile matrix set's definition (docs/vector-tiles.md).
  */
 export const CONFORMANCE = [
@@ -33,6 +34,8 @@ export const CONFORMANCE = [
   'http://www.opengis.net/spec/cql2/1.0/conf/basic-cql2',
   'http://www.opengis.net/spec/cql2/1.0/conf/advanced-comparison-operators',
   'http://www.opengis.net/spec/cql2/1.0/conf/basic-spatial-functions',
+  'http://www.opengis.net/spec/cql2/1.0/conf/spatial-functions',
+  'http://www.opengis.net/spec/ogcapi-features-8/1.0/conf/sorting',
   'http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/core',
   'http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/tileset',
   'http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/tilesets-list',
@@ -125,6 +128,7 @@ function collectionBody(base: LinkBase, collection: Collection, format: OgcForma
     { href: base.href(`${path}/items`), rel: 'items', type: GEOJSON, title: 'items' },
     { href: base.href(`${path}/items`, { f: 'html' }), rel: 'items', type: HTML_TYPE, title: 'items as HTML' },
     { href: base.href(`${path}/queryables`), rel: 'http://www.opengis.net/def/rel/ogc/1.0/queryables', type: 'application/schema+json', title: 'queryables' },
+    { href: base.href(`${path}/sortables`), rel: 'http://www.opengis.net/def/rel/ogc/1.0/sortables', type: 'application/schema+json', title: 'sortables' },
     { href: base.href(`${path}/tiles`), rel: 'http://www.opengis.net/def/rel/ogc/1.0/tilesets-vector', type: JSON_TYPE, title: 'vector tilesets' },
   ];
   return {
@@ -159,21 +163,27 @@ export async function ogcCollection(context: HandlerContext): Promise<unknown> {
   return send(context, format, body, () => page(collection.title, `${collectionRows([collectionLinks(base, collection)])}${linkList((body as { links: Link[] }).links)}`));
 }
 
-export async function ogcQueryables(context: HandlerContext): Promise<unknown> {
+/** The queryables (Part 3) or sortables (Part 8: the queryables but the geometry) of a collection, as JSON Schema. */
+async function schemaOf(context: HandlerContext, kind: 'queryables' | 'sortables'): Promise<unknown> {
   const format = ogcFormat(context);
   const base = linkBase(context);
   const { spaceId } = context.params;
-  const { queryables } = await context.hub.ogc.collection(callerOf(context), spaceId);
+  const { queryables: all } = await context.hub.ogc.collection(callerOf(context), spaceId);
+  const queryables = kind === 'queryables' ? all : sortablesOf(all);
   const body = {
     $schema: 'https://json-schema.org/draft/2019-09/schema',
-    $id: base.href(`/collections/${encodeURIComponent(spaceId)}/queryables`),
+    $id: base.href(`/collections/${encodeURIComponent(spaceId)}/${kind}`),
     type: 'object',
     title: spaceId,
     properties: Object.fromEntries(queryables.map((q) => [q.name, { title: q.name, ...(q.type ? { type: q.type } : {}), ...(q.format ? { format: q.format } : {}) }])),
-    additionalProperties: true,
+    additionalProperties: kind === 'queryables',
   };
   const json = JSON.stringify(body);
+  const title = kind === 'queryables' ? 'Queryables' : 'Sortables';
   return format === 'json'
     ? sendTextRead(context.request, context.reply, json, 'application/schema+json')
-    : sendTextRead(context.request, context.reply, page(`Queryables of ${spaceId}`, queryableRows(queryables)), HTML_TYPE);
+    : sendTextRead(context.request, context.reply, page(`${title} of ${spaceId}`, queryableRows(queryables)), HTML_TYPE);
 }
+
+export const ogcQueryables = (context: HandlerContext) => schemaOf(context, 'queryables');
+export const ogcSortables = (context: HandlerContext) => schemaOf(context, 'sortables');

@@ -2,6 +2,7 @@
 import { hubError } from '../../core/errors.js';
 import type { ReadOptions } from '../../hub/features/read-pipeline.js';
 import { OGC_ROOT } from '../api-document.js';
+import { acceptedFileFormat, FILE_FORMAT_NAMES, type FileFormat, fileFormatNamed } from '../reply/feature-formats.js';
 import { clientGone } from '../reply/read-reply.js';
 import type { HandlerContext } from '../request-context.js';
 import { etagKey } from './read-parameters.js';
@@ -10,14 +11,28 @@ export type OgcFormat = 'json' | 'html';
 
 /** `f=json|html` wins; else HTML only when `Accept` names text/html before any JSON type (a browser), else JSON. */
 export function ogcFormat(context: HandlerContext): OgcFormat {
+  const format = ogcItemsFormat(context, false);
+  return format === 'json' || format === 'html' ? format : 'json';
+}
+
+/**
+ * The format of an answer that may also be a file (items): `f` wins (`jsonseq`, `csv`, `fgb` or their other names), else
+ * a file format's media type in `Accept` before any JSON or HTML type, else as `ogcFormat`. A wrong `f` is a 400 listing
+ * what the path serves.
+ */
+export function ogcItemsFormat(context: HandlerContext, files = true): OgcFormat | FileFormat {
   const f = context.query.first('f');
   if (f !== undefined) {
     const wanted = f.toLowerCase();
     if (wanted === 'json' || wanted === 'geojson') return 'json';
     if (wanted === 'html') return 'html';
-    throw hubError('ogcInvalidFormat');
+    const file = files ? fileFormatNamed(wanted) : undefined;
+    if (file) return file;
+    throw hubError('ogcInvalidFormat', { formats: ['json', 'html', ...(files ? FILE_FORMAT_NAMES : [])].join(', ') });
   }
   const accept = (context.request.headers.accept ?? '').toLowerCase();
+  const file = files ? acceptedFileFormat(accept) : undefined;
+  if (file) return file;
   const html = accept.indexOf('text/html');
   if (html < 0) return 'json';
   const json = accept.search(/application\/(geo\+)?json/);
@@ -55,6 +70,6 @@ export function linkBase(context: HandlerContext): LinkBase {
 }
 
 /** Read options without transforms; the ETag tells formats and origins apart, as their bodies differ. */
-export function ogcReadOptions(context: HandlerContext, format: OgcFormat): ReadOptions {
+export function ogcReadOptions(context: HandlerContext, format: OgcFormat | FileFormat): ReadOptions {
   return { transforms: [], etagKey: `${etagKey(context)}\n${format}\n${linkBase(context).root}`, signal: clientGone(context.reply) };
 }

@@ -1,6 +1,7 @@
-// Parses the query parameters of OGC API Features items requests: limit, bbox, bbox-crs, datetime, the paging handle and property equality.
+// Parses the query parameters of OGC API Features items requests: limit, bbox, bbox-crs, datetime, sortby, the paging handle and property equality.
 import { type FilterLanguage, parseFilter } from '../../hub/ogc/cql2/cql2-parse.js';
 import { parseHeadHandle } from './iterate-handle.js';
+import { MAX_SORT_TERMS, type SortbyTerm } from '../../hub/ogc/ogc-sort.js';
 import { hubError } from '../../core/errors.js';
 import type { PropertyCondition } from '../../core/feature-query.js';
 import { DECIMAL, typeScalar } from '../../core/typed-values.js';
@@ -33,6 +34,26 @@ export function ogcLimit(query: RawQuery): number {
 /** The last insertion sequence of the previous page, as put into `next` links; 0 starts at the beginning. */
 export function ogcHandle(query: RawQuery): number {
   return parseHeadHandle(query.first('handle'));
+}
+
+/**
+ * `sortby=+name,-other` (OGC API Features Part 8): `+` or nothing ascending, `-` descending. A `+` left unencoded in
+ * the URL arrives as a space, which is ascending too. Undefined when not given.
+ */
+export function ogcSortby(query: RawQuery): SortbyTerm[] | undefined {
+  const given = query.occurrences('sortby');
+  if (given.length === 0) return undefined;
+  if (given.length > 1) throw hubError('ogcInvalidSortby', { problem: 'give the parameter sortby once' });
+  const terms = given[0].split(',').map((text): SortbyTerm => {
+    const term = text.trim();
+    const descending = term.startsWith('-');
+    const name = term.startsWith('-') || term.startsWith('+') ? term.slice(1).trim() : term;
+    if (name === '') throw hubError('ogcInvalidSortby', { problem: 'every comma-separated term needs a name, optionally after + or -' });
+    return { name, descending };
+  });
+  if (terms.length > MAX_SORT_TERMS) throw hubError('ogcInvalidSortby', { problem: `at most ${MAX_SORT_TERMS} terms` });
+  if (new Set(terms.map((term) => term.name)).size < terms.length) throw hubError('ogcInvalidSortby', { problem: 'a name may be given once' });
+  return terms;
 }
 
 /** `crs` and `bbox-crs` may only name CRS84 (CRS84h for a bbox with heights). */
@@ -121,8 +142,6 @@ export function ogcPropertyFilters(query: RawQuery): PropertyCondition[] {
  * only CRS of geometry literals. Undefined when no filter is given.
  */
 export function ogcFilter(query: RawQuery): unknown {
-  // Not a property named sortby, which would silently find nothing: sorting is not served (docs/ogc-filtering.md).
-  if (query.first('sortby') !== undefined) throw hubError('invalidParameter', { name: 'sortby', problem: 'sorting is not supported; items come in insertion order' });
   const crs = query.first('filter-crs');
   if (crs !== undefined && crs !== CRS84) throw hubError('ogcUnsupportedCrs', { name: 'filter-crs', crs: CRS84 });
   const given = query.occurrences('filter');

@@ -1,7 +1,7 @@
 // The feature reads of the hub, through the read pipeline (writes go through hub/writes/).
 import { bodyEtag } from '../../core/body-etag.js';
 import { hubError } from '../../core/errors.js';
-import type { FeatureFilter, FeatureQuery, FeatureRow } from '../../core/feature-query.js';
+import type { FeatureFilter, FeatureQuery, FeatureRow, SortedQuery, SortValue } from '../../core/feature-query.js';
 import type { SpaceDefinition } from '../../core/space-definition.js';
 import type { VectorTileRequest } from '../../core/vector-tile-request.js';
 import { vectorTileOf } from '../../geo/vector-tile.js';
@@ -17,6 +17,12 @@ import { oldestReadable, readVersion, type VersionRef } from '../versions/space-
 export interface IteratePage extends FeatureCollectionStream {
   returned(): number;
   lastSeq(): number;
+}
+
+/** A page of a sorted read: `last` is where its last feature stands, for the next page (absent when empty). */
+export interface SortedFeaturePage extends FeatureCollectionStream {
+  returned: number;
+  last?: SortValue[];
 }
 
 export interface SingleFeature { etag: string; cacheTTL?: number; json: string }
@@ -117,6 +123,21 @@ export class FeatureService {
     options: ReadOptions, at: VersionRef = 'HEAD'): Promise<IteratePage> {
     const source = await this.reader(caller, spaceId);
     return this.pageOf(source, { ...filter, version: await this.versionOf(source, at) }, afterSeq, limit, options);
+  }
+
+  /** One page in a sort order after a position (OGC items with sortby): read whole before it is answered. */
+  async sortedPage(caller: Claims, spaceId: string, query: Omit<SortedQuery, 'version'>, options: ReadOptions, at: VersionRef = 'HEAD'): Promise<SortedFeaturePage> {
+    const source = await this.reader(caller, spaceId);
+    const version = await this.versionOf(source, at);
+    const page = await source.sortedPage({ ...query, version }, options.signal);
+    const texts = page.texts.flatMap((text) => transformText(text, options.transforms) ?? []);
+    async function* features(): AsyncIterable<string> {
+      if (texts.length > 0) yield texts.join(',');
+    }
+    return {
+      key: answerKey(source, options.etagKey, version), cacheTTL: cacheTTLOf(source.space.definition), features: features(), trailer: () => ({}),
+      returned: page.texts.length, ...(page.last ? { last: page.last } : {}),
+    };
   }
 
   private pageOf(source: FeatureSource, filter: Omit<FeatureQuery, 'ids' | 'afterSeq' | 'limit'>, afterSeq: number, limit: number,

@@ -1,5 +1,5 @@
 // Reads through a virtual space (group, merge, override) or a composite space: several spaces' features as one.
-import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage } from '../../core/feature-query.js';
+import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage, SortedPage } from '../../core/feature-query.js';
 import type { VectorTileRequest } from '../../core/vector-tile-request.js';
 import { vectorTileOf } from '../../geo/vector-tile.js';
 import type { BBox } from '../../geo/bbox.js';
@@ -258,6 +258,14 @@ export class LayeredSource implements FeatureSource {
       return counts.reduce((sum, count) => sum + count, 0);
     }
     return this.countUpTo({ ...filter, limit: Number.MAX_SAFE_INTEGER }, signal);
+  }
+
+  /**
+   * Not served: the layers' sorted pages would have to be merged by key, overridden ids dropped and tombstones applied
+   * (docs/ogc-filtering.md, "Sorting").
+   */
+  sortedPage(): Promise<SortedPage> {
+    return Promise.reject(hubError('ogcInvalidSortby', { problem: 'the items of a virtual or composite space cannot be sorted' }));
   }
 
   async countUpTo(query: Omit<FeatureQuery, 'ids'>, signal?: AbortSignal): Promise<number> {

@@ -3,13 +3,15 @@ import type { BBox } from '../../geo/bbox.js';
 import { HubError, hubError } from '../../core/errors.js';
 import type { PropertyCondition } from '../../core/feature-query.js';
 import type { Claims } from '../access/claims.js';
-import type { FeatureService, IteratePage, SingleFeature } from '../features/feature-service.js';
+import type { FeatureService, SingleFeature } from '../features/feature-service.js';
+import type { FeatureCollectionStream } from '../features/read-pipeline.js';
 import type { ReadOptions } from '../features/read-pipeline.js';
 import type { StatisticsService } from '../features/statistics-service.js';
 import type { SpaceService } from '../spaces/space-service.js';
 import type { VersionRef } from '../versions/space-versions.js';
 import { compileCql2, type FilterTarget } from './cql2/cql2-filter.js';
 import { areaOf } from './ogc-area.js';
+import { positionOfHandle, type SortbyTerm, sortHandle, sortKeys } from './ogc-sort.js';
 
 /** A space as an OGC collection; `extent` is the statistics bbox (estimated on large spaces), absent when the space is empty. */
 export interface Collection {
@@ -29,8 +31,17 @@ export interface ItemsQuery {
   properties: PropertyCondition[];
   /** A CQL2 filter as its CQL2-JSON tree (cql2-parse.ts), checked against the collection's queryables here. */
   filter?: unknown;
+  /** Where the page starts: after this insertion sequence, or with `sortby` the handle of the previous page (empty: the first). */
   afterSeq: number;
+  sortby?: SortbyTerm[];
+  handle?: string;
   limit: number;
+}
+
+/** A page of items; once its features have been consumed, how many came and the handle of the next page (none when it was not full). */
+export interface ItemsPage extends FeatureCollectionStream {
+  returned(): number;
+  next(): string | undefined;
 }
 
 /** A property filters may name; `format` as in the queryables of OGC API Features Part 3 (`date-time`, `geometry-any`). */
@@ -107,15 +118,28 @@ export class OgcService {
     }
   }
 
-  /** One keyset page of items in insertion order: the stored texts stream as iterate's do. */
-  /** `at` stays in the request's parameters, so the `next` link reads the same version. */
-  /** A CQL2 filter is checked against the collection's queryables, which costs its statistics read. */
-  async items(caller: Claims, spaceId: string, query: ItemsQuery, options: ReadOptions, at: VersionRef = 'HEAD'): Promise<IteratePage> {
-    const compiled = query.filter === undefined ? {} : compileCql2(query.filter, (await this.collection(caller, spaceId)).queryables);
+  /**
+   * One keyset page of items: in insertion order, the stored texts streaming as iterate's do; with `sortby` in that
+   * order, the id last (ogc-sort.ts). `at` stays in the request's parameters, so the `next` link reads the same version.
+   * A CQL2 filter or a sort is checked against the collection's queryables, which costs its statistics read.
+   */
+  async items(caller: Claims, spaceId: string, query: ItemsQuery, options: ReadOptions, at: VersionRef = 'HEAD'): Promise<ItemsPage> {
+    const needsQueryables = query.filter !== undefined || query.sortby !== undefined;
+    const queryables = needsQueryables ? (await this.collection(caller, spaceId)).queryables : [];
+    const compiled = query.filter === undefined ? {} : compileCql2(query.filter, queryables);
     if (compiled.spatial && query.bbox) throw hubError('ogcInvalidFilter', { problem: 'give either bbox or a spatial function in the filter, not both' });
     const spatial = compiled.spatial ?? (query.bbox ? areaOf(query.bbox) : undefined);
     const filter = { properties: query.properties, ...(compiled.where ? { where: compiled.where } : {}), ...(spatial ? { spatial } : {}) };
-    return this.features.iteratePage(caller, spaceId, filter, query.afterSeq, query.limit, options, at);
+    if (query.sortby) {
+      const terms = query.sortby;
+      const sort = sortKeys(terms, queryables);
+      const after = query.handle ? positionOfHandle(query.handle, terms, sort.length) : undefined;
+      const page = await this.features.sortedPage(caller, spaceId, { ...filter, sort, ...(after ? { after } : {}), limit: query.limit }, options, at);
+      const next = page.returned === query.limit && page.last ? sortHandle(terms, page.last) : undefined;
+      return { ...page, returned: () => page.returned, next: () => next };
+    }
+    const page = await this.features.iteratePage(caller, spaceId, filter, query.afterSeq, query.limit, options, at);
+    return { ...page, next: () => (page.returned() === query.limit ? String(page.lastSeq()) : undefined) };
   }
 
   item(caller: Claims, spaceId: string, featureId: string, options: ReadOptions, at: VersionRef = 'HEAD'): Promise<SingleFeature> {

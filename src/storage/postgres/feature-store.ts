@@ -1,7 +1,8 @@
 // Features in PostgreSQL: one transaction per write, bulk statements, counters kept as change rows, keyset-paged streamed reads.
-import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage } from '../../core/feature-query.js';
+import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage, SortedPage, SortedQuery, SortValue } from '../../core/feature-query.js';
 import type { VectorTileRequest } from '../../core/vector-tile-request.js';
 import { keysetPages } from '../shared/keyset-pages.js';
+import { afterCondition, keyColumns, sortOrder } from '../shared/sort-keyset.js';
 import { type StateRow, statesInOrder } from '../shared/feature-states.js';
 import { planWrite, type StoredRow } from '../shared/write-diff.js';
 import { StorageError } from '../storage-error.js';
@@ -14,6 +15,7 @@ import { copyNewRows, UPDATE_ROWS, updateParameters } from './feature-rows.js';
 import { NOTIFY_CHANGE } from './change-listener.js';
 import { cannotExist } from './nul-stand-in.js';
 import { DENSE, PROBE, PROBED, prepared, probes } from './probed-area.js';
+import { sortColumns } from './sort-sql.js';
 import { compileSpatial, degenerate } from './spatial-sql.js';
 import { vectorTileSql } from './vector-tile-sql.js';
 import { readStatistics } from './statistics.js';
@@ -456,6 +458,26 @@ export class PostgresFeatureStore implements FeatureStore {
     const [row] = await db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM (SELECT 1 FROM ${from} f WHERE ${where} LIMIT ${params.add(query.limit)}) c`, params.values, signal);
     return row.n;
+  }
+
+  async sortedPage(space: SpaceKey, query: SortedQuery, signal?: AbortSignal): Promise<SortedPage> {
+    const db = this.locations.byId(space.location);
+    const params = new SqlParams();
+    const sid = params.add(space.sid);
+    const from = query.version === undefined ? 'features' : atVersion(sid, params.add(query.version));
+    const where = compileQuery(query, params);
+    const columns = sortColumns(query.sort, params);
+    const casts = { integer: 'int', number: 'float8', text: 'text COLLATE "C"' };
+    const after = query.after ? afterCondition(query.sort, query.after, (value, kind) => `${params.add(value)}::${casts[kind]}`) : 'true';
+    const keys = query.sort.flatMap((_, index) => keyColumns(index)).join(', ');
+    const rows = await db.queryArrays<unknown[]>(
+      `SELECT s.feature, ${keys} FROM (SELECT f.feature, ${columns} FROM ${from} f WHERE f.sid = ${sid} AND ${where}) s
+        WHERE ${after} ORDER BY ${sortOrder(query.sort)} LIMIT ${params.add(query.limit)}`, params.values, signal);
+    const last = rows[rows.length - 1];
+    return {
+      texts: rows.map((row) => row[0] as string),
+      ...(last ? { last: query.sort.map((_, index): SortValue => [Number(last[1 + 3 * index]), Number(last[2 + 3 * index]), String(last[3 + 3 * index])]) } : {}),
+    };
   }
 
   /**

@@ -22,7 +22,7 @@ const ARRAY_INDEX = /^-?\d+$/;
  * The jsonb value at `path` (from the feature root), or SQL NULL when it is missing. Properties come from
  * the indexed `properties` column and the id from its column; other members are read from the stored text.
  */
-function jsonAt(path: string[], params: SqlParams): string {
+export function jsonAt(path: string[], params: SqlParams): string {
   if (path.length === 1 && path[0] === 'id') return 'to_jsonb(f.id)';
   if (path.length === 2 && path[0] === 'geometry' && path[1] === 'type') return 'to_jsonb(f.geometry_type)';
   const [root, rest] = path[0] === 'properties' ? ['f.properties', path.slice(1)] : ['(f.feature::jsonb)', path];

@@ -1,5 +1,5 @@
 // Compiles a spatial filter (box, geometry, distance) into a PostgreSQL WHERE condition on the features table aliased `f`.
-import type { SpatialFilter } from '../../core/feature-query.js';
+import type { SpatialFilter, SpatialRelation } from '../../core/feature-query.js';
 import type { BBox } from '../../geo/bbox.js';
 import type { SqlParams } from './filter-sql.js';
 
@@ -26,10 +26,16 @@ function boxLine([west, south, east, north]: BBox): object {
     : { type: 'LineString', coordinates: [[west, south], [east, north]] };
 }
 
+/** The PostGIS function of each relation (the stored geometry first). */
+const RELATIONS: Record<SpatialRelation | 'intersects', string> = {
+  intersects: 'ST_Intersects', within: 'ST_Within', contains: 'ST_Contains', disjoint: 'ST_Disjoint', equals: 'ST_Equals', touches: 'ST_Touches',
+  crosses: 'ST_Crosses', overlaps: 'ST_Overlaps',
+};
+
 /**
  * `&&` narrows by the index to the filter's bounds, then the exact predicate decides: `ST_Intersects` planar
  * on lon/lat, `ST_DWithin` on geography (spheroid) for distances. Rows without geometry have a NULL `geom`
- * and never match.
+ * and never match. A relation narrows by the index too, but disjoint, whose matches lie anywhere.
  */
 export function compileSpatial(spatial: SpatialFilter, params: SqlParams): string {
   switch (spatial.kind) {
@@ -37,8 +43,11 @@ export function compileSpatial(spatial: SpatialFilter, params: SqlParams): strin
       const box = envelope(spatial.box, params);
       return `(f.geom && ${box} AND ST_Intersects(f.geom, ${degenerate(spatial.box) ? geometry(boxLine(spatial.box), params) : box}))`;
     }
-    case 'geometry':
-      return `(f.geom && ${envelope(spatial.bounds, params)} AND ST_Intersects(f.geom, ${geometry(spatial.geometry, params)}))`;
+    case 'geometry': {
+      const reference = geometry(spatial.geometry, params);
+      if (spatial.relation === 'disjoint') return `ST_Disjoint(f.geom, ${reference})`;
+      return `(f.geom && ${envelope(spatial.bounds, params)} AND ${RELATIONS[spatial.relation ?? 'intersects']}(f.geom, ${reference}))`;
+    }
     case 'distance':
       return `(f.geom && ${envelope(spatial.bounds, params)}
                AND ST_DWithin(f.geom::geography, ${geometry(spatial.geometry, params)}::geography, ${params.add(spatial.radius)}::float8))`;

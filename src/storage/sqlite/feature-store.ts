@@ -1,12 +1,13 @@
 // Features in the embedded SQLite database: transactional batch writes and paged, streamed reads.
 import type Database from 'better-sqlite3';
-import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage, TagExpression } from '../../core/feature-query.js';
+import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage, SortedPage, SortedQuery, SortValue, TagExpression } from '../../core/feature-query.js';
 import type { VectorTileRequest } from '../../core/vector-tile-request.js';
 import type { BBox } from '../../geo/bbox.js';
 import { hilbertIndex } from '../../geo/hilbert-curve.js';
 import { vectorTileOf } from '../../geo/vector-tile.js';
 import { performance } from 'node:perf_hooks';
 import { keysetPages } from '../shared/keyset-pages.js';
+import { afterCondition, keyColumns, sortOrder } from '../shared/sort-keyset.js';
 import { checkDeadline, throwIfCancelled } from '../shared/read-bounds.js';
 import { statesInOrder } from '../shared/feature-states.js';
 import { planWrite, type StoredRow } from '../shared/write-diff.js';
@@ -15,6 +16,7 @@ import type { ChangeListener, FeatureStore, FeatureWrite, HistoryOfWrite, Origin
   WriteStep } from '../storage.js';
 import { compileFilter, type SqlFragment } from './filter-sql.js';
 import { candidateParams, INDEX_CANDIDATES, type OrderedSource, SpatialIndex, spatialBounds, type SpatialPlan } from './spatial-sql.js';
+import { sortColumns } from './sort-sql.js';
 import { readStatistics } from './statistics.js';
 import { pauseForOtherWriters, type WriteTransactions } from './write-transactions.js';
 
@@ -515,6 +517,33 @@ export class SqliteFeatureStore implements FeatureStore {
     const counted = spatial ? spatial.during(count) : count();
     checkDeadline(performance.now() - start, { deadlineMs: this.deadlineMs });
     return counted;
+  }
+
+  /**
+   * The matches at HEAD or at a version (AT_VERSION: its superseded states tested by their text, as reads by id at a
+   * version are), each with its sort keys, sorted by SQLite after the keyset condition.
+   */
+  async sortedPage(space: SpaceKey, query: SortedQuery, signal?: AbortSignal): Promise<SortedPage> {
+    throwIfCancelled(signal);
+    const { sid } = space;
+    const spatial = this.spatialPlan(sid, { spatial: query.spatial, limit: query.limit });
+    const at = query.version;
+    const where = withExact(compileFilter(query, at !== undefined), spatial);
+    const [from, fromParams] = at === undefined ? ['features f WHERE f.sid = ? AND', [sid]] : [`${AT_VERSION} f WHERE`, atVersion(sid, at)];
+    const afterParams: unknown[] = [];
+    const after = query.after ? afterCondition(query.sort, query.after, (value) => { afterParams.push(value); return '?'; }) : 'true';
+    const keys = query.sort.flatMap((_, index) => keyColumns(index)).join(', ');
+    const sql = `SELECT s.json, ${keys} FROM (SELECT f.json AS json, ${sortColumns(query.sort)} FROM ${from} ${where.sql}) s
+      WHERE ${after} ORDER BY ${sortOrder(query.sort)} LIMIT ?`;
+    const start = performance.now();
+    const run = () => this.statement(sql).raw(true).all(...fromParams, ...where.params, ...afterParams, query.limit) as unknown[][];
+    const rows = spatial ? spatial.during(run) : run();
+    checkDeadline(performance.now() - start, { deadlineMs: this.deadlineMs, signal });
+    const last = rows[rows.length - 1];
+    return {
+      texts: rows.map((row) => row[0] as string),
+      ...(last ? { last: query.sort.map((_, index): SortValue => [Number(last[1 + 3 * index]), Number(last[2 + 3 * index]), String(last[3 + 3 * index])]) } : {}),
+    };
   }
 
   async count(space: SpaceKey, filter: FeatureFilter, signal?: AbortSignal): Promise<number> {

@@ -14,7 +14,7 @@ const comparison = { eq: '=', ne: '!=', gt: '>', gte: '>=', lt: '<', lte: '<=' }
  * Each label is a JSON string, so `"` and `\` inside a property name are escaped the way SQLite's
  * JSON path labels decode them.
  */
-function jsonPathLiteral(path: string[]): string {
+export function jsonPathLiteral(path: string[]): string {
   const jsonPath = '$' + path.map((key) => `.${JSON.stringify(key)}`).join('');
   return `'${jsonPath.replaceAll("'", "''")}'`;
 }

@@ -1,9 +1,10 @@
 // Compiles a CQL2 filter (its CQL2-JSON tree, which the text parser also builds) into the hub's typed query objects.
 import { hubError } from '../../../core/errors.js';
-import type { FilterExpression, JsonScalar, PropertyOperator, SpatialFilter } from '../../../core/feature-query.js';
+import type { FilterExpression, JsonScalar, PropertyOperator, SpatialFilter, SpatialRelation } from '../../../core/feature-query.js';
 import { type BBox, geometryBBox } from '../../../geo/bbox.js';
 import type { Geometry } from '../../../geo/geometry.js';
 import { validateGeometry } from '../../../geo/geometry-validation.js';
+import { boxPolygon } from '../../../geo/spatial-predicate.js';
 import { areaOf } from '../ogc-area.js';
 import { TEMPORAL, temporalFunction, timeComparison } from './cql2-time.js';
 
@@ -37,6 +38,14 @@ const COMPARISONS: Record<string, { op: PropertyOperator; flipped: PropertyOpera
 };
 
 const SPATIAL = ['s_intersects', 's_equals', 's_disjoint', 's_touches', 's_within', 's_overlaps', 's_crosses', 's_contains'];
+
+/** Each spatial function's relation of the geometry to the literal; S_INTERSECTS has none (the read's plain area). */
+const RELATIONS: Record<string, SpatialRelation | undefined> = {
+  s_intersects: undefined, s_equals: 'equals', s_disjoint: 'disjoint', s_touches: 'touches', s_within: 'within', s_overlaps: 'overlaps',
+  s_crosses: 'crosses', s_contains: 'contains',
+};
+
+const WORLD: BBox = [-180, -90, 180, 90];
 
 interface Node {
   op: string;
@@ -113,7 +122,7 @@ class Compiler {
 
   private value(arg: unknown): FilterTarget {
     const target = this.target(arg);
-    if (target.kind === 'geometry') throw invalid(`${target.name} can only be tested with S_INTERSECTS and IS NULL`);
+    if (target.kind === 'geometry') throw invalid(`${target.name} can only be tested with the spatial functions and IS NULL`);
     return target;
   }
 
@@ -170,18 +179,33 @@ class Compiler {
     return condition(target.path, 'eq', list.map((literal) => this.scalar(literal)));
   }
 
+  /**
+   * A spatial function of the geometry and a literal, either way round: `S_WITHIN(literal, geometry)` is the geometry
+   * containing the literal. S_INTERSECTS is the read's own area filter (a box keeps the box plan); the others are relations.
+   */
   private spatial({ op, args }: Node): SpatialFilter {
-    if (op !== 's_intersects') throw invalid(`${op.toUpperCase()} is not supported: only S_INTERSECTS`);
+    const name = op.toUpperCase();
     const propertyFirst = isObject(args[0]) && 'property' in args[0];
     const target = this.target(propertyFirst ? args[0] : args[1]);
-    if (target.kind !== 'geometry') throw invalid(`S_INTERSECTS tests the geometry, not ${target.name}`);
+    if (target.kind !== 'geometry') throw invalid(`${name} tests the geometry, not ${target.name}`);
     const literal = propertyFirst ? args[1] : args[0];
-    if (isObject(literal) && 'bbox' in literal) return areaOf(this.box(literal.bbox));
-    if (!isObject(literal) || typeof literal.type !== 'string') throw invalid('S_INTERSECTS takes the geometry property and a geometry literal');
+    const relation = RELATIONS[op];
+    const turned = propertyFirst ? relation : relation === 'within' ? 'contains' : relation === 'contains' ? 'within' : relation;
+    if (isObject(literal) && 'bbox' in literal) {
+      const area = areaOf(this.box(literal.bbox));
+      if (turned === undefined) return area;
+      return this.related(area.kind === 'box' ? boxPolygon(area.box) : area.geometry, turned);
+    }
+    if (!isObject(literal) || typeof literal.type !== 'string') throw invalid(`${name} takes the geometry property and a geometry literal`);
     const problem = validateGeometry(literal);
-    if (problem !== null) throw invalid(`the geometry of S_INTERSECTS: ${problem}`);
-    const geometry = literal as unknown as Geometry;
-    return { kind: 'geometry', geometry, bounds: geometryBBox(geometry) ?? [0, 0, 0, 0] };
+    if (problem !== null) throw invalid(`the geometry of ${name}: ${problem}`);
+    return this.related(literal as unknown as Geometry, turned);
+  }
+
+  /** Any match of a relation but disjoint lies in the bounds of the literal; a disjoint one anywhere. */
+  private related(geometry: Geometry, relation: SpatialRelation | undefined): SpatialFilter {
+    const bounds = relation === 'disjoint' ? WORLD : geometryBBox(geometry) ?? [0, 0, 0, 0];
+    return { kind: 'geometry', geometry, bounds, ...(relation ? { relation } : {}) };
   }
 
   private box(value: unknown): BBox {

@@ -1,0 +1,101 @@
+// Feature answers as FlatGeobuf, CSV or GeoJSON text sequences (RFC 8142), written by the export's writers (transfer/formats/).
+import { once } from 'node:events';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough, type Writable } from 'node:stream';
+import type { FastifyReply } from 'fastify';
+import { plain } from '../../transfer/export-run.js';
+import { writeCsv } from '../../transfer/formats/csv-writer.js';
+import { writeFlatGeobuf } from '../../transfer/formats/flatgeobuf-writer.js';
+import { writeGeoJsonTextSeq } from '../../transfer/formats/geojson-seq-writer.js';
+import type { TransferFeature, WriterFactory } from '../../transfer/transfer-feature.js';
+import { started } from './read-reply.js';
+
+export type FileFormat = 'jsonseq' | 'csv' | 'fgb';
+
+/** Each format's media type and writer; the `f` values that name it are its key and `FORMAT_NAMES`. */
+const FORMATS: Record<FileFormat, { type: string; writer: WriterFactory }> = {
+  jsonseq: { type: 'application/geo+json-seq', writer: writeGeoJsonTextSeq },
+  csv: { type: 'text/csv; charset=utf-8', writer: writeCsv },
+  fgb: { type: 'application/flatgeobuf', writer: writeFlatGeobuf },
+};
+
+/** `f` values beside the formats' own names. */
+const FORMAT_NAMES: Record<string, FileFormat> = { jsonseq: 'jsonseq', geojsonseq: 'jsonseq', csv: 'csv', fgb: 'fgb', flatgeobuf: 'fgb' };
+
+export const fileFormatNamed = (name: string): FileFormat | undefined => FORMAT_NAMES[name.toLowerCase()];
+
+export const FILE_FORMAT_NAMES = Object.keys(FORMATS) as FileFormat[];
+
+/** The media type an answer in the format has. */
+export const fileFormatType = (format: FileFormat): string => FORMATS[format].type;
+
+/** The file format an `Accept` header asks for by its media type, when it names one before any JSON or HTML type. */
+export function acceptedFileFormat(accept: string | undefined): FileFormat | undefined {
+  const wanted = (accept ?? '').toLowerCase();
+  const found = FILE_FORMAT_NAMES
+    .map((format) => ({ format, at: wanted.indexOf(FORMATS[format].type.split(';')[0]) }))
+    .filter(({ at }) => at >= 0)
+    .sort((a, b) => a.at - b.at)[0];
+  if (!found) return undefined;
+  const other = wanted.search(/application\/(geo\+)?json(?!-seq)|text\/html/);
+  return other >= 0 && other < found.at ? undefined : found.format;
+}
+
+/** Writes the features of the answer's pages (texts of features joined by commas) without the hub's namespace, as the export does. */
+async function writeFeatures(pages: AsyncIterable<string | Buffer>, format: FileFormat, out: Writable): Promise<void> {
+  const writer = FORMATS[format].writer(out);
+  for await (const page of pages) {
+    const text = page.toString();
+    if (text === '') continue;
+    for (const feature of JSON.parse(`[${text}]`) as TransferFeature[]) await writer.write(plain(feature));
+  }
+  await writer.end();
+}
+
+export interface FileAnswer {
+  format: FileFormat;
+  /** The answer's pages: the stored texts of its features joined by commas. */
+  pages: AsyncIterable<string | Buffer>;
+  /** The `Link` header's links (`next` and the like), known once the pages have been read. */
+  links(): string[];
+  /** Whether `links` is known before the pages are read: the answer then streams. */
+  linksFirst: boolean;
+}
+
+/**
+ * The answer in a file format. With its links known first it streams (FlatGeobuf and CSV still spool inside their
+ * writers: their header needs every column). Otherwise it is written to a temporary file first, so that the `Link`
+ * header can precede it, and sent from there with its length; memory stays flat either way.
+ */
+export async function sendFeatureFile(reply: FastifyReply, answer: FileAnswer): Promise<FastifyReply> {
+  const pages = await started(answer.pages);
+  const linked = (links: string[]) => (links.length > 0 ? reply.header('link', links.join(', ')) : reply);
+  reply.type(FORMATS[answer.format].type);
+  if (answer.linksFirst) {
+    const out = new PassThrough();
+    writeFeatures(pages, answer.format, out).then(() => out.end(), (error: Error) => out.destroy(error));
+    return linked(answer.links()).send(out);
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'spatial-hub-answer-'));
+  const file = join(dir, 'answer');
+  const removed = () => { rm(dir, { recursive: true, force: true }).catch(() => {}); };
+  try {
+    const out = createWriteStream(file);
+    await writeFeatures(pages, answer.format, out);
+    out.end();
+    await once(out, 'close');
+    const { size } = await stat(file);
+    const body = createReadStream(file);
+    body.on('close', removed);
+    return linked(answer.links()).header('content-length', size).send(body);
+  } catch (error) {
+    removed();
+    throw error;
+  }
+}
+
+/** A `Link` header value. */
+export const linkHeader = (href: string, rel: string, type?: string): string => `<${href}>; rel="${rel}"${type ? `; type="${type}"` : ''}`;
