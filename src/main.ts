@@ -47,7 +47,8 @@ async function serveAsWorker(): Promise<void> {
   const config = loadConfig(process.argv.slice(2), process.env);
   const start = JSON.parse(process.env[WORKER_START] ?? '{}') as WorkerStart;
   const storage = await openStorage(config.storage, { pgPoolSize: config.pgPoolSize, queryTimeout: config.queryTimeout });
-  const port = await serve(hubOf(storage, config, pkg.version, start.upSince, new WorkerPeers()), config, start.port);
+  const peers = new WorkerPeers();
+  const port = await serve(hubOf(storage, config, pkg.version, start.upSince, peers), config, start.port, () => peers.nodeMetrics());
   tellPrimary({ type: 'listening', port });
 }
 
