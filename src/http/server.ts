@@ -148,10 +148,14 @@ export async function buildServer(hub: Hub, options: ServerOptions): Promise<Fas
     closing = true;
     endEventStreams();
   });
-  // Answers finished while stopping close their connection: a kept-alive one would otherwise take the client's next
-  // request, which a stopping server can only refuse (docs/operations.md, "Shutdown").
+  // Answers sent while stopping close their connection: a kept-alive one would otherwise take the client's next
+  // request, which a stopping server can only refuse (docs/operations.md, "Shutdown"). An answer whose headers went
+  // out before the stop leaves its connection idle when it ends: closed then, or the stop would wait for the client.
   app.addHook('onSend', async (_request, reply) => {
     if (closing) reply.header('connection', 'close');
+  });
+  app.addHook('onResponse', async () => {
+    if (closing) setImmediate(() => app.server.closeIdleConnections());
   });
   for (const route of routes) register(app, hub, route, options, metrics);
   registerMethodNotAllowed(app);
