@@ -42,13 +42,14 @@ export class HubMetrics {
     this.inFlight = new Gauge({ name: 'hub_http_requests_in_flight', help: 'Requests received whose answer has not ended', registers });
     this.shed = new Counter({ name: 'hub_http_requests_shed_total', help: 'Requests refused with 429 because the node was busy (HUB_MAX_IN_FLIGHT, HUB_MAX_IN_FLIGHT_BODY)', registers });
     this.deadlines = new Counter({ name: 'hub_db_deadline_hits_total', help: 'Requests answered 504 because a database statement or lock wait passed HUB_QUERY_TIMEOUT', registers });
-    const pool = (name: string, help: string, read: (figures: ProcessFigures) => number) => new Gauge({
+    // Gauges and the counter below are registered by their construction and read `figures` when scraped.
+    const gauge = (name: string, help: string, read: (figures: ProcessFigures) => number) => new Gauge({
       name, help, registers, collect() { this.set(read(figures())); },
     });
-    pool('hub_db_connections', 'Database connections open (SQLite: the one connection of the process)', (f) => f.pool.connections);
-    pool('hub_db_connections_busy', 'Database connections running a statement or transaction', (f) => f.pool.busy);
-    pool('hub_db_waiting', 'Work waiting for a database connection (PostgreSQL) or for the write lock (SQLite)', (f) => f.pool.waiting);
-    pool('hub_answer_cache_bytes', 'Bytes held by the answer cache', (f) => f.answerCache.size);
+    gauge('hub_db_connections', 'Database connections open (SQLite: the one connection of the process)', (f) => f.pool.connections);
+    gauge('hub_db_connections_busy', 'Database connections running a statement or transaction', (f) => f.pool.busy);
+    gauge('hub_db_waiting', 'Work waiting for a database connection (PostgreSQL) or for the write lock (SQLite)', (f) => f.pool.waiting);
+    gauge('hub_answer_cache_bytes', 'Bytes held by the answer cache', (f) => f.answerCache.size);
     // Counters kept by the caches themselves, copied at each scrape: prom-client counters only add, so they start from 0 each time.
     new Counter({
       name: 'hub_cache_lookups_total', help: 'Cache lookups by cache (answer: read answers; token: resolved tokens) and result', labelNames: ['cache', 'result'], registers,

@@ -8,27 +8,9 @@ import { collection, point } from '../helpers/features.js';
 import { call, createSpaceWith } from '../helpers/http-client.js';
 import { ADMIN_TOKEN, BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
 import { type PostgresCluster, startPostgresCluster } from '../helpers/postgres-cluster.js';
+import { metrics, sample } from '../helpers/metrics.js';
 import { eventually } from '../helpers/raw-http.js';
 import { ADMIN_PASSWORD, login, send } from '../helpers/sessions.js';
-
-/** The value of one sample of Prometheus text: the metric `name` with exactly these labels (in any order). */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  for (const line of text.split('\n')) {
-    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!match || match[1] !== name) continue;
-    const found = Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((pair) => [pair[1], pair[2]]));
-    if (Object.keys(found).length !== Object.keys(labels).length) continue;
-    if (Object.entries(labels).every(([key, value]) => found[key] === value)) return Number(match[3]);
-  }
-  return undefined;
-}
-
-async function metrics(hub: HubProcess, headers: Record<string, string> = {}): Promise<string> {
-  const response = await fetch(`${hub.url}/metrics`, { headers });
-  assert.equal(response.status, 200);
-  assert.match(response.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
-  return response.text();
-}
 
 /** The access lines the hub logged so far, parsed. */
 function accessLines(hub: HubProcess): Array<Record<string, unknown>> {
