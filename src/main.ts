@@ -47,7 +47,8 @@ async function serveAsWorker(): Promise<void> {
   const config = loadConfig(process.argv.slice(2), process.env);
   const start = JSON.parse(process.env[WORKER_START] ?? '{}') as WorkerStart;
   const storage = await openStorage(config.storage, { pgPoolSize: config.pgPoolSize, queryTimeout: config.queryTimeout });
-  const port = await serve(hubOf(storage, config, pkg.version, start.upSince, new WorkerPeers()), config, start.port);
+  const peers = new WorkerPeers();
+  const port = await serve(hubOf(storage, config, pkg.version, start.upSince, peers), config, start.port, () => peers.nodeMetrics());
   tellPrimary({ type: 'listening', port });
 }
 
@@ -64,10 +65,16 @@ async function main(): Promise<void> {
     process.exitCode = await runTransferCommand(argv, process.env);
     return;
   }
+  // backup and restore copy the storage as it is: they start no hub on it (which would migrate it or create it).
+  if (argv[0] === 'backup' || argv[0] === 'restore') {
+    const { runBackupCommand } = await import('./cli/backup-commands.js');
+    process.exitCode = await runBackupCommand(argv, process.env);
+    return;
+  }
   const { COMMANDS_USAGE, describeConfig, hubOf, isCommand, loadConfig, openStorage, runCommand, serve, USAGE, WorkerPool } = await hubModules();
   if (argv.includes('--help') || argv.includes('-h')) {
-    const { TRANSFER_USAGE } = await import('./cli/transfer-commands.js');
-    process.stdout.write(USAGE + '\n\n' + COMMANDS_USAGE + '\n\n' + TRANSFER_USAGE + '\n');
+    const [{ TRANSFER_USAGE }, { BACKUP_USAGE }] = await Promise.all([import('./cli/transfer-commands.js'), import('./cli/backup-commands.js')]);
+    process.stdout.write(USAGE + '\n\n' + COMMANDS_USAGE + '\n\n' + BACKUP_USAGE + '\n\n' + TRANSFER_USAGE + '\n');
     return;
   }
   if (isCommand(argv)) {

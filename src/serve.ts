@@ -22,14 +22,21 @@ export function hubOf(storage: Storage, config: Config, version: string, upSince
 /**
  * Listens on `port` and returns the port it got (`0` picks one). SIGINT or SIGTERM stop taking connections, let the
  * requests in progress finish, close the storage and end the process; a second signal while stopping changes nothing
- * (a terminal's Ctrl-C reaches a worker both directly and through its primary).
+ * (a terminal's Ctrl-C reaches a worker both directly and through its primary). Requests still running after
+ * HUB_SHUTDOWN_TIMEOUT lose their connections: a stop must end even when a client reads an answer forever.
+ * `nodeMetrics`: a worker's GET /metrics, summed over the node by the primary.
  */
-export async function serve(hub: Hub, config: Config, port: number): Promise<number> {
-  const app = await buildServer(hub, config);
+export async function serve(hub: Hub, config: Config, port: number, nodeMetrics?: () => Promise<string>): Promise<number> {
+  const app = await buildServer(hub, { ...config, nodeMetrics });
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
+      const deadline = setTimeout(() => {
+        process.stderr.write(`Requests still in progress ${config.shutdownTimeout} ms after the stop signal (HUB_SHUTDOWN_TIMEOUT): closing their connections.\n`);
+        app.server.closeAllConnections();
+      }, config.shutdownTimeout);
       await app.close();
+      clearTimeout(deadline);
       await hub.delivery.stop();
       await hub.jobRunner.stop();
       await hub.storage.close();

@@ -11,7 +11,9 @@ export type WorkerMessage =
   /** The answer to a `forget`: the token is out of this worker's cache. */
   | { type: 'forgot'; id: number }
   /** This worker committed `version` of a space: tell the others (SQLite tells no other process). */
-  | SpaceChanged;
+  | SpaceChanged
+  /** GET /metrics reached this worker: the node's metrics, summed over the workers. */
+  | { type: 'metrics'; id: number };
 
 /** From the primary to a worker. */
 export type PrimaryMessage =
@@ -22,7 +24,9 @@ export type PrimaryMessage =
   /** Another worker deleted this token. */
   | { type: 'forget'; id: number; secretHash: string }
   /** Another worker committed `version` of a space. */
-  | SpaceChanged;
+  | SpaceChanged
+  /** The answer to `metrics`: Prometheus text, or null when a worker did not answer in time. */
+  | { type: 'metrics'; id: number; text: string | null };
 
 /** A committed version, relayed by the primary to the workers that did not commit it, as it came. */
 export interface SpaceChanged {

@@ -4,7 +4,7 @@ import type { ChangePeers } from '../hub/changes/change-peers.js';
 import type { SpaceKey } from '../storage/storage.js';
 import type { PrimaryMessage, WorkerMessage } from './messages.js';
 
-type Question = { type: 'rate'; tid: string; perMinute: number } | { type: 'revoked'; secretHash: string };
+type Question = { type: 'rate'; tid: string; perMinute: number } | { type: 'revoked'; secretHash: string } | { type: 'metrics' };
 
 export class WorkerPeers implements NodePeers, ChangePeers {
   private nextId = 1;
@@ -24,6 +24,13 @@ export class WorkerPeers implements NodePeers, ChangePeers {
 
   async announceRevocation(secretHash: string): Promise<void> {
     await this.ask({ type: 'revoked', secretHash });
+  }
+
+  /** The node's metrics (GET /metrics), summed over its workers by the primary. */
+  async nodeMetrics(): Promise<string> {
+    const answer = await this.ask({ type: 'metrics' });
+    if (answer.type !== 'metrics' || answer.text === null) throw new Error('the node\'s workers did not all report their metrics in time');
+    return answer.text;
   }
 
   onRevocation(listener: (secretHash: string) => void): void {
@@ -56,6 +63,8 @@ export class WorkerPeers implements NodePeers, ChangePeers {
       tellPrimary({ type: 'forgot', id: message.id });
       return;
     }
+    // Other messages on the channel (prom-client's own, answered by its listener) carry no id of ours.
+    if (typeof message.id !== 'number') return;
     const answered = this.waiting.get(message.id);
     this.waiting.delete(message.id);
     answered?.(message);

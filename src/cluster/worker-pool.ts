@@ -1,5 +1,6 @@
 // The primary of a hub serving from several processes: starts the workers, restarts one that dies, stops them all, and keeps what they share.
 import cluster, { type Worker } from 'node:cluster';
+import { AggregatorRegistry } from 'prom-client';
 import { CLAIMS_TTL_MS } from '../hub/access/claims-cache.js';
 import { RequestRates } from '../hub/access/request-rate.js';
 import { type PrimaryMessage, type SpaceChanged, WORKER_START, type WorkerMessage, type WorkerStart } from './messages.js';
@@ -31,6 +32,8 @@ export class WorkerPool {
   private readonly listening = new Set<Worker>();
   private readonly revocations = new Map<number, Revocation>();
   private nextRevocation = 1;
+  /** Asks every worker for its metrics and sums them: counters and histograms add up, gauges (in flight, pool) too. */
+  private readonly metrics = new AggregatorRegistry();
   /** The port the node serves on, once the first worker listens. */
   private port: number | undefined;
   /** The port new workers ask for: Node's cluster shares one listening socket among the workers that asked for the same one. */
@@ -84,6 +87,7 @@ export class WorkerPool {
       case 'revoked': return this.revoke(worker, message.id, message.secretHash);
       case 'forgot': return this.forgot(worker, message.id);
       case 'changed': return this.relay(worker, message);
+      case 'metrics': return this.reportMetrics(worker, message.id);
     }
   }
 
@@ -124,6 +128,14 @@ export class WorkerPool {
   /** A version one worker committed, to the others: their event streams hear of it at once (SQLite tells no other process). */
   private relay(from: Worker, changed: SpaceChanged): void {
     for (const worker of this.alive) if (worker !== from) tell(worker, changed);
+  }
+
+  /** A worker that does not answer within prom-client's 5 s (one starting, or stuck) makes the scrape fail, not lie. */
+  private reportMetrics(worker: Worker, id: number): void {
+    this.metrics.clusterMetrics().then(
+      (text) => tell(worker, { type: 'metrics', id, text }),
+      () => tell(worker, { type: 'metrics', id, text: null }),
+    );
   }
 
   private forgot(worker: Worker, key: number): void {

@@ -10,6 +10,7 @@ import { DEFAULT_JOB_CHUNK, DEFAULT_JOB_RUNNER } from '../hub/jobs/job-runner.js
 import { DEFAULT_JOB_MAX_INPUT } from '../hub/jobs/job-service.js';
 import { DEFAULT_EVENT_BUFFER, DEFAULT_EVENT_STALL_MS, DEFAULT_HEARTBEAT_MS } from '../hub/events/event-service.js';
 import { maskUrl } from '../storage/postgres/mask-url.js';
+import type { MetricsAccess } from '../http/metrics-access.js';
 
 export interface Config {
   host: string;
@@ -78,6 +79,10 @@ export interface Config {
   eventBuffer: number;
   /** Milliseconds a stream waits for a client that takes nothing before it disconnects it (with the version to resume from). */
   eventStall: number;
+  /** Who may read GET /metrics (docs/operations.md): loopback callers (the default), anyone, nobody, or the bearer of a token. */
+  metrics: MetricsAccess;
+  /** How long a stopping process lets the requests in progress finish before it closes their connections, in ms. */
+  shutdownTimeout: number;
   adminUser?: string;
   adminPassword?: string;
   adminToken?: string;
@@ -198,6 +203,13 @@ function parseJobChunk(value: string): number {
   return chunk;
 }
 
+/** `loopback`, `open`, `off` or `token:<secret>` (at least 16 characters: it guards what the node is doing). */
+function parseMetricsAccess(value: string): MetricsAccess {
+  if (value === 'loopback' || value === 'open' || value === 'off') return { kind: value };
+  if (value.startsWith('token:') && value.length >= 'token:'.length + 16) return { kind: 'token', token: value.slice('token:'.length) };
+  throw new Error('Invalid metrics access: use loopback, open, off or token:<a secret of at least 16 characters>');
+}
+
 function parseHereTileEncoding(value: string): 'base4' | 'decimal' {
   if (value === 'base4' || value === 'decimal') return value;
   throw new Error(`Invalid here tile encoding "${value}": use base4 or decimal`);
@@ -239,6 +251,8 @@ const OPTIONS: Option[] = [
   { key: 'jobsChunk', env: 'HUB_JOBS_CHUNK', flag: '--jobs-chunk', parse: parseJobChunk },
   { key: 'jobsPoll', env: 'HUB_JOBS_POLL', flag: '--jobs-poll', parse: parseInterval },
   { key: 'jobsLease', env: 'HUB_JOBS_LEASE', flag: '--jobs-lease', parse: parseInterval },
+  { key: 'metrics', env: 'HUB_METRICS', flag: '--metrics', parse: parseMetricsAccess },
+  { key: 'shutdownTimeout', env: 'HUB_SHUTDOWN_TIMEOUT', flag: '--shutdown-timeout', parse: parsePositiveDuration },
   { key: 'adminUser', env: 'HUB_ADMIN_USER', flag: '--admin-user' },
   { key: 'adminPassword', env: 'HUB_ADMIN_PASSWORD', flag: '--admin-password', secret: true },
   { key: 'adminToken', env: 'HUB_ADMIN_TOKEN', flag: '--admin-token', secret: true },
@@ -273,6 +287,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
     subscriptionBackoff: DEFAULT_DELIVERY.backoffMs, webhookTimeout: DEFAULT_DELIVERY.timeoutMs, subscriptionMaxLag: DEFAULT_DELIVERY.maxLag, cacheSize: -1,
     eventHeartbeat: DEFAULT_HEARTBEAT_MS, eventBuffer: DEFAULT_EVENT_BUFFER, eventStall: DEFAULT_EVENT_STALL_MS,
     jobsDir: '', jobsMaxInput: DEFAULT_JOB_MAX_INPUT, jobsChunk: DEFAULT_JOB_CHUNK, jobsPoll: DEFAULT_JOB_RUNNER.pollMs, jobsLease: DEFAULT_JOB_RUNNER.leaseMs,
+    metrics: { kind: 'loopback' }, shutdownTimeout: 30_000,
   };
   const target = config as unknown as Record<string, unknown>;
   for (const option of OPTIONS) {
@@ -307,7 +322,8 @@ export function describeConfig(config: Config): Record<string, unknown> {
   for (const option of OPTIONS) {
     const value = config[option.key];
     if (value === undefined) continue;
-    shown[option.env] = option.secret ? '***' : option.key === 'storage' ? maskUrl(String(value)) : value;
+    if (option.key === 'metrics') shown[option.env] = config.metrics.kind === 'token' ? 'token:***' : config.metrics.kind;
+    else shown[option.env] = option.secret ? '***' : option.key === 'storage' ? maskUrl(String(value)) : value;
   }
   return shown;
 }

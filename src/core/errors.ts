@@ -148,6 +148,8 @@ export const errorCatalogue = {
   activityLogMissing: { status: 409, template: 'The activity log space {id} of the space {source} is missing, so nothing was written; set the listener again (PATCH the space) to create it.' },
   writeAcrossDatabases: { status: 409, template: 'The write would change spaces stored in different databases; one write can change only one database.' },
   internal: { status: 500, template: 'Internal server error.' },
+  // GET /metrics (docs/operations.md): who may read it is HUB_METRICS, not a token's rights.
+  metricsForbidden: { status: 403, template: 'GET /metrics {problem} (HUB_METRICS).', shape: 'error' },
   // Accounts, sessions and the Token API (API.md 9, 9.1).
   invalidJsonBody: { status: 400, template: 'Invalid JSON body: {detail}' },
   invalidAccountInput: { status: 400, template: 'Invalid {field}: {problem}' },

@@ -18,15 +18,15 @@ const RETRY_AFTER_SECONDS = 1;
 /** Bodies of other methods are never read (API.md 1.9), so they cost nothing to hold. */
 const BODY_METHODS = new Set(['PUT', 'POST', 'PATCH']);
 
-/** The health answer (API.md 2) is public and touches no storage. */
-const HEALTH_ROUTES = new Set(['/', '/hub', '/hub/health-status']);
+/** The health answers (API.md 2) and the metrics: what an operator looks at when the node is busy. */
+const HEALTH_ROUTES = new Set(['/', '/hub', '/hub/health-status', '/metrics']);
 
 /**
  * Preflights and the health route are never shed. A refused preflight is a CORS failure to the browser,
  * which then drops the real request without telling the map library, so a 429 would not even be seen;
  * answering a preflight costs no more than refusing it. The health route must keep answering so that
  * a load balancer or supervisor sees a busy node as alive instead of restarting it, which would drop
- * every request it is working on.
+ * every request it is working on. The metrics are what shows the operator why the node sheds.
  */
 function exempt(request: FastifyRequest): boolean {
   if (request.method === 'OPTIONS') return true;

@@ -4,6 +4,13 @@ import type { Claims } from '../hub/access/claims.js';
 import type { Hub } from '../hub/hub.js';
 import type { AccountRecord } from '../storage/storage.js';
 import type { RawQuery } from './query/raw-query.js';
+import type { MetricsAccess } from './metrics-access.js';
+
+/** GET /metrics: who may read it, and the text (the process's own, or its node's summed by the primary). */
+export interface MetricsEndpoint {
+  access: MetricsAccess;
+  text(): Promise<string>;
+}
 
 export interface HandlerContext {
   request: FastifyRequest;
@@ -21,6 +28,7 @@ export interface HandlerContext {
   maxBody: number;
   /** How `here` tile ids without underscores are read (HUB_HERE_TILE_ENCODING). */
   hereTileEncoding: 'base4' | 'decimal';
+  metrics: MetricsEndpoint;
 }
 
 export type Handler = (context: HandlerContext) => Promise<unknown>;

@@ -5,6 +5,7 @@ import { createAccount, login, logout, me } from './handlers/accounts.js';
 import { spaceEvents } from './handlers/events.js';
 import { createTag, deleteChangesets, deleteTag, getChangedTiles, getChangeset, getChangesets, getTag, listTags, patchTag } from './handlers/history.js';
 import { hubInfo } from './handlers/hub-info.js';
+import { healthStatus, metricsPage } from './handlers/operations.js';
 import { createJob, deleteJob, downloadJobOutput, getJob, getJobStatus, listJobs, patchJobStatus, uploadJobInput } from './handlers/jobs.js';
 import { openApiYaml } from './handlers/openapi.js';
 import { ogcCreateItem, ogcDeleteItem, ogcItem, ogcItems, ogcReplaceItem, ogcUpdateItem } from './handlers/ogc-items.js';
@@ -57,8 +58,10 @@ const DISPLAY: QueryName[] = ['clustering', 'clustering.*', 'tweaks', 'tweaks.st
 
 export const routes: Route[] = [
   { method: 'GET', path: '/', summary: 'Service information; a browser is sent to the viewer', public: true, handler: rootPage },
-  { method: 'GET', path: '/hub', summary: 'Service information and health', public: true, handler: hubInfo },
-  { method: 'GET', path: '/hub/health-status', summary: 'Service information and health', public: true, handler: hubInfo },
+  { method: 'GET', path: '/hub', summary: 'Service information and liveness (touches no storage)', public: true, handler: hubInfo },
+  { method: 'GET', path: '/hub/health-status', summary: 'Readiness: service information, 503 when the storage does not answer', public: true, handler: healthStatus },
+  // Operations (docs/operations.md): who may read the metrics is HUB_METRICS, not a token
+  { method: 'GET', path: '/metrics', summary: 'Prometheus metrics of the node (HUB_METRICS: loopback callers by default)', public: true, handler: metricsPage },
   { method: 'GET', path: '/hub/static/openapi/stable.yaml', summary: 'This API document (OpenAPI 3.0, YAML)', public: true, handler: openApiYaml },
 
   { method: 'GET', path: '/hub/spaces', summary: 'The spaces the token may access', query: ['owner', 'contentUpdatedAt', 'includeRights', 'includeConnectors'], handler: listSpaces },

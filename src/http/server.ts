@@ -10,6 +10,9 @@ import { hubError } from '../core/errors.js';
 import { randomId } from '../hub/ids.js';
 import { VIEWER_ROOT } from './handlers/viewer.js';
 import { registerLoadShedding, type SheddingSettings } from './load-shedding.js';
+import { noteAccount, registerAccessLog } from './access-log.js';
+import { HubMetrics } from './metrics.js';
+import type { MetricsAccess } from './metrics-access.js';
 import { endEventStreams } from './handlers/events.js';
 import { RawQuery } from './query/raw-query.js';
 import { VERSION_PARAMETERS } from './query/version-ref.js';
@@ -26,6 +29,13 @@ export interface ServerOptions extends SheddingSettings, TimeoutSettings {
   logLevel: string;
   /** The URL clients reach the hub at (HUB_PUBLIC_URL): its origin is the one session requests must come from; https makes cookies Secure. */
   publicUrl?: string;
+  /** Who may read GET /metrics (HUB_METRICS). */
+  metrics: MetricsAccess;
+  /**
+   * A worker's GET /metrics answers the node's figures, summed by the primary (cluster/worker-pool.ts); without it the
+   * process answers its own.
+   */
+  nodeMetrics?: () => Promise<string>;
 }
 
 const ALL_METHODS: Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -40,7 +50,7 @@ function tokenOf(request: FastifyRequest, query: RawQuery): string | undefined {
   return query.first('access_token');
 }
 
-function register(app: FastifyInstance, hub: Hub, route: Route, options: ServerOptions): void {
+function register(app: FastifyInstance, hub: Hub, route: Route, options: ServerOptions, metrics: HubMetrics): void {
   const publicOrigin = options.publicUrl ? new URL(options.publicUrl).origin : undefined;
   const secureCookies = publicOrigin?.startsWith('https:') === true;
   // Every route may take the token as `access_token` (API.md 1.3).
@@ -55,9 +65,11 @@ function register(app: FastifyInstance, hub: Hub, route: Route, options: ServerO
       if (route.session) checkSameOrigin(request, publicOrigin);
       const account = route.session === true ? await hub.accounts.authenticateSession(sessionIdOf(request)) : undefined;
       const claims = route.public || route.session ? undefined : await hub.access.authenticate(tokenOf(request, query));
+      noteAccount(request.raw, claims?.aid ?? account?.id);
       const context: HandlerContext = {
         request, reply, query, claims, account, hub, maxBody: options.maxBody, hereTileEncoding: options.hereTileEncoding,
         params: request.params as Record<string, string>, secureCookies,
+        metrics: { access: options.metrics, text: options.nodeMetrics ?? (() => metrics.text()) },
       };
       return route.handler(context);
     },
@@ -100,6 +112,8 @@ export async function buildServer(hub: Hub, options: ServerOptions): Promise<Fas
     logController: new LogController({ disableRequestLogging: true }),
     ...timeoutServerOptions(options),
   });
+  const metrics = new HubMetrics(() => hub.operations.figures());
+  registerAccessLog(app, metrics);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null));
 
@@ -129,8 +143,21 @@ export async function buildServer(hub: Hub, options: ServerOptions): Promise<Fas
   app.setNotFoundHandler((request, reply) => sendError(hubError('routeNotFound'), request, reply));
 
   // Streams stay open until their client leaves: a graceful stop ends them first, or it would wait for them.
-  app.addHook('preClose', async () => endEventStreams());
-  for (const route of routes) register(app, hub, route, options);
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+    endEventStreams();
+  });
+  // Answers sent while stopping close their connection: a kept-alive one would otherwise take the client's next
+  // request, which a stopping server can only refuse (docs/operations.md, "Shutdown"). An answer whose headers went
+  // out before the stop leaves its connection idle when it ends: closed then, or the stop would wait for the client.
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
+  app.addHook('onResponse', async () => {
+    if (closing) setImmediate(() => app.server.closeIdleConnections());
+  });
+  for (const route of routes) register(app, hub, route, options, metrics);
   registerMethodNotAllowed(app);
   return app;
 }

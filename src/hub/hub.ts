@@ -24,6 +24,7 @@ import { JobFiles } from './jobs/job-files.js';
 import { DEFAULT_JOB_CHUNK, DEFAULT_JOB_RUNNER, JobRunner, type JobRunnerOptions } from './jobs/job-runner.js';
 import { DEFAULT_JOB_MAX_INPUT, JobService } from './jobs/job-service.js';
 import { MAX_LINE_BYTES } from './jobs/line-limit.js';
+import { OperationsService } from './operations.js';
 import { DEFAULT_CHECK_MS, DEFAULT_EVENT_BUFFER, DEFAULT_EVENT_STALL_MS, DEFAULT_HEARTBEAT_MS, EventService } from './events/event-service.js';
 
 export interface HubInfo {
@@ -78,6 +79,7 @@ export class Hub {
   readonly jobs: JobService;
   /** Started by the server (serve.ts) and stopped before the storage closes. */
   readonly jobRunner: JobRunner;
+  readonly operations: OperationsService;
 
   constructor(readonly storage: Storage, readonly info: HubInfo, options: HubOptions = {}) {
     const resolver = new SpaceResolver(storage);
@@ -95,6 +97,7 @@ export class Hub {
     this.spatial = new SpatialService(resolver, this.features, this.cache);
     this.statistics = new StatisticsService(resolver, this.features, options.statisticsExactLimit);
     this.access = new AccessService(storage, options.peers);
+    this.operations = new OperationsService(storage, this.cache, this.access);
     this.projects = new ProjectService(storage);
     this.accounts = new AccountService(storage, options.sessionTtl);
     this.tokens = new TokenService(storage, this.access);

@@ -565,6 +565,16 @@ export interface ChangeWatch {
   close(): Promise<void>;
 }
 
+/** How busy the engine's connections of this process are, read when GET /metrics is scraped. */
+export interface PoolFigures {
+  /** Connections open (PostgreSQL: in all pools; SQLite: the one connection). */
+  connections: number;
+  /** Of those, the ones running a statement or a transaction now. */
+  busy: number;
+  /** Work waiting for a connection (PostgreSQL) or for the database's write lock (SQLite). */
+  waiting: number;
+}
+
 export interface Storage {
   readonly engine: string;
   watchChanges(listener: ChangeListener): ChangeWatch;
@@ -580,5 +590,8 @@ export interface Storage {
   readonly jobs: JobStore;
   /** The durability settings in effect for the hub's own connections, read back from the engine (printed at start-up, checked by tests). */
   durability(): Promise<Record<string, string>>;
+  /** Resolves once every database answered a trivial statement; throws a StorageError `unavailable` otherwise (readiness). */
+  ping(): Promise<void>;
+  poolFigures(): PoolFigures;
   close(): Promise<void>;
 }

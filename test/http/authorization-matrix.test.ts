@@ -54,6 +54,8 @@ const CASES: Record<string, Case> = {
   'GET /hub': { kind: 'public', request: () => ({ path: '/hub' }) },
   'GET /hub/health-status': { kind: 'public', request: () => ({ path: '/hub/health-status' }) },
   'GET /hub/static/openapi/stable.yaml': { kind: 'public', request: () => ({ path: '/hub/static/openapi/stable.yaml' }) },
+  // Not a token's rights but HUB_METRICS decides (docs/operations.md): by default every loopback caller, as the tests are.
+  'GET /metrics': { kind: 'public', request: () => ({ path: '/metrics' }) },
   'GET /hub/spaces': { kind: 'list', request: () => ({ path: '/hub/spaces' }) },
   'POST /hub/spaces': { kind: 'create', request: () => ({ path: '/hub/spaces', body: { title: 'new' } }) },
   [`GET ${SPACE}`]: { kind: 'view', request: (s) => ({ path: `/hub/spaces/${s}` }) },

@@ -5,6 +5,7 @@ import pg from 'pg';
 import { call, createSpace, type TestResponse } from '../helpers/http-client.js';
 import { collection, point } from '../helpers/features.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
+import { metrics, sample } from '../helpers/metrics.js';
 
 /** A statement that nothing cancels waits for the test's lock: the test then fails instead of hanging. */
 const STUCK = 120_000;
@@ -72,6 +73,7 @@ if (BACKENDS.includes('sqlite')) {
     test('a search whose page runs past the deadline answers 504 Timeout', async () => {
       assertTimeout(await call(hub, 'GET', `/hub/spaces/${space}/search?p.n=-1`));
       assertTimeout(await call(hub, 'GET', `/hub/spaces/${space}/iterate?p.n=-1`));
+      assert.equal(sample(await metrics(hub), 'hub_db_deadline_hits_total'), 2, 'GET /metrics counts the deadlines hit');
       // A lookup by id is one short statement: it still answers.
       const one = await call(hub, 'GET', `/hub/spaces/${space}/features/f7`);
       assert.equal(one.status, 200, one.text);
@@ -178,6 +180,7 @@ if (BACKENDS.includes('postgres')) {
         assertTimeout(await call(shortDeadline, 'GET', `/hub/spaces/${space}/count?p.n=-1`));
         assertTimeout(await call(shortDeadline, 'PUT', `/hub/spaces/${space}/features/late`, { body: point('late') }));
         assert.equal(await hubStatements(observer), 0, 'the cancelled statements are gone from the database');
+        assert.ok((sample(await metrics(shortDeadline), 'hub_db_deadline_hits_total') ?? 0) >= 4, 'GET /metrics counts the deadlines hit');
       } finally {
         await held.release();
       }

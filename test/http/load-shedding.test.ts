@@ -5,6 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { collection, point } from '../helpers/features.js';
 import { call, createSpace, type TestResponse } from '../helpers/http-client.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
+import { metrics, sample } from '../helpers/metrics.js';
 import { eventually, openConnection, type RawConnection, requestHead } from '../helpers/raw-http.js';
 
 const ORIGIN = 'https://map.example.com';
@@ -112,6 +113,10 @@ for (const backend of BACKENDS) {
           return response.status === 429 ? response : undefined;
         });
         assertShed(shed);
+        // The metrics answer while the node sheds, and count what it shed.
+        const figures = await metrics(hub);
+        assert.ok((sample(figures, 'hub_http_requests_shed_total') ?? 0) >= 1, figures);
+        assert.ok((sample(figures, 'hub_http_requests_in_flight') ?? 0) >= 3, 'two uploads and the scrape');
         const preflight = await call(hub, 'OPTIONS', `/hub/spaces/${space}/features`, {
           anonymous: true, headers: { origin: ORIGIN, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'authorization,content-type' },
         });

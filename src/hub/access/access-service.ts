@@ -3,7 +3,7 @@ import type { RevocationWatch, Storage, TokenRecord } from '../../storage/storag
 import { hubError } from '../../core/errors.js';
 import { randomId } from '../ids.js';
 import { allRights, type Claims, type RightsMatrix } from './claims.js';
-import { ClaimsCache } from './claims-cache.js';
+import { ClaimsCache, type ClaimsCacheFigures } from './claims-cache.js';
 import { type NodePeers, SingleProcess } from './node-peers.js';
 import { hashPassword, hashToken, newPassword, newTokenString, TOKEN_PATTERN } from './secrets.js';
 
@@ -55,6 +55,11 @@ export class AccessService {
     };
     this.revocations = storage.access.watchRevocations(revoked);
     peers.onRevocation(revoked);
+  }
+
+  /** This process's token cache lookups (GET /metrics). */
+  cacheFigures(): ClaimsCacheFigures {
+    return this.cache.figures();
   }
 
   /** Resolves a bearer token to its claims; 401 when missing, unknown or expired. */

@@ -18,15 +18,30 @@ interface Entry {
   cachedUntil: number;
 }
 
+/** Lookups since the process started (GET /metrics). */
+export interface ClaimsCacheFigures {
+  hits: number;
+  misses: number;
+}
+
 export class ClaimsCache {
   private readonly entries = new Map<string, Entry>();
+  private hits = 0;
+  private misses = 0;
 
   get(secretHash: string, now: number): Entry | undefined {
     const entry = this.entries.get(secretHash);
-    if (entry === undefined) return undefined;
-    if (entry.cachedUntil > now) return entry;
-    this.entries.delete(secretHash);
+    if (entry !== undefined && entry.cachedUntil > now) {
+      this.hits++;
+      return entry;
+    }
+    this.misses++;
+    if (entry !== undefined) this.entries.delete(secretHash);
     return undefined;
+  }
+
+  figures(): ClaimsCacheFigures {
+    return { hits: this.hits, misses: this.misses };
   }
 
   set(secretHash: string, claims: Claims, expiresAt: number | undefined, now: number): void {

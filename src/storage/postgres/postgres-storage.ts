@@ -1,5 +1,6 @@
 // The production storage engine: PostgreSQL 15 + PostGIS 3, one or more databases, the first holding the catalog.
-import type { ChangeListener, ChangeWatch, FeatureStore, HistoryStore, ProjectStore, SessionStore, SpaceStore, Storage, SubscriptionStore, JobStore } from '../storage.js';
+import { StorageError } from '../storage-error.js';
+import type { ChangeListener, ChangeWatch, PoolFigures, FeatureStore, HistoryStore, ProjectStore, SessionStore, SpaceStore, Storage, SubscriptionStore, JobStore } from '../storage.js';
 import { listenForChanges } from './change-listener.js';
 import { PostgresAccessStore } from './access-store.js';
 import { Database } from './database.js';
@@ -87,6 +88,24 @@ export class PostgresStorage implements Storage {
     }));
     const values = (key: 'synchronous_commit' | 'fsync') => [...new Set(settings.map((row) => row[key]))].join(',');
     return { synchronous_commit: values('synchronous_commit'), fsync: values('fsync') };
+  }
+
+  async ping(): Promise<void> {
+    try {
+      await Promise.all(this.locations.all.map((db) => db.query('SELECT 1')));
+    } catch (error) {
+      throw error instanceof StorageError ? error : new StorageError('unavailable', error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  poolFigures(): PoolFigures {
+    const figures: PoolFigures = { connections: 0, busy: 0, waiting: 0 };
+    for (const { pool } of this.locations.all) {
+      figures.connections += pool.totalCount;
+      figures.busy += pool.totalCount - pool.idleCount;
+      figures.waiting += pool.waitingCount;
+    }
+    return figures;
   }
 
   async close(): Promise<void> {

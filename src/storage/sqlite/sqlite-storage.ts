@@ -1,8 +1,9 @@
 // The embedded storage engine: one SQLite file in WAL mode holding spaces, features, access records and projects.
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { ChangeListener, ChangeWatch, Storage } from '../storage.js';
+import type { ChangeListener, ChangeWatch, PoolFigures, Storage } from '../storage.js';
+import { StorageError } from '../storage-error.js';
 import { SqliteAccessStore } from './access-store.js';
 import { SqliteSessionStore } from './session-store.js';
 import { SqliteFeatureStore } from './feature-store.js';
@@ -41,8 +42,14 @@ export class SqliteStorage implements Storage {
   readonly subscriptions: SqliteSubscriptionStore;
   readonly jobs: SqliteJobStore;
 
-  private constructor(private readonly db: Database.Database, options: SqliteOptions) {
+  private readonly writes: WriteTransactions;
+  /** The file's inode when opened: a file moved or deleted under the hub leaves it writing to one nobody will open again. */
+  private readonly inode: number;
+
+  private constructor(private readonly db: Database.Database, private readonly file: string, options: SqliteOptions) {
     const writes = new WriteTransactions(db, options.queryTimeout);
+    this.writes = writes;
+    this.inode = statSync(file).ino;
     this.spaces = new SqliteSpaceStore(db, writes);
     this.features = new SqliteFeatureStore(db, writes, options.queryTimeout);
     this.history = new SqliteHistoryStore(db, writes);
@@ -78,7 +85,7 @@ export class SqliteStorage implements Storage {
       db.close();
       throw error;
     }
-    return new SqliteStorage(db, options);
+    return new SqliteStorage(db, file, options);
   }
 
   /**
@@ -96,6 +103,29 @@ export class SqliteStorage implements Storage {
       journal_mode: String(this.db.pragma('journal_mode', { simple: true })),
       synchronous: SYNCHRONOUS_LEVELS[synchronous] ?? String(synchronous),
     };
+  }
+
+  /**
+   * The open connection keeps answering after its file was moved or deleted, so the file is looked up by its path too:
+   * a hub whose writes would be gone at its next start is not ready.
+   */
+  async ping(): Promise<void> {
+    let inode: number | undefined;
+    try {
+      inode = statSync(this.file).ino;
+    } catch {
+      inode = undefined;
+    }
+    if (inode !== this.inode) throw new StorageError('unavailable', 'the database file is no longer at its path');
+    try {
+      this.db.prepare('SELECT count(*) FROM sqlite_schema').get();
+    } catch (error) {
+      throw new StorageError('unavailable', error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  poolFigures(): PoolFigures {
+    return { connections: 1, busy: this.db.inTransaction ? 1 : 0, waiting: this.writes.waiting };
   }
 
   async close(): Promise<void> {

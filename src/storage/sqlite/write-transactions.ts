@@ -31,6 +31,9 @@ export class WriteTransactions {
   private readonly noWait;
   private readonly wait;
 
+  /** Writes of this process waiting for the write lock now (GET /metrics). */
+  waiting = 0;
+
   constructor(private readonly db: Database.Database, private readonly deadlineMs: number) {
     this.begin = db.prepare('BEGIN IMMEDIATE');
     this.commit = db.prepare('COMMIT');
@@ -42,12 +45,20 @@ export class WriteTransactions {
   /** Runs `work` (synchronous; it may throw to roll back) in one write transaction and returns its result once committed. */
   async run<T>(work: () => T): Promise<T> {
     const start = performance.now();
-    for (let retry = FIRST_RETRY_MS; !this.tryBegin(); retry = Math.min(2 * retry, MAX_RETRY_MS)) {
-      if (this.deadlineMs > 0 && performance.now() - start > this.deadlineMs) {
-        throw new StorageError('timeout', `the write waited more than ${this.deadlineMs} ms for another write to end`);
+    if (!this.tryBegin()) {
+      this.waiting++;
+      try {
+        for (let retry = FIRST_RETRY_MS; ; retry = Math.min(2 * retry, MAX_RETRY_MS)) {
+          if (this.deadlineMs > 0 && performance.now() - start > this.deadlineMs) {
+            throw new StorageError('timeout', `the write waited more than ${this.deadlineMs} ms for another write to end`);
+          }
+          // Jittered, so that processes waiting together do not try again in step.
+          await sleep(retry * (0.5 + Math.random() / 2));
+          if (this.tryBegin()) break;
+        }
+      } finally {
+        this.waiting--;
       }
-      // Jittered, so that processes waiting together do not try again in step.
-      await sleep(retry * (0.5 + Math.random() / 2));
     }
     try {
       const result = work();

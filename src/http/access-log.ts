@@ -1,0 +1,52 @@
+// One record per request as its answer ends: the access log's JSON line (at info) and the request metrics (docs/operations.md).
+import type { IncomingMessage } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import type { HubMetrics } from './metrics.js';
+
+/** Requests whose caller is known once the route resolved the token or session: the account id, never the token. */
+const accounts = new WeakMap<IncomingMessage, string>();
+
+export function noteAccount(request: IncomingMessage, accountId: string | undefined): void {
+  if (accountId !== undefined) accounts.set(request, accountId);
+}
+
+/** Requests no route matched share one label (and one log value): their paths are whatever a client sent. */
+const UNMATCHED = 'unmatched';
+
+function declaredLength(request: IncomingMessage): number | undefined {
+  const declared = Number(request.headers['content-length']);
+  return Number.isFinite(declared) && declared >= 0 ? declared : undefined;
+}
+
+/**
+ * Registered before every other hook, so that requests refused by them (429, 414) are counted and logged too. The
+ * line holds the route pattern, not the URL: a query string may carry `access_token`. Headers are not logged at all.
+ * Byte counts are read from the connection, so compressed and streamed answers count as sent.
+ */
+export function registerAccessLog(app: FastifyInstance, metrics: HubMetrics): void {
+  app.addHook('onRequest', async (request, reply) => {
+    const started = performance.now();
+    const socket = request.raw.socket;
+    const readBefore = socket.bytesRead;
+    const writtenBefore = socket.bytesWritten;
+    metrics.requestStarted();
+    reply.raw.once('close', () => {
+      const record = {
+        method: request.method,
+        route: request.routeOptions.url ?? UNMATCHED,
+        status: reply.raw.statusCode,
+        seconds: (performance.now() - started) / 1000,
+        bytesIn: declaredLength(request.raw) ?? Math.max(0, socket.bytesRead - readBefore),
+        bytesOut: Math.max(0, socket.bytesWritten - writtenBefore),
+      };
+      metrics.requestEnded(record);
+      app.log.info({
+        method: record.method, route: record.route, status: record.status, ms: Math.round(record.seconds * 10_000) / 10,
+        bytesIn: record.bytesIn, bytesOut: record.bytesOut, streamId: request.id, account: accounts.get(request.raw),
+        // The client left before the answer ended (the status is then the one the answer started with).
+        ...(reply.raw.writableFinished ? {} : { aborted: true }),
+      }, 'request');
+    });
+  });
+  app.addHook('onError', async (_request, _reply, error) => metrics.countError(error));
+}
