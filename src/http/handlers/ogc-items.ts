@@ -1,5 +1,6 @@
 // Handlers of OGC API Features items: keyset pages of a collection's features, one item, and the Part 4 writes.
 import type { IteratePage } from '../../hub/features/feature-service.js';
+import { ogcFeatureTexts } from '../../hub/ogc/ogc-feature-text.js';
 import { bodyStream } from '../body/body-stream.js';
 import { readJsonObject } from '../body/json-body.js';
 import { checkCrs, ogcBbox, ogcDatetime, ogcFilter, ogcHandle, ogcLimit, ogcPropertyFilters } from '../query/ogc-parameters.js';
@@ -96,7 +97,7 @@ export async function ogcCreateItem(context: HandlerContext): Promise<unknown> {
   });
   const id = result.inserted[0];
   return context.reply.code(201).header('location', `${linkBase(context).root}${itemsPath(spaceId)}/${encodeURIComponent(id)}`)
-    .type(GEOJSON).send(result.features[0]);
+    .type(GEOJSON).send(ogcFeatureTexts(result.features[0]));
 }
 
 /** Part 4 replace (PUT, which creates a missing item as the hub's PUT does) and update (PATCH, a merge patch). */
@@ -104,7 +105,7 @@ async function writeItem(context: HandlerContext, mode: 'put' | 'patch'): Promis
   const body = await readJsonObject(bodyStream(context.request.raw, context.maxBody), 'invalidJsonFeatures');
   const { spaceId, featureId } = context.params;
   const json = await context.hub.writes.writeOne({ caller: callerOf(context), spaceId, featureId, body, ...WRITE_DEFAULTS }, mode);
-  return context.reply.type(GEOJSON).send(json);
+  return context.reply.type(GEOJSON).send(ogcFeatureTexts(json));
 }
 
 export const ogcReplaceItem = (context: HandlerContext) => writeItem(context, 'put');

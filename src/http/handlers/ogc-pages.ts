@@ -159,7 +159,9 @@ export async function ogcQueryables(context: HandlerContext): Promise<unknown> {
     $id: base.href(`/collections/${encodeURIComponent(spaceId)}/queryables`),
     type: 'object',
     title: spaceId,
-    properties: Object.fromEntries(queryables.map((q) => [q.name, { title: q.name, ...(q.type ? { type: q.type } : {}), ...(q.format ? { format: q.format } : {}) }])),
+    properties: Object.fromEntries(queryables.map((q) => [q.name, {
+      title: q.name, ...(q.type ? { type: q.type } : {}), ...(q.items ? { items: q.items } : {}), ...(q.format ? { format: q.format } : {}),
+    }])),
     additionalProperties: true,
   };
   const json = JSON.stringify(body);
