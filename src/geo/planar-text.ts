@@ -1,44 +1,64 @@
-// A geometry's JSON text without its third coordinates when every one of them is zero: the hub pads 2D input with z = 0.
+// A geometry's JSON bytes without its third coordinates when every one of them is zero: the hub pads 2D input with z = 0.
+import type { ByteWriter } from '../core/byte-writer.js';
+import { CLOSE_BRACKET, COMMA, OPEN_BRACKET } from '../core/json-bytes-scan.js';
 
 const MINUS = 0x2d;
+const DOT = 0x2e;
 const DIGIT_0 = 0x30;
 const DIGIT_9 = 0x39;
+const EXPONENT = 0x65;
+const EXPONENT_UPPER = 0x45;
 
-const startsNumber = (code: number) => code === MINUS || (code >= DIGIT_0 && code <= DIGIT_9);
+const startsNumber = (byte: number) => byte === MINUS || (byte >= DIGIT_0 && byte <= DIGIT_9);
 
-/**
- * `geometry` (JSON text as JSON.stringify writes it) with 2D positions when every position has three numbers and
- * each third is zero; unchanged when any z is not zero, when a position has four or more numbers, or when the
- * positions are 2D already. A position is an array that starts with a number: GeoJSON nests no array in one.
- * Scanning the text instead of parsing it keeps an OGC page streaming at about the cost of copying it.
- */
-export function zeroZDropped(geometry: string): string {
-  const cuts: number[] = [];
-  let at = geometry.indexOf('[');
-  while (at >= 0) {
-    if (at + 1 < geometry.length && startsNumber(geometry.charCodeAt(at + 1))) {
-      const close = geometry.indexOf(']', at);
-      if (close < 0) return geometry;
-      const first = geometry.indexOf(',', at);
-      const second = first >= 0 && first < close ? geometry.indexOf(',', first + 1) : -1;
-      if (second >= 0 && second < close) {
-        const third = geometry.indexOf(',', second + 1);
-        if (third >= 0 && third < close) return geometry;
-        if (Number(geometry.slice(second + 1, close)) !== 0) return geometry;
-        cuts.push(second, close);
-      }
-      at = geometry.indexOf('[', close);
-    } else {
-      at = geometry.indexOf('[', at + 1);
-    }
+/** Whether the JSON number in `bytes[start, end)` is zero: its mantissa has no digit but 0. */
+function isZero(bytes: Uint8Array, start: number, end: number): boolean {
+  let at = bytes[start] === MINUS ? start + 1 : start;
+  if (at >= end) return false;
+  for (; at < end; at++) {
+    const byte = bytes[at];
+    if (byte === EXPONENT || byte === EXPONENT_UPPER) return true;
+    if (byte !== DIGIT_0 && byte !== DOT) return false;
   }
-  if (cuts.length === 0) return geometry;
-  let result = '';
-  let from = 0;
-  for (let cut = 0; cut < cuts.length; cut += 2) {
-    result += geometry.slice(from, cuts[cut]);
-    from = cuts[cut + 1];
-  }
-  return result + geometry.slice(from);
+  return true;
 }
 
+/** Pairs of [cut start, cut end) found by the last scan; kept between calls so a page makes no garbage for it. */
+const cuts: number[] = [];
+
+/**
+ * Appends the geometry in `bytes[start, end)` (JSON as JSON.stringify writes it) with 2D positions when every position
+ * has three numbers and each third is zero; unchanged when any z is not zero, when a position has four or more numbers,
+ * or when the positions are 2D already. A position is an array that starts with a number: GeoJSON nests none in one.
+ * A scan of bytes instead of a parse keeps an OGC page streaming at about the cost of copying it.
+ */
+export function appendZeroZDropped(bytes: Uint8Array, start: number, end: number, out: ByteWriter): void {
+  cuts.length = 0;
+  let at = start;
+  while (at < end) {
+    if (bytes[at] !== OPEN_BRACKET || !startsNumber(bytes[at + 1])) {
+      at += 1;
+      continue;
+    }
+    let commas = 0;
+    let second = -1;
+    let close = at + 1;
+    for (; close < end && bytes[close] !== CLOSE_BRACKET; close++) {
+      if (bytes[close] !== COMMA) continue;
+      commas += 1;
+      if (commas === 2) second = close;
+    }
+    if (commas > 2 || (commas === 2 && !isZero(bytes, second + 1, close))) {
+      out.copy(bytes, start, end);
+      return;
+    }
+    if (commas === 2) cuts.push(second, close);
+    at = close + 1;
+  }
+  let from = start;
+  for (let cut = 0; cut < cuts.length; cut += 2) {
+    out.copy(bytes, from, cuts[cut]);
+    from = cuts[cut + 1];
+  }
+  out.copy(bytes, from, end);
+}

@@ -82,7 +82,7 @@ export class FeatureService {
   private async states(source: FeatureSource, ids: string[], options: ReadOptions): Promise<FeatureCollectionStream> {
     const oldest = oldestReadable(source.space.definition, await source.versions());
     const rows = await source.featureStates(ids, oldest);
-    async function* features(): AsyncIterable<string> {
+    async function* features(): AsyncIterable<string | Buffer> {
       const texts = rows.flatMap((row) => transformText(row.json, options.transforms) ?? []);
       if (texts.length > 0) yield shaped(texts.join(','), options);
     }

@@ -12,20 +12,18 @@ export interface ReadOptions {
   /** Aborts when the client goes away: storage then cancels the query. */
   signal?: AbortSignal;
   /** Reshapes the answer's feature texts after the transforms, a page (texts joined by commas) at a time: the OGC API's form. */
-  shape?: (texts: string) => string;
+  shape?: (texts: string | Buffer) => string | Buffer;
 }
 
 /** One stored feature as the read answers it, or undefined when a transform left it out. */
 export function shapedOne(json: string, options: ReadOptions): string | undefined {
   const text = transformText(json, options.transforms);
-  return text === undefined || !options.shape ? text : options.shape(text);
+  return text === undefined || !options.shape ? text : options.shape(text).toString();
 }
 
 /** The texts as the read's `shape` makes them (unchanged without one). */
-export function shaped(texts: string, options: ReadOptions): string;
-export function shaped(texts: string | Buffer, options: ReadOptions): string | Buffer;
 export function shaped(texts: string | Buffer, options: ReadOptions): string | Buffer {
-  return options.shape ? options.shape(texts.toString()) : texts;
+  return options.shape ? options.shape(texts) : texts;
 }
 
 /**
