@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { call, type TestResponse } from '../helpers/http-client.js';
-import { collection, NS, point } from '../helpers/features.js';
+import { call, type FeatureJson, type TestResponse } from '../helpers/http-client.js';
+import { collection, namespaceOf, NS, point } from '../helpers/features.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
 import { issueToken, ownerRights } from '../helpers/tokens.js';
 
@@ -296,6 +296,48 @@ for (const backend of BACKENDS) {
       assert.equal((await call(hub, 'DELETE', `/ogc/collections/${target}/items/w1`, bearer(tokenA))).status, 204);
       assertOgcError(await call(hub, 'GET', `/ogc/collections/${target}/items/w1`), 404, 'featureNotFound');
       assertOgcError(await call(hub, 'DELETE', `/ogc/collections/${target}/items/w1`, bearer(tokenA)), 404, 'featureNotFound');
+    });
+
+    test('items in the OGC form: no namespace, createdAt/updatedAt/tags as flat properties (a feature\'s own win), 2D unless a z is not zero; queryables say so', async () => {
+      const target = (await call(hub, 'POST', '/hub/spaces', { body: { title: 'form' } })).body.id as string;
+      const features = [point('flat', { a: 1 }, [1, 2]), point('own', { tags: 'mine', createdAt: 5 }, [3, 4, 0]), point('high', {}, [5, 6, 7])];
+      assert.equal((await call(hub, 'PUT', `/hub/spaces/${target}/features?addTags=t1,t2`, { body: collection(...features) })).status, 200);
+      const hubFeatures = (await call(hub, 'GET', `/hub/spaces/${target}/iterate`)).body.features ?? [];
+      const times = namespaceOf(hubFeatures[0]);
+      const items = (await call(hub, 'GET', `/ogc/collections/${target}/items`)).body.features ?? [];
+      assert.deepEqual(items.map((item) => [item.id, item.geometry, item.properties]), [
+        ['flat', { type: 'Point', coordinates: [1, 2] }, { a: 1, createdAt: new Date(times.createdAt).toISOString(), updatedAt: new Date(times.updatedAt).toISOString(), tags: ['t1', 't2'] }],
+        ['own', { type: 'Point', coordinates: [3, 4] }, { tags: 'mine', createdAt: 5, updatedAt: new Date(times.updatedAt).toISOString() }],
+        ['high', { type: 'Point', coordinates: [5, 6, 7] }, { createdAt: new Date(times.createdAt).toISOString(), updatedAt: new Date(times.updatedAt).toISOString(), tags: ['t1', 't2'] }],
+      ]);
+      assert.deepEqual((await call(hub, 'GET', `/ogc/collections/${target}/items/flat`)).body, items[0]);
+      assert.deepEqual(hubFeatures[0].geometry, { type: 'Point', coordinates: [1, 2, 0] }, 'the XYZ API keeps its 3D positions');
+      // Here a feature has its own `tags`, a string: the statistics find it, and it wins.
+      assert.deepEqual(((await call(hub, 'GET', `/ogc/collections/${target}/queryables`)).body.properties as Record<string, unknown>).tags, { title: 'tags', type: 'string' });
+      const queryables = (await call(hub, 'GET', `/ogc/collections/${space}/queryables`)).body.properties as Record<string, unknown>;
+      assert.deepEqual(queryables.tags, { title: 'tags', type: 'array', items: { type: 'string' } });
+      assert.deepEqual(queryables.updatedAt, { title: 'updatedAt', type: 'string', format: 'date-time' });
+      assertOgcError(await call(hub, 'GET', `/ogc/collections/${space}/items?filter=${encodeURIComponent("tags = 't1'")}`), 400, 'ogcInvalidFilter');
+    });
+
+    test('Part 4 writes ignore a namespace; createdAt and updatedAt are the hub\'s; a tags list sets the tags; an item read and written back is unchanged', async () => {
+      const target = (await call(hub, 'POST', '/hub/spaces', { body: { title: 'form writes', owner: ownerA } })).body.id as string;
+      const sent = point('q1', { name: 'x', createdAt: '2000-01-01T00:00:00Z', updatedAt: 'then', tags: ['a', 'b'], '@ns:com:here:xyz': { tags: ['hidden'], uuid: 'bogus' } }, [1, 2]);
+      const created = await call(hub, 'POST', `/ogc/collections/${target}/items`, { ...bearer(tokenA), body: sent });
+      assert.equal(created.status, 201, created.text);
+      const stored = (await call(hub, 'GET', `/hub/spaces/${target}/features/q1`)).body as unknown as FeatureJson;
+      assert.deepEqual(Object.keys(stored.properties ?? {}).sort(), ['@ns:com:here:xyz', 'name']);
+      assert.deepEqual(namespaceOf(stored).tags, ['a', 'b']);
+      assert.notEqual((created.body.properties as Record<string, unknown>).createdAt, '2000-01-01T00:00:00Z');
+      assert.deepEqual((created.body.properties as Record<string, unknown>).tags, ['a', 'b']);
+      const read = (await call(hub, 'GET', `/ogc/collections/${target}/items/q1`)).body;
+      assert.equal((await call(hub, 'PUT', `/ogc/collections/${target}/items/q1`, { ...bearer(tokenA), body: read })).status, 200);
+      const again = (await call(hub, 'GET', `/hub/spaces/${target}/features/q1`)).body as unknown as FeatureJson;
+      assert.deepEqual({ ...again.properties, '@ns:com:here:xyz': undefined }, { ...stored.properties, '@ns:com:here:xyz': undefined });
+      assert.deepEqual(namespaceOf(again).tags, ['a', 'b']);
+      const patched = await call(hub, 'PATCH', `/ogc/collections/${target}/items/q1`, { ...bearer(tokenA), body: { type: 'Feature', properties: { tags: ['c'], updatedAt: 'x' } } });
+      assert.equal(patched.status, 200, patched.text);
+      assert.deepEqual(namespaceOf((await call(hub, 'GET', `/hub/spaces/${target}/features/q1`)).body as unknown as FeatureJson).tags, ['c']);
     });
   });
 }

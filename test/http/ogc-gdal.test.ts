@@ -32,6 +32,7 @@ describe('OGC API Features with GDAL', { skip: GDAL_MISSING ? 'ogrinfo not found
       let hub: HubProcess;
       let big: string;
       let parks: string;
+      let countries: string;
       let directory: string;
       const source = () => `OAPIF:${hub.url}/ogc?access_token=${hub.token}`;
       /** The ids ogr2ogr wrote, in file order. */
@@ -50,6 +51,11 @@ describe('OGC API Features with GDAL', { skip: GDAL_MISSING ? 'ogrinfo not found
         parks = (await call(hub, 'POST', '/hub/spaces', { body: { title: 'Chicago parks' } })).body.id as string;
         const fixture = readFileSync(join(ROOT, 'test/fixtures/chicago_parks.geo.json'), 'utf8');
         assert.equal((await call(hub, 'PUT', `/hub/spaces/${parks}/features`, { rawBody: fixture })).status, 200);
+        countries = (await call(hub, 'POST', '/hub/spaces', { body: { title: 'countries' } })).body.id as string;
+        // The fixture's two features with the id -99 get their own: a request may not repeat an id (API.md 1.7).
+        const world = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/countries.geo.json'), 'utf8')) as { features: Array<{ id: string }> };
+        for (const [index, feature] of world.features.entries()) if (feature.id === '-99') feature.id = `n${index}`;
+        assert.equal((await call(hub, 'PUT', `/hub/spaces/${countries}/features?addTags=world`, { body: world, headers: { accept: 'application/x-empty' } })).status, 204);
       });
       after(async () => {
         await hub?.stop();
@@ -101,6 +107,37 @@ describe('OGC API Features with GDAL', { skip: GDAL_MISSING ? 'ogrinfo not found
         await gdal(t, 'ogr2ogr', ['-f', 'GeoJSON', '-where', "area = '1200'", join(directory, 'area.json'), source(), parks]);
         assert.deepEqual(copiedIds('area.json'), hubIds(await call(hub, 'GET', `/hub/spaces/${parks}/search?p.area='1200'`)));
         assert.deepEqual(copiedIds('area.json'), ['LP']);
+      });
+
+      test('ogrinfo types countries written in 2D as 2D polygons, with flat columns: no namespace object, its times and tags as their own (issue 27)', async (t) => {
+        const { stdout } = await gdal(t, 'ogrinfo', ['-so', '-ro', source(), countries]);
+        // Polygons and multipolygons: the layer's type is "Unknown (any)", as it would be "3D Unknown (any)" in 3D.
+        assert.match(stdout, /^Geometry: Unknown \(any\)$/m);
+        const { stdout: summary } = await gdal(t, 'ogrinfo', ['-ro', '-geom=SUMMARY', source(), countries]);
+        const types = [...summary.matchAll(/^ {2}([A-Z ]+) : /gm)].map((match) => match[1]);
+        assert.equal(types.length, 180);
+        assert.deepEqual([...new Set(types)].sort(), ['MULTIPOLYGON', 'POLYGON']);
+        assert.doesNotMatch(stdout, /@ns/);
+        assert.match(stdout, /^createdAt: DateTime/m);
+        assert.match(stdout, /^updatedAt: DateTime/m);
+        assert.match(stdout, /^tags: StringList/m);
+        assert.match(stdout, /^name: String/m);
+        // The XYZ API keeps its documented 3D positions (API.md 5.1).
+        const [first] = (await call(hub, 'GET', `/hub/spaces/${countries}/iterate?limit=1`)).body.features ?? [];
+        assert.match(JSON.stringify(first.geometry), /^{"type":"(Multi)?Polygon","coordinates":\[+-?[\d.]+,-?[\d.]+,0\]/);
+      });
+
+      test('a feature with a z that is not zero keeps its z on /ogc; ogr2ogr reads the tags back as a list', async (t) => {
+        const space = (await call(hub, 'POST', '/hub/spaces', { body: { title: 'heights' } })).body.id as string;
+        const features = [point('low', { h: 0 }, [1, 2]), { ...point('high', { h: 5 }, [3, 4]), geometry: { type: 'Point', coordinates: [3, 4, 5] } }];
+        assert.equal((await call(hub, 'PUT', `/hub/spaces/${space}/features?addTags=a,b`, { body: collection(...features) })).status, 200);
+        await gdal(t, 'ogr2ogr', ['-f', 'GeoJSON', join(directory, 'heights.json'), source(), space]);
+        const copied = JSON.parse(readFileSync(join(directory, 'heights.json'), 'utf8')) as { features: Array<{ geometry: { coordinates: number[] }; properties: Record<string, unknown> }> };
+        assert.deepEqual(copied.features.map((feature) => feature.geometry.coordinates), [[1, 2], [3, 4, 5]]);
+        for (const feature of copied.features) {
+          assert.deepEqual(feature.properties.tags, ['a', 'b']);
+          assert.equal(Object.keys(feature.properties).some((key) => key.startsWith('@ns')), false);
+        }
       });
     });
   }

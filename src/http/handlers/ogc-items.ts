@@ -1,5 +1,7 @@
 // Handlers of OGC API Features items: keyset pages of a collection's features, one item, and the Part 4 writes.
 import type { ItemsPage } from '../../hub/ogc/ogc-service.js';
+import { ogcInputFeature } from '../../hub/ogc/ogc-feature-input.js';
+import { ogcFeatureTexts } from '../../hub/ogc/ogc-feature-text.js';
 import { bodyStream } from '../body/body-stream.js';
 import { readJsonObject } from '../body/json-body.js';
 import { checkCrs, ogcBbox, ogcDatetime, ogcFilter, ogcHandle, ogcLimit, ogcPropertyFilters, ogcSortby } from '../query/ogc-parameters.js';
@@ -104,19 +106,19 @@ export async function ogcCreateItem(context: HandlerContext): Promise<unknown> {
   const feature = await readJsonObject(bodyStream(context.request.raw, context.maxBody), 'invalidJsonFeatures');
   const { spaceId } = context.params;
   const result = await context.hub.writes.writeCollection({
-    caller: callerOf(context), spaceId, body: { type: 'Feature', feature }, onExists: 'error', onNotExists: 'create', onConflict: 'error', ...WRITE_DEFAULTS,
+    caller: callerOf(context), spaceId, body: { type: 'Feature', feature: ogcInputFeature(feature) }, onExists: 'error', onNotExists: 'create', onConflict: 'error', ...WRITE_DEFAULTS,
   });
   const id = result.inserted[0];
   return context.reply.code(201).header('location', `${linkBase(context).root}${itemsPath(spaceId)}/${encodeURIComponent(id)}`)
-    .type(GEOJSON).send(result.features[0]);
+    .type(GEOJSON).send(ogcFeatureTexts(result.features[0]));
 }
 
 /** Part 4 replace (PUT, which creates a missing item as the hub's PUT does) and update (PATCH, a merge patch). */
 async function writeItem(context: HandlerContext, mode: 'put' | 'patch'): Promise<unknown> {
   const body = await readJsonObject(bodyStream(context.request.raw, context.maxBody), 'invalidJsonFeatures');
   const { spaceId, featureId } = context.params;
-  const json = await context.hub.writes.writeOne({ caller: callerOf(context), spaceId, featureId, body, ...WRITE_DEFAULTS }, mode);
-  return context.reply.type(GEOJSON).send(json);
+  const json = await context.hub.writes.writeOne({ caller: callerOf(context), spaceId, featureId, body: ogcInputFeature(body), ...WRITE_DEFAULTS }, mode);
+  return context.reply.type(GEOJSON).send(ogcFeatureTexts(json));
 }
 
 export const ogcReplaceItem = (context: HandlerContext) => writeItem(context, 'put');

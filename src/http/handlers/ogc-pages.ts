@@ -175,7 +175,9 @@ async function schemaOf(context: HandlerContext, kind: 'queryables' | 'sortables
     $id: base.href(`/collections/${encodeURIComponent(spaceId)}/${kind}`),
     type: 'object',
     title: spaceId,
-    properties: Object.fromEntries(queryables.map((q) => [q.name, { title: q.name, ...(q.type ? { type: q.type } : {}), ...(q.format ? { format: q.format } : {}) }])),
+    properties: Object.fromEntries(queryables.map((q) => [q.name, {
+      title: q.name, ...(q.type ? { type: q.type } : {}), ...(q.items ? { items: q.items } : {}), ...(q.format ? { format: q.format } : {}),
+    }])),
     additionalProperties: kind === 'queryables',
   };
   const json = JSON.stringify(body);

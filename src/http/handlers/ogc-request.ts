@@ -1,6 +1,7 @@
 // What every OGC API handler needs from the request: the format asked for, the links' origin, and the read options.
 import { hubError } from '../../core/errors.js';
 import type { ReadOptions } from '../../hub/features/read-pipeline.js';
+import { ogcFeatureTexts } from '../../hub/ogc/ogc-feature-text.js';
 import { OGC_ROOT } from '../api-document.js';
 import { acceptedFileFormat, FILE_FORMAT_NAMES, type FileFormat, fileFormatNamed } from '../reply/feature-formats.js';
 import { clientGone } from '../reply/read-reply.js';
@@ -69,7 +70,10 @@ export function linkBase(context: HandlerContext): LinkBase {
   };
 }
 
-/** Read options without transforms; the ETag tells formats and origins apart, as their bodies differ. */
+/**
+ * Read options without transforms, in the OGC form (flat properties, 2D where the hub padded z: ogc-feature-text.ts);
+ * the ETag tells formats and origins apart, as their bodies differ.
+ */
 export function ogcReadOptions(context: HandlerContext, format: OgcFormat | FileFormat): ReadOptions {
-  return { transforms: [], etagKey: `${etagKey(context)}\n${format}\n${linkBase(context).root}`, signal: clientGone(context.reply) };
+  return { transforms: [], etagKey: `${etagKey(context)}\n${format}\n${linkBase(context).root}`, signal: clientGone(context.reply), shape: ogcFeatureTexts };
 }

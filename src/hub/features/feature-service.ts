@@ -6,7 +6,7 @@ import type { SpaceDefinition } from '../../core/space-definition.js';
 import type { VectorTileRequest } from '../../core/vector-tile-request.js';
 import { vectorTileOf } from '../../geo/vector-tile.js';
 import type { Claims } from '../access/claims.js';
-import { answerKey, type FeatureCollectionStream, type ReadOptions, renderPages } from './read-pipeline.js';
+import { answerKey, type FeatureCollectionStream, type ReadOptions, renderPages, shaped, shapedOne } from './read-pipeline.js';
 import { transformText } from './transform-plan.js';
 import type { FeatureSource } from '../feature-source.js';
 import type { SpaceResolver } from '../resolve/space-resolver.js';
@@ -58,7 +58,7 @@ export class FeatureService {
     if (at !== 'HEAD') return this.getOneAt(caller, spaceId, featureId, options, at);
     const found = await this.spaces.openWithFeature(caller, spaceId, featureId);
     const stored = await found.read();
-    const json = stored === undefined ? undefined : transformText(stored, options.transforms);
+    const json = stored === undefined ? undefined : shapedOne(stored, options);
     if (stored === undefined || json === undefined) throw hubError('featureNotFound');
     return { etag: bodyEtag(json), cacheTTL: cacheTTLOf(found.definition), json };
   }
@@ -68,7 +68,7 @@ export class FeatureService {
     const version = await this.versionOf(source, at);
     let stored: string | undefined;
     for await (const rows of source.query({ ids: [featureId], limit: 1, version }, options.signal)) stored = rows[0]?.json;
-    const json = stored === undefined ? undefined : transformText(stored, options.transforms);
+    const json = stored === undefined ? undefined : shapedOne(stored, options);
     if (json === undefined) throw hubError('featureNotFound');
     return { etag: bodyEtag(json), cacheTTL: cacheTTLOf(source.space.definition), json };
   }
@@ -88,9 +88,9 @@ export class FeatureService {
   private async states(source: FeatureSource, ids: string[], options: ReadOptions): Promise<FeatureCollectionStream> {
     const oldest = oldestReadable(source.space.definition, await source.versions());
     const rows = await source.featureStates(ids, oldest);
-    async function* features(): AsyncIterable<string> {
+    async function* features(): AsyncIterable<string | Buffer> {
       const texts = rows.flatMap((row) => transformText(row.json, options.transforms) ?? []);
-      if (texts.length > 0) yield texts.join(',');
+      if (texts.length > 0) yield shaped(texts.join(','), options);
     }
     return { key: answerKey(source, options.etagKey), cacheTTL: cacheTTLOf(source.space.definition), features: features(), trailer: () => ({}) };
   }
@@ -131,8 +131,8 @@ export class FeatureService {
     const version = await this.versionOf(source, at);
     const page = await source.sortedPage({ ...query, version }, options.signal);
     const texts = page.texts.flatMap((text) => transformText(text, options.transforms) ?? []);
-    async function* features(): AsyncIterable<string> {
-      if (texts.length > 0) yield texts.join(',');
+    async function* features(): AsyncIterable<string | Buffer> {
+      if (texts.length > 0) yield shaped(texts.join(','), options);
     }
     return {
       key: answerKey(source, options.etagKey, version), cacheTTL: cacheTTLOf(source.space.definition), features: features(), trailer: () => ({}),

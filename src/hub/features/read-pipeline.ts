@@ -11,6 +11,19 @@ export interface ReadOptions {
   etagKey: string;
   /** Aborts when the client goes away: storage then cancels the query. */
   signal?: AbortSignal;
+  /** Reshapes the answer's feature texts after the transforms, a page (texts joined by commas) at a time: the OGC API's form. */
+  shape?: (texts: string | Buffer) => string | Buffer;
+}
+
+/** One stored feature as the read answers it, or undefined when a transform left it out. */
+export function shapedOne(json: string, options: ReadOptions): string | undefined {
+  const text = transformText(json, options.transforms);
+  return text === undefined || !options.shape ? text : options.shape(text).toString();
+}
+
+/** The texts as the read's `shape` makes them (unchanged without one). */
+export function shaped(texts: string | Buffer, options: ReadOptions): string | Buffer {
+  return options.shape ? options.shape(texts) : texts;
 }
 
 /**
@@ -52,7 +65,7 @@ export async function* renderPages(
   if (options.transforms.length === 0) {
     for await (const page of source.queryText(query, options.signal)) {
       onPage(page.count, page.lastSeq);
-      yield page.text;
+      yield shaped(page.text, options);
     }
     return;
   }
@@ -63,6 +76,6 @@ export async function* renderPages(
       const text = transformText(row.json, options.transforms);
       if (text !== undefined) texts.push(text);
     }
-    yield texts.join(',');
+    yield shaped(texts.join(','), options);
   }
 }

@@ -47,19 +47,23 @@ export interface ItemsPage extends FeatureCollectionStream {
 /** A property filters may name; `format` as in the queryables of OGC API Features Part 3 (`date-time`, `geometry-any`). */
 export interface Queryable extends FilterTarget {
   format?: string;
+  /** An array's element type. */
+  items?: { type: string };
 }
 
 const NAMESPACE = '@ns:com:here:xyz';
 
 /**
- * The hub's own members a filter may name besides the properties: the id, the geometry and the namespace's times. A
- * property of the same name wins, so that a space holding its own `id` or `updatedAt` property filters on that.
+ * The hub's own members besides the properties, as OGC items show them (ogc-feature-text.ts): the id, the geometry,
+ * the namespace's times and its tags. A property of the same name wins, so that a space holding its own `id` or
+ * `updatedAt` property shows and filters on that. Tags are an array, which CQL2 comparisons do not take.
  */
 const MEMBERS: Queryable[] = [
   { name: 'id', path: ['id'], kind: 'value', type: 'string' },
   { name: 'geometry', path: ['geometry'], kind: 'geometry', format: 'geometry-any' },
   { name: 'createdAt', path: ['properties', NAMESPACE, 'createdAt'], kind: 'time', type: 'string', format: 'date-time' },
   { name: 'updatedAt', path: ['properties', NAMESPACE, 'updatedAt'], kind: 'time', type: 'string', format: 'date-time' },
+  { name: 'tags', path: ['properties', NAMESPACE, 'tags'], kind: 'value', type: 'array', items: { type: 'string' } },
 ];
 
 /** Statistics reads run at once while listing collections. */

@@ -123,6 +123,7 @@ class Compiler {
   private value(arg: unknown): FilterTarget {
     const target = this.target(arg);
     if (target.kind === 'geometry') throw invalid(`${target.name} can only be tested with the spatial functions and IS NULL`);
+    if (target.type === 'array') throw invalid(`${target.name} is an array, which comparisons, LIKE, BETWEEN and IN do not take`);
     return target;
   }
 
