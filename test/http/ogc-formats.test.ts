@@ -45,6 +45,23 @@ describe('OGC items in file formats, read back by GDAL', { skip: GDAL_MISSING ? 
         return plainFeatures(JSON.parse(readFileSync(`${stem}.json`, 'utf8')) as Parameters<typeof plainFeatures>[0]);
       }
 
+      /**
+       * An OGC answer read back, as the hub stores it: its createdAt, updatedAt and tags columns checked and left out,
+       * its positions given the z = 0 the OGC form leaves out (docs/ogc-output.md).
+       */
+      async function ogcRead(body: ArrayBuffer, extension: string): Promise<Map<string, PlainFeature>> {
+        const read = await gdalRead(body, extension);
+        const to3D = (coordinates: unknown): unknown => (Array.isArray(coordinates) && typeof coordinates[0] === 'number'
+          ? (coordinates.length === 2 ? [...coordinates, 0] : coordinates) : Array.isArray(coordinates) ? coordinates.map(to3D) : coordinates);
+        for (const feature of read.values()) {
+          const { createdAt, updatedAt, tags, ...own } = feature.properties;
+          assert.ok(typeof createdAt === 'string' && typeof updatedAt === 'string' && tags !== undefined, `the hub's columns: ${JSON.stringify(feature.properties)}`);
+          feature.properties = own;
+          if (feature.geometry) feature.geometry = { ...feature.geometry, coordinates: to3D(feature.geometry.coordinates) as typeof feature.geometry.coordinates };
+        }
+        return read;
+      }
+
       const get = (path: string, headers: Record<string, string> = {}) => fetch(`${hub.url}${path}`, { headers: { authorization: `Bearer ${hub.token}`, ...headers } });
 
       before(async () => {
@@ -72,7 +89,7 @@ describe('OGC items in file formats, read back by GDAL', { skip: GDAL_MISSING ? 
               const response = await get(path);
               assert.equal(response.status, 200, await response.clone().text());
               assert.equal(response.headers.get('content-type'), format.type);
-              for (const [id, feature] of await gdalRead(await response.arrayBuffer(), format.extension)) read.set(id, feature);
+              for (const [id, feature] of await ogcRead(await response.arrayBuffer(), format.extension)) read.set(id, feature);
               pages++;
               path = nextOf(response.headers.get('link'));
             }

@@ -1,4 +1,6 @@
 // Writes FlatGeobuf with the `flatgeobuf` library's header and feature encoders: features are spooled first, because the header lists every column and the geometry type.
+import { pad3D } from '../../geo/coordinates.js';
+import type { Geometry } from '../../geo/geometry.js';
 import { magicbytes } from 'flatgeobuf/lib/mjs/constants.js';
 import { ColumnType } from 'flatgeobuf/lib/mjs/flat-geobuf/column-type.js';
 import { GeometryType } from 'flatgeobuf/lib/mjs/flat-geobuf/geometry-type.js';
@@ -38,7 +40,8 @@ export const writeFlatGeobuf: WriterFactory = (out) => {
       for await (const feature of spool.replay()) {
         const properties: IProperties = { id: feature.id ?? null };
         for (const name of names) properties[name] = (feature.properties[name] ?? null) as IProperties[string];
-        const geometry = feature.geometry as GeoJsonGeometry | null;
+        // A file is 3D or not as a whole: in a 3D one, a 2D geometry gets z = 0 (GDAL refuses a feature without Z data there).
+        const geometry = (spool.hasZ && feature.geometry ? pad3D(feature.geometry as Geometry) : feature.geometry) as GeoJsonGeometry | null;
         const parsed = geometry === null ? { xy: [], ends: [], parts: [], type: GeometryType.Unknown }
           : geometry.type === 'GeometryCollection' ? parseGC(geometry as GeometryCollection) : parseGeometry(geometry as Exclude<GeoJsonGeometry, GeometryCollection>);
         await put(out, buildFeature(parsed as Parameters<typeof buildFeature>[0], properties, header));
