@@ -1,6 +1,10 @@
 // Black-box tests of the jobs API (issue 25 section 2, docs/jobs.md) on both engines: imports by upload, exports by download, cancel, resume after kill -9, bad input, rights.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import Database from 'better-sqlite3';
 import { deserialize } from 'flatgeobuf/lib/mjs/geojson.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import type { Storage } from '../../src/storage/storage.js';
@@ -109,7 +113,7 @@ for (const backend of BACKENDS) {
       assert.equal((a1.body.properties as Record<string, unknown>).name, 'Frankfurt, am Main');
     });
 
-    test('exports to GeoJSONSeq and FlatGeobuf are downloaded with the space\'s features; a bbox narrows them', async () => {
+    test('exports to GeoJSONSeq, FlatGeobuf and GeoPackage are downloaded with the space\'s features; a bbox narrows them', async () => {
       const space = await createSpace(hub);
       const features = Array.from({ length: 1100 }, (_, i) => point(i));
       const put = await call(hub, 'PUT', `/hub/spaces/${space}/features`, { body: { type: 'FeatureCollection', features } });
@@ -138,6 +142,23 @@ for (const backend of BACKENDS) {
       assert.equal(read.length, 1100);
       assert.deepEqual(read[5].geometry, in3D[5].geometry);
       assert.deepEqual(read[5].properties, { id: 'p5', ...features[5].properties });
+
+      // A GeoPackage: typed columns, the id as a column, an R-tree over every feature (GDAL reads it in transfer-gdal.test.ts).
+      const gpkg = await exportTo('GEOPACKAGE');
+      assert.equal(gpkg.response.headers.get('content-type'), 'application/geopackage+sqlite3');
+      assert.match(gpkg.response.headers.get('content-disposition') ?? '', /\.gpkg"?$/);
+      const file = join(mkdtempSync(join(tmpdir(), 'jobs-gpkg-')), 'out.gpkg');
+      writeFileSync(file, gpkg.bytes);
+      const db = new Database(file, { readonly: true });
+      try {
+        assert.deepEqual((db.pragma('table_info(features)') as Array<{ name: string; type: string }>).map(({ name, type }) => `${name} ${type}`),
+          ['fid INTEGER', 'geom POINT', 'id TEXT', 'n INTEGER', 'name TEXT', 'even BOOLEAN']);
+        assert.deepEqual(db.prepare('SELECT id, n, name, even FROM features WHERE fid = 6').get(), { id: 'p5', n: 5, name: 'point 5', even: 0 });
+        assert.equal((db.prepare('SELECT count(*) AS n FROM rtree_features_geom').get() as { n: number }).n, 1100);
+      } finally {
+        db.close();
+        rmSync(dirname(file), { recursive: true, force: true });
+      }
 
       const boxed = await exportTo('GEOJSONSEQ', { bbox: [-180, -85, -100, -40] });
       const inBox = features.filter(({ geometry: { coordinates: [lon, lat] } }) => lon <= -100 && lat <= -40);
@@ -181,7 +202,7 @@ for (const backend of BACKENDS) {
       const job = (body: object) => createJob(body);
       assertError(await job({ source: { type: 'Files' }, target: { type: 'Space', id: space }, extra: 1 }), 400, 'invalidJob', '"extra"');
       assertError(await job({ source: { type: 'Files', format: 'SHAPEFILE' }, target: { type: 'Space', id: space } }), 400, 'invalidJob', 'source.format', 'GEOJSONSEQ');
-      assertError(await job({ source: { type: 'Space', id: space }, target: { type: 'Files', format: 'GEOPACKAGE' } }), 400, 'invalidJob', 'can be read but not written');
+      assertError(await job({ source: { type: 'Space', id: space }, target: { type: 'Files', format: 'SHAPEFILE' } }), 400, 'invalidJob', 'target.format', 'GEOPACKAGE');
       assertError(await job({ source: { type: 'Space', id: space, bbox: [10, 0, 0, 5] }, target: { type: 'Files', format: 'CSV' } }), 400, 'invalidJob', 'source.bbox');
       assertError(await job({ source: { type: 'Files' }, target: { type: 'Files', format: 'CSV' } }), 400, 'invalidJob', 'imports Files into a Space');
       assertError(await job({ source: { type: 'Files' }, target: { type: 'Space', id: 'no-such-space' } }), 404, 'spaceNotFound');

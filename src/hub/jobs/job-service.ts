@@ -2,7 +2,7 @@
 import type { Readable } from 'node:stream';
 import { HubError, hubError } from '../../core/errors.js';
 import type { JobChange, JobRecord, JobState, Storage } from '../../storage/storage.js';
-import { detectFormat } from '../../transfer/formats/format-registry.js';
+import { detectFormat, OUTPUT_FILES } from '../../transfer/formats/format-registry.js';
 import { openInput } from '../../transfer/input-source.js';
 import type { Claims } from '../access/claims.js';
 import { randomId } from '../ids.js';
@@ -32,10 +32,6 @@ const MOVES: Record<Action, { from: readonly JobState[]; to: JobState }> = {
 
 /** A job that no node is working on: it may be deleted with its files. */
 const IDLE: readonly JobState[] = ['WAITING_FOR_INPUT', 'SUCCEEDED', 'FAILED', 'CANCELLED'];
-
-const CONTENT_TYPES: Record<string, string> = {
-  geojson: 'application/geo+json', geojsonseq: 'application/geo+json-seq', csv: 'text/csv; charset=utf-8', flatgeobuf: 'application/flatgeobuf',
-};
 
 const isJobId = (id: string) => /^[A-Za-z0-9]{1,64}$/.test(id);
 
@@ -181,7 +177,7 @@ export class JobService {
     const file = await this.files.readOutput(id);
     if (!file) throw hubError('jobNoOutput', { id, problem: 'has lost its output file' });
     const format = spec.target.format;
-    return { ...file, contentType: CONTENT_TYPES[format], fileName: `${id}.${format === 'flatgeobuf' ? 'fgb' : format}` };
+    return { ...file, contentType: OUTPUT_FILES[format].mediaType, fileName: `${id}.${OUTPUT_FILES[format].extension}` };
   }
 
   /** A job no node works on, with its files; a SUBMITTED or RUNNING one must be cancelled first. */

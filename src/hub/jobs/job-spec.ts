@@ -2,7 +2,7 @@
 import { hubError } from '../../core/errors.js';
 import { isObject } from '../../core/json.js';
 import type { BBox } from '../../geo/bbox.js';
-import { formatNamed, type InputFormat, isOutputFormat, type OutputFormat } from '../../transfer/formats/format-registry.js';
+import { formatNamed, type InputFormat, type OutputFormat, WRITERS } from '../../transfer/formats/format-registry.js';
 import { normalizeTagList } from '../tags.js';
 
 export interface FilesSource {
@@ -42,6 +42,8 @@ export interface FilesTarget {
 export type JobSpec =
   | { kind: 'import'; description?: string; source: FilesSource; target: SpaceTarget }
   | { kind: 'export'; description?: string; source: SpaceSource; target: FilesTarget };
+
+const WRITTEN = Object.keys(WRITERS).map((name) => name.toUpperCase()).join(', ');
 
 const refuse = (problem: string): never => { throw hubError('invalidJob', { problem }); };
 
@@ -131,9 +133,8 @@ export function jobSpecOf(body: Record<string, unknown>): JobSpec {
   }
   if (source.type === 'Space' && target.type === 'Files') {
     onlyMembers(target, 'target', ['type', 'format']);
-    const format = formatOf(target.format, 'target.format') ?? refuse('target.format must name the format to write: GEOJSON, GEOJSONSEQ, CSV or FLATGEOBUF');
-    if (!isOutputFormat(format)) refuse(`target.format ${shown(target.format)} can be read but not written; write GEOJSON, GEOJSONSEQ, CSV or FLATGEOBUF`);
-    return { kind: 'export', ...(description ? { description } : {}), source: spaceSource(source), target: { type: 'Files', format: format as OutputFormat } };
+    const format: OutputFormat = formatOf(target.format, 'target.format') ?? refuse(`target.format must name the format to write: ${WRITTEN}`);
+    return { kind: 'export', ...(description ? { description } : {}), source: spaceSource(source), target: { type: 'Files', format } };
   }
   return refuse(`source.type ${shown(source.type)} and target.type ${shown(target.type)}: a job imports Files into a Space or exports a Space into Files`);
 }

@@ -9,14 +9,26 @@ import { readGeoJsonSeq } from './geojson-seq-reader.js';
 import { writeGeoJsonSeq } from './geojson-seq-writer.js';
 import { writeGeoJson } from './geojson-writer.js';
 import { readGeoPackage } from './geopackage-reader.js';
+import { writeGeoPackage } from './geopackage-writer.js';
 
 export const READERS = {
   geojson: readGeoJson, geojsonseq: readGeoJsonSeq, csv: readCsv, flatgeobuf: readFlatGeobuf, geopackage: readGeoPackage,
 } satisfies Record<string, FormatReader>;
 export type InputFormat = keyof typeof READERS;
 
-export const WRITERS = { geojson: writeGeoJson, geojsonseq: writeGeoJsonSeq, csv: writeCsv, flatgeobuf: writeFlatGeobuf } satisfies Record<string, WriterFactory>;
+export const WRITERS = {
+  geojson: writeGeoJson, geojsonseq: writeGeoJsonSeq, csv: writeCsv, flatgeobuf: writeFlatGeobuf, geopackage: writeGeoPackage,
+} satisfies Record<string, WriterFactory>;
 export type OutputFormat = keyof typeof WRITERS;
+
+/** The file name extension and media type of each output format (downloads of export jobs). */
+export const OUTPUT_FILES: Record<OutputFormat, { extension: string; mediaType: string }> = {
+  geojson: { extension: 'geojson', mediaType: 'application/geo+json' },
+  geojsonseq: { extension: 'geojsonl', mediaType: 'application/geo+json-seq' },
+  csv: { extension: 'csv', mediaType: 'text/csv; charset=utf-8' },
+  flatgeobuf: { extension: 'fgb', mediaType: 'application/flatgeobuf' },
+  geopackage: { extension: 'gpkg', mediaType: 'application/geopackage+sqlite3' },
+};
 
 const ALIASES: Record<string, InputFormat> = {
   geojson: 'geojson', json: 'geojson', geojsonseq: 'geojsonseq', geojsonl: 'geojsonseq', geojsons: 'geojsonseq', ndjson: 'geojsonseq', jsonl: 'geojsonseq',
@@ -25,8 +37,6 @@ const ALIASES: Record<string, InputFormat> = {
 
 /** A format name or alias as given to --format; undefined when unknown. */
 export const formatNamed = (name: string): InputFormat | undefined => ALIASES[name.toLowerCase()];
-
-export const isOutputFormat = (format: InputFormat): format is OutputFormat => format in WRITERS;
 
 export function formatOfName(fileName: string): InputFormat | undefined {
   const extension = /\.([a-z0-9]+)$/.exec(fileName.toLowerCase())?.[1];
