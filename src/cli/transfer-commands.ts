@@ -11,7 +11,7 @@ the token from --token or, better, $HUB_TOKEN, never printed):
                     [--chunk 5000] [--parallel 4] [--on-error stop|skip] [--resume] [--checkpoint PATH]
                     [--lon COL --lat COL | --wkt COL] [--layer NAME]
   spatial-hub export --space ID [--format F] [--output FILE] [--bbox w,s,e,n] [--tags a,b] [--version N] [--chunk 5000]
-  formats in: geojson, geojsonseq, csv, flatgeobuf, geopackage; out: ${Object.keys(WRITERS).join(', ')}
+  formats (in and out): ${Object.keys(WRITERS).join(', ')}
   --progress-interval SECONDS (JSON progress lines when stderr is no terminal, default 10); --retries N, --retry-delay MS.
 Exit codes: 0 done, 1 the hub failed or could not be reached, 2 bad usage or input (or refused by the hub), 130 interrupted.`;
 

@@ -43,6 +43,7 @@ export type JobSpec =
   | { kind: 'import'; description?: string; source: FilesSource; target: SpaceTarget }
   | { kind: 'export'; description?: string; source: SpaceSource; target: FilesTarget };
 
+/** Every format is read and written. */
 const WRITTEN = Object.keys(WRITERS).map((name) => name.toUpperCase()).join(', ');
 
 const refuse = (problem: string): never => { throw hubError('invalidJob', { problem }); };
@@ -67,7 +68,7 @@ function text(value: unknown, where: string, max = 256): string | undefined {
 function formatOf(value: unknown, where: string): InputFormat | undefined {
   if (value === undefined) return undefined;
   const format = typeof value === 'string' ? formatNamed(value) : undefined;
-  return format ?? refuse(`${where} is ${shown(value)}; known formats: GEOJSON, GEOJSONSEQ, CSV, FLATGEOBUF, GEOPACKAGE`);
+  return format ?? refuse(`${where} is ${shown(value)}; known formats: ${WRITTEN}`);
 }
 
 function tagsOf(value: unknown, where: string): string[] | undefined {

@@ -10,14 +10,16 @@ import { writeGeoJsonSeq } from './geojson-seq-writer.js';
 import { writeGeoJson } from './geojson-writer.js';
 import { readGeoPackage } from './geopackage-reader.js';
 import { writeGeoPackage } from './geopackage-writer.js';
+import { readGeoParquet } from './geoparquet-reader.js';
+import { writeGeoParquet } from './geoparquet-writer.js';
 
 export const READERS = {
-  geojson: readGeoJson, geojsonseq: readGeoJsonSeq, csv: readCsv, flatgeobuf: readFlatGeobuf, geopackage: readGeoPackage,
+  geojson: readGeoJson, geojsonseq: readGeoJsonSeq, csv: readCsv, flatgeobuf: readFlatGeobuf, geopackage: readGeoPackage, geoparquet: readGeoParquet,
 } satisfies Record<string, FormatReader>;
 export type InputFormat = keyof typeof READERS;
 
 export const WRITERS = {
-  geojson: writeGeoJson, geojsonseq: writeGeoJsonSeq, csv: writeCsv, flatgeobuf: writeFlatGeobuf, geopackage: writeGeoPackage,
+  geojson: writeGeoJson, geojsonseq: writeGeoJsonSeq, csv: writeCsv, flatgeobuf: writeFlatGeobuf, geopackage: writeGeoPackage, geoparquet: writeGeoParquet,
 } satisfies Record<string, WriterFactory>;
 export type OutputFormat = keyof typeof WRITERS;
 
@@ -28,11 +30,13 @@ export const OUTPUT_FILES: Record<OutputFormat, { extension: string; mediaType: 
   csv: { extension: 'csv', mediaType: 'text/csv; charset=utf-8' },
   flatgeobuf: { extension: 'fgb', mediaType: 'application/flatgeobuf' },
   geopackage: { extension: 'gpkg', mediaType: 'application/geopackage+sqlite3' },
+  geoparquet: { extension: 'parquet', mediaType: 'application/vnd.apache.parquet' },
 };
 
 const ALIASES: Record<string, InputFormat> = {
   geojson: 'geojson', json: 'geojson', geojsonseq: 'geojsonseq', geojsonl: 'geojsonseq', geojsons: 'geojsonseq', ndjson: 'geojsonseq', jsonl: 'geojsonseq',
   csv: 'csv', flatgeobuf: 'flatgeobuf', fgb: 'flatgeobuf', geopackage: 'geopackage', gpkg: 'geopackage',
+  geoparquet: 'geoparquet', parquet: 'geoparquet',
 };
 
 /** A format name or alias as given to --format; undefined when unknown. */
@@ -52,6 +56,7 @@ const startsWith = (head: Uint8Array, magic: string) => Buffer.from(head.subarra
 export function detectFormat(fileName: string | undefined, head: Uint8Array): InputFormat | undefined {
   if (startsWith(head, 'fgb')) return 'flatgeobuf';
   if (startsWith(head, 'SQLite format 3')) return 'geopackage';
+  if (startsWith(head, 'PAR1')) return 'geoparquet';
   const named = fileName === undefined ? undefined : formatOfName(fileName);
   if (named !== undefined) return named;
   const text = Buffer.from(head).toString('utf8').replace(/^\uFEFF/, '').replace(/^[\s\u001e]+/, '');
