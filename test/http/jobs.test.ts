@@ -166,6 +166,59 @@ for (const backend of BACKENDS) {
       assert.deepEqual(new TextDecoder().decode(boxed.bytes).trim().split('\n').map((line) => (JSON.parse(line) as { id: string }).id), inBox.map((f) => f.id));
     });
 
+    test('a partitioned export writes files of at most maxFeaturesPerFile features, listed by GET …/outputs and downloaded one by one', async () => {
+      const space = await createSpace(hub);
+      const features = Array.from({ length: 1250 }, (_, i) => point(i));
+      assert.equal((await call(hub, 'PUT', `/hub/spaces/${space}/features`, { body: { type: 'FeatureCollection', features } })).status, 200);
+      const exportTo = async (target: object) => {
+        const created = await createJob({ source: { type: 'Space', id: space }, target: { type: 'Files', ...target } });
+        assert.equal(created.status, 200, created.text);
+        const id = created.body.id as string;
+        const done = await finished(id);
+        assert.equal(done.state, 'SUCCEEDED', JSON.stringify(done));
+        const listed = await call(hub, 'GET', `/hub/jobs/${id}/outputs`);
+        assert.equal(listed.status, 200, listed.text);
+        return { id, outputs: listed.body.outputs as Array<{ name: string; bytes: number; url: string }> };
+      };
+      const download = async (url: string) => {
+        const response = await fetch(`${hub.url}${url}`, { headers: bearer(hub.token) });
+        assert.equal(response.status, 200, url);
+        return new Uint8Array(await response.arrayBuffer());
+      };
+
+      const seq = await exportTo({ format: 'GEOJSONSEQ', maxFeaturesPerFile: 500 });
+      assert.deepEqual(seq.outputs.map((output) => [output.name, output.url]), [1, 2, 3].map((n) => [`part-0000${n}.geojsonl`, `/hub/jobs/${seq.id}/outputs/part-0000${n}.geojsonl`]));
+      const parts = await Promise.all(seq.outputs.map(async (output) => {
+        const bytes = await download(output.url);
+        assert.equal(bytes.length, output.bytes);
+        return new TextDecoder().decode(bytes).trim().split('\n').map((line) => (JSON.parse(line) as { id: string }).id);
+      }));
+      assert.deepEqual(parts.map((ids) => ids.length), [500, 500, 250]);
+      assert.deepEqual(parts.flat(), features.map((feature) => feature.id), 'every feature once, in insertion order');
+
+      // Each part is a whole file of its format (a FlatGeobuf header per part).
+      const fgb = await exportTo({ format: 'FLATGEOBUF', maxFeaturesPerFile: 600 });
+      const counts = [];
+      for (const output of fgb.outputs) {
+        let n = 0;
+        for await (const feature of deserialize(await download(output.url)) as AsyncGenerator<unknown>) if (feature) n++;
+        counts.push(n);
+      }
+      assert.deepEqual(counts, [600, 600, 50]);
+
+      assertError(await call(hub, 'GET', `/hub/jobs/${seq.id}/outputs/part-00004.geojsonl`), 404, 'jobOutputNotFound', 'part-00004.geojsonl');
+      assertError(await call(hub, 'GET', `/hub/jobs/${seq.id}/outputs/..%2Foutput`), 404, 'jobOutputNotFound');
+      const single = await createJob({ source: { type: 'Space', id: space }, target: { type: 'Files', format: 'CSV' } });
+      assert.equal((await finished(single.body.id as string)).state, 'SUCCEEDED');
+      assertError(await call(hub, 'GET', `/hub/jobs/${single.body.id as string}/outputs/part-00001.csv`), 404, 'jobOutputNotFound');
+      for (const bad of [0, 1.5, '10', -3]) {
+        assertError(await createJob({ source: { type: 'Space', id: space }, target: { type: 'Files', format: 'CSV', maxFeaturesPerFile: bad } }), 400, 'invalidJob', 'target.maxFeaturesPerFile');
+      }
+      const many = await createJob({ source: { type: 'Space', id: space }, target: { type: 'Files', format: 'CSV', maxFeaturesPerFile: 1 } });
+      assert.equal((await finished(many.body.id as string)).state, 'SUCCEEDED', 'one file per feature is allowed up to 10,000 files');
+      assert.equal(((await call(hub, 'GET', `/hub/jobs/${many.body.id as string}/outputs`)).body.outputs as unknown[]).length, 1250);
+    });
+
     test('CANCEL stops a job (before START or while it runs); RESUME continues it from its checkpoint', async () => {
       const space = await createSpace(hub);
       const created = await createJob({ source: { type: 'Files', format: 'GEOJSONSEQ' }, target: { type: 'Space', id: space } });

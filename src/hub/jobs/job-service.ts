@@ -44,6 +44,11 @@ export interface JobOutput {
   fileName: string;
 }
 
+/** The files of a partitioned export, each downloaded by its url. */
+export interface JobOutputList {
+  outputs: Array<{ name: string; bytes: number; url: string }>;
+}
+
 export class JobService {
   constructor(private readonly storage: Storage, private readonly spaces: SpaceResolver, private readonly files: JobFiles, readonly maxInput: number) {}
 
@@ -167,17 +172,38 @@ export class JobService {
     return statusOf(changed);
   }
 
-  /** The file of a SUCCEEDED export, while the caller may still read the space it came from. */
-  async output(caller: Claims, id: string): Promise<JobOutput> {
+  /**
+   * The file of a SUCCEEDED export, or the list of the files of a partitioned one, while the caller may still read the
+   * space it came from.
+   */
+  async output(caller: Claims, id: string): Promise<JobOutput | JobOutputList> {
+    const spec = await this.finishedExport(caller, id);
+    if (spec.target.maxFeaturesPerFile !== undefined) {
+      const parts = await this.files.listParts(id);
+      if (parts.length === 0) throw hubError('jobNoOutput', { id, problem: 'has lost its output files' });
+      return { outputs: parts.map((part) => ({ ...part, url: `/hub/jobs/${id}/outputs/${part.name}` })) };
+    }
+    const file = await this.files.readOutput(id);
+    if (!file) throw hubError('jobNoOutput', { id, problem: 'has lost its output file' });
+    const format = spec.target.format;
+    return { ...file, contentType: OUTPUT_FILES[format].mediaType, fileName: `${id}.${OUTPUT_FILES[format].extension}` };
+  }
+
+  /** One file of a partitioned export, by a name its list gave. */
+  async outputPart(caller: Claims, id: string, name: string): Promise<JobOutput> {
+    const spec = await this.finishedExport(caller, id);
+    const file = spec.target.maxFeaturesPerFile === undefined ? undefined : await this.files.readPart(id, name);
+    if (!file) throw hubError('jobOutputNotFound', { id, name: name.slice(0, 40) });
+    return { ...file, contentType: OUTPUT_FILES[spec.target.format].mediaType, fileName: `${id}-${name}` };
+  }
+
+  private async finishedExport(caller: Claims, id: string): Promise<Extract<JobSpec, { kind: 'export' }>> {
     const job = await this.owned(caller, id);
     const spec = specOf(job);
     if (spec.kind !== 'export') throw hubError('jobNoOutput', { id, problem: 'is an import: it has no output file; its features are in the space' });
     if (job.state !== 'SUCCEEDED') throw hubError('jobNoOutput', { id, problem: `is ${job.state}: its output can be downloaded once it SUCCEEDED` });
     await this.allowed(caller, spec);
-    const file = await this.files.readOutput(id);
-    if (!file) throw hubError('jobNoOutput', { id, problem: 'has lost its output file' });
-    const format = spec.target.format;
-    return { ...file, contentType: OUTPUT_FILES[format].mediaType, fileName: `${id}.${OUTPUT_FILES[format].extension}` };
+    return spec;
   }
 
   /** A job no node works on, with its files; a SUBMITTED or RUNNING one must be cancelled first. */

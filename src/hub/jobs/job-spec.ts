@@ -37,6 +37,8 @@ export interface SpaceSource {
 export interface FilesTarget {
   type: 'Files';
   format: OutputFormat;
+  /** A partitioned export: files of at most this many features each, in insertion order. */
+  maxFeaturesPerFile?: number;
 }
 
 export type JobSpec =
@@ -133,9 +135,15 @@ export function jobSpecOf(body: Record<string, unknown>): JobSpec {
     return { kind: 'import', ...(description ? { description } : {}), source: filesSource(source), target: spaceTarget };
   }
   if (source.type === 'Space' && target.type === 'Files') {
-    onlyMembers(target, 'target', ['type', 'format']);
+    onlyMembers(target, 'target', ['type', 'format', 'maxFeaturesPerFile']);
     const format: OutputFormat = formatOf(target.format, 'target.format') ?? refuse(`target.format must name the format to write: ${WRITTEN}`);
-    return { kind: 'export', ...(description ? { description } : {}), source: spaceSource(source), target: { type: 'Files', format } };
+    const filesTarget: FilesTarget = { type: 'Files', format };
+    if (target.maxFeaturesPerFile !== undefined) {
+      const max = target.maxFeaturesPerFile;
+      if (!Number.isSafeInteger(max) || (max as number) < 1) refuse(`target.maxFeaturesPerFile is ${shown(max)}; expected a whole number of features, at least 1`);
+      filesTarget.maxFeaturesPerFile = max as number;
+    }
+    return { kind: 'export', ...(description ? { description } : {}), source: spaceSource(source), target: filesTarget };
   }
   return refuse(`source.type ${shown(source.type)} and target.type ${shown(target.type)}: a job imports Files into a Space or exports a Space into Files`);
 }
