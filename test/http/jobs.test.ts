@@ -214,7 +214,7 @@ for (const backend of BACKENDS) {
       for (const bad of [0, 1.5, '10', -3]) {
         assertError(await createJob({ source: { type: 'Space', id: space }, target: { type: 'Files', format: 'CSV', maxFeaturesPerFile: bad } }), 400, 'invalidJob', 'target.maxFeaturesPerFile');
       }
-      const many = await createJob({ source: { type: 'Space', id: space }, target: { type: 'Files', format: 'CSV', maxFeaturesPerFile: 1 } });
+      const many = await createJob({ source: { type: 'Space', id: space }, target: { type: 'Files', format: 'GEOJSONSEQ', maxFeaturesPerFile: 1 } });
       assert.equal((await finished(many.body.id as string)).state, 'SUCCEEDED', 'one file per feature is allowed up to 10,000 files');
       assert.equal(((await call(hub, 'GET', `/hub/jobs/${many.body.id as string}/outputs`)).body.outputs as unknown[]).length, 1250);
     });
