@@ -79,7 +79,7 @@ describe('GeoParquet in and out', () => {
         const space = await createSpace(hub);
         const count = 52_000;
         for (let from = 0; from < count; from += 10_000) {
-          const features = Array.from({ length: 10_000 }, (_, k) => {
+          const features = Array.from({ length: Math.min(10_000, count - from) }, (_, k) => {
             const i = from + k;
             return { type: 'Feature', id: `p${i}`, geometry: { type: 'Point', coordinates: [(i % 3600) / 10 - 180, (i % 1700) / 10 - 85] }, properties: { n: i, name: `point ${i}`, even: i % 2 === 0, tags: { i } } };
           });

@@ -37,7 +37,7 @@ export async function runExport(work: JobWork, job: JobRecord, spec: Extract<Job
   const open = async (): Promise<{ out: Writable; writer: FormatWriter }> => {
     parts++;
     inPart = 0;
-    const out = perFile === undefined ? await work.files.openOutput(job.id) : work.files.openPart(job.id, partName(parts, OUTPUT_FILES[format].extension));
+    const out = perFile === undefined ? await work.files.openOutput(job.id) : await work.files.openPart(job.id, partName(parts, OUTPUT_FILES[format].extension));
     return { out, writer: WRITERS[format](out) };
   };
   const close = async ({ out, writer }: { out: Writable; writer: FormatWriter }) => {

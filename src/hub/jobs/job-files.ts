@@ -1,9 +1,17 @@
 // The files of jobs under HUB_JOBS_DIR: each job's uploaded input and written output, streamed to disk and never held in memory.
+import { once } from 'node:events';
 import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+
+/** A file stream once its file is open: a failed open rejects here instead of being an 'error' event no one listens to. */
+async function opened(path: string): Promise<Writable> {
+  const stream = createWriteStream(path, { mode: 0o600 });
+  await once(stream, 'open');
+  return stream;
+}
 
 export class JobFiles {
   constructor(readonly dir: string) {}
@@ -37,7 +45,7 @@ export class JobFiles {
   /** The output being written; `finishOutput` makes it the job's output. */
   async openOutput(id: string): Promise<Writable> {
     await mkdir(this.folder(id), { recursive: true, mode: 0o700 });
-    return createWriteStream(`${this.outputPath(id)}.part`, { mode: 0o600 });
+    return opened(`${this.outputPath(id)}.part`);
   }
 
   async finishOutput(id: string): Promise<void> {
@@ -55,8 +63,8 @@ export class JobFiles {
   }
 
   /** One part being written; `finishParts` makes the parts the job's outputs, all at once. */
-  openPart(id: string, name: string): Writable {
-    return createWriteStream(join(`${this.partsPath(id)}.part`, name), { mode: 0o600 });
+  async openPart(id: string, name: string): Promise<Writable> {
+    return opened(join(`${this.partsPath(id)}.part`, name));
   }
 
   async finishParts(id: string): Promise<void> {

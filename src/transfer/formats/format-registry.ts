@@ -13,8 +13,15 @@ import { writeGeoPackage } from './geopackage-writer.js';
 import { readGeoParquet } from './geoparquet-reader.js';
 import { writeGeoParquet } from './geoparquet-writer.js';
 
+/** A reader that reads the items it skips (ReaderOptions.skip) and drops them, for formats without a cheaper way. */
+const skipping = (reader: FormatReader): FormatReader => async function* (source, options) {
+  let index = 0;
+  for await (const item of reader(source, options)) if (index++ >= (options.skip ?? 0)) yield item;
+};
+
 export const READERS = {
-  geojson: readGeoJson, geojsonseq: readGeoJsonSeq, csv: readCsv, flatgeobuf: readFlatGeobuf, geopackage: readGeoPackage, geoparquet: readGeoParquet,
+  geojson: skipping(readGeoJson), geojsonseq: readGeoJsonSeq, csv: skipping(readCsv), flatgeobuf: skipping(readFlatGeobuf),
+  geopackage: skipping(readGeoPackage), geoparquet: skipping(readGeoParquet),
 } satisfies Record<string, FormatReader>;
 export type InputFormat = keyof typeof READERS;
 
