@@ -26,18 +26,21 @@ import { ogcItems } from './ogc-items.js';
 import { processorsIngest } from './processors-ingest.js';
 import { spaceList } from './space-list.js';
 import { scaleSpace } from './scale-space.js';
+import { transferBench } from './transfer-bench.js';
 import { spatialReads } from './spatial-reads.js';
 import { uploadMemory } from './upload-memory.js';
 import { workerReads } from './worker-reads.js';
 import { historyCosts } from './history-costs.js';
 import { historyScale } from './history-scale.js';
 
-const SECTIONS = ['spaces', 'ingest', 'get', 'iterate', 'search', 'parallel', 'million', 'spatial', 'etag', 'ogc', 'virtual', 'processors', 'upload', 'upload-memory', 'bigspace', 'scale', 'workers', 'history', 'cache'] as const;
+const SECTIONS = ['spaces', 'ingest', 'get', 'iterate', 'search', 'parallel', 'million', 'spatial', 'etag', 'ogc', 'virtual', 'processors', 'upload', 'upload-memory', 'bigspace', 'scale', 'workers', 'history', 'cache', 'transfer'] as const;
 type Section = (typeof SECTIONS)[number];
 /** Sections that run only when named with --only: they take far longer than the rest together. */
-const NAMED_ONLY: readonly Section[] = ['scale'];
+const NAMED_ONLY: readonly Section[] = ['scale', 'transfer'];
 /** Features of the scale section's space unless --size says otherwise. */
 const DEFAULT_SCALE_SIZE = 1_000_000;
+/** Points the transfer section imports unless --size says otherwise: the issue's 10 million, a quick run's 200,000. */
+const transferSize = (quick: boolean) => (quick ? 200_000 : 10_000_000);
 
 interface Settings {
   engine: BenchEngine;
@@ -45,8 +48,8 @@ interface Settings {
   sections: Set<Section>;
   /** Directory for hub CPU profiles (`--profile`); undefined means no profiling. */
   profileDir?: string;
-  /** Features of the scale section's space (`--size 10m`). */
-  scaleSize: number;
+  /** Features of the scale section's space or the transfer section's import (`--size 10m`), when given. */
+  size?: number;
 }
 
 /** `10m`, `2.5m`, `500k` or a bare number of features. */
@@ -62,7 +65,7 @@ function parseArguments(argv: string[]): Settings {
   let quick = false;
   let sections = new Set<Section>(SECTIONS.filter((section) => !NAMED_ONLY.includes(section)));
   let profileDir: string | undefined;
-  let scaleSize = DEFAULT_SCALE_SIZE;
+  let size: number | undefined;
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split(/=(.*)/s, 2);
     const value = () => inline ?? argv[++i];
@@ -74,14 +77,14 @@ function parseArguments(argv: string[]): Settings {
       if (unknown.length > 0) throw new Error(`Unknown section ${unknown.join(', ')}; sections: ${SECTIONS.join(', ')}`);
       sections = new Set(names as Section[]);
     } else if (flag === '--profile') profileDir = inline ?? join(tmpdir(), 'hub-bench-profiles');
-    else if (flag === '--size') scaleSize = parseSize(value());
+    else if (flag === '--size') size = parseSize(value());
     else throw new Error(`Unknown argument "${argv[i]}". Usage: bench [--storage ${Object.keys(ENGINES).join('|')}] [--quick] [--only ${SECTIONS.join(',')}] [--size 10m] [--profile[=dir]]`);
   }
   const engine = ENGINES[engineName];
   if (!engine) throw new Error(`Unknown storage "${engineName}"; known: ${Object.keys(ENGINES).join(', ')}`);
   // The read figures run on the city space, so they need the ingest.
   if (['get', 'iterate', 'search'].some((section) => sections.has(section as Section))) sections.add('ingest');
-  return { engine, quick, sections, profileDir, scaleSize };
+  return { engine, quick, sections, profileDir, size };
 }
 
 /** Work sizes: the default run stays within a few minutes on two cores; `--quick` within one. */
@@ -686,8 +689,14 @@ async function main(): Promise<void> {
     if (sections.has('bigspace')) await bigSpaceSection(hub, settings);
     if (sections.has('scale')) {
       await scaleSpace({
-        hub, client, reads: floor.reads, engine: settings.engine, plainSpec: floor.plainSpec, features: settings.scaleSize,
+        hub, client, reads: floor.reads, engine: settings.engine, plainSpec: floor.plainSpec, features: settings.size ?? DEFAULT_SCALE_SIZE,
         afterBulkLoad: async () => { await settings.engine.afterBulkLoad?.(); },
+        table: (heading, lines) => sectionTables.push({ heading, lines }), log,
+      });
+    }
+    if (sections.has('transfer')) {
+      await transferBench({
+        hub, client, engine: settings.engine, plainSpec: floor.plainSpec, features: settings.size ?? transferSize(settings.quick), dir: root,
         table: (heading, lines) => sectionTables.push({ heading, lines }), log,
       });
     }

@@ -15,7 +15,7 @@ export function hubOf(storage: Storage, config: Config, version: string, upSince
         timeoutMs: config.webhookTimeout, allowPrivate: config.allowPrivateWebhooks, maxLag: config.subscriptionMaxLag,
       },
       events: { heartbeatMs: config.eventHeartbeat, bufferBytes: config.eventBuffer, stallMs: config.eventStall },
-      jobs: { dir: config.jobsDir, maxInput: config.jobsMaxInput, chunk: config.jobsChunk, maxLine: config.maxBody, pollMs: config.jobsPoll, leaseMs: config.jobsLease },
+      jobs: { dir: config.jobsDir, maxInput: config.jobsMaxInput, chunk: config.jobsChunk, maxLine: config.maxBody, pollMs: config.jobsPoll, leaseMs: config.jobsLease, retentionMs: config.jobsRetention },
     });
 }
 

@@ -71,6 +71,8 @@ export interface Config {
   jobsPoll: number;
   /** How long a process's hold on a job lasts unless renewed, in ms: a crashed process's jobs are resumed by another after it. */
   jobsLease: number;
+  /** How long a finished job (SUCCEEDED, FAILED, CANCELLED) and its files are kept after its last change, in ms; 0 keeps them. */
+  jobsRetention: number;
   /** How many versions behind HEAD a subscription may fall while its undelivered history is kept for it. */
   subscriptionMaxLag: number;
   /** The heartbeat comment of event streams, in ms. */
@@ -106,9 +108,9 @@ function parseSize(value: string): number {
 
 /** A duration in ms, or with a unit as PostgreSQL's settings take it: `500ms`, `30s`, `2min`; `0` turns the limit off. */
 function parseDuration(value: string): number {
-  const match = /^(\d+)\s*(ms|s|min)?$/i.exec(value.trim());
-  if (!match) throw new Error(`Invalid duration "${value}": use milliseconds or a number with ms, s or min (e.g. 30s)`);
-  const factor = { ms: 1, s: 1000, min: 60_000 }[(match[2] ?? 'ms').toLowerCase() as 'ms' | 's' | 'min'];
+  const match = /^(\d+)\s*(ms|s|min|h|d)?$/i.exec(value.trim());
+  if (!match) throw new Error(`Invalid duration "${value}": use milliseconds or a number with ms, s, min, h or d (e.g. 30s)`);
+  const factor = { ms: 1, s: 1000, min: 60_000, h: 3_600_000, d: 86_400_000 }[(match[2] ?? 'ms').toLowerCase() as 'ms' | 's' | 'min' | 'h' | 'd'];
   return Number(match[1]) * factor;
 }
 
@@ -253,6 +255,7 @@ const OPTIONS: Option[] = [
   { key: 'jobsLease', env: 'HUB_JOBS_LEASE', flag: '--jobs-lease', parse: parseInterval },
   { key: 'metrics', env: 'HUB_METRICS', flag: '--metrics', parse: parseMetricsAccess },
   { key: 'shutdownTimeout', env: 'HUB_SHUTDOWN_TIMEOUT', flag: '--shutdown-timeout', parse: parsePositiveDuration },
+  { key: 'jobsRetention', env: 'HUB_JOBS_RETENTION', flag: '--jobs-retention', parse: parseDuration },
   { key: 'adminUser', env: 'HUB_ADMIN_USER', flag: '--admin-user' },
   { key: 'adminPassword', env: 'HUB_ADMIN_PASSWORD', flag: '--admin-password', secret: true },
   { key: 'adminToken', env: 'HUB_ADMIN_TOKEN', flag: '--admin-token', secret: true },
@@ -286,7 +289,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
     subscriptionPoll: DEFAULT_DELIVERY.pollMs, subscriptionLease: DEFAULT_DELIVERY.leaseMs, subscriptionRetries: DEFAULT_DELIVERY.retries,
     subscriptionBackoff: DEFAULT_DELIVERY.backoffMs, webhookTimeout: DEFAULT_DELIVERY.timeoutMs, subscriptionMaxLag: DEFAULT_DELIVERY.maxLag, cacheSize: -1,
     eventHeartbeat: DEFAULT_HEARTBEAT_MS, eventBuffer: DEFAULT_EVENT_BUFFER, eventStall: DEFAULT_EVENT_STALL_MS,
-    jobsDir: '', jobsMaxInput: DEFAULT_JOB_MAX_INPUT, jobsChunk: DEFAULT_JOB_CHUNK, jobsPoll: DEFAULT_JOB_RUNNER.pollMs, jobsLease: DEFAULT_JOB_RUNNER.leaseMs,
+    jobsDir: '', jobsMaxInput: DEFAULT_JOB_MAX_INPUT, jobsChunk: DEFAULT_JOB_CHUNK, jobsPoll: DEFAULT_JOB_RUNNER.pollMs, jobsLease: DEFAULT_JOB_RUNNER.leaseMs, jobsRetention: DEFAULT_JOB_RUNNER.retentionMs,
     metrics: { kind: 'loopback' }, shutdownTimeout: 30_000,
   };
   const target = config as unknown as Record<string, unknown>;

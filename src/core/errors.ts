@@ -72,6 +72,7 @@ export const errorCatalogue = {
   jobNoInput: { status: 409, template: 'The job {id} has no input yet: upload it with POST /hub/jobs/{id}/inputs before START.' },
   jobNotImport: { status: 409, template: 'The job {id} is an export: it takes no input.' },
   jobNoOutput: { status: 409, template: 'The job {id} {problem}.' },
+  jobOutputNotFound: { status: 404, template: 'The job {id} has no output file {name}: GET /hub/jobs/{id}/outputs lists those of a partitioned export.' },
   jobInputTooLarge: { status: 413, template: 'The upload is larger than {limit} bytes, the most a job input may be (HUB_JOBS_MAX_INPUT).' },
   missingFeatureIds: { status: 400, template: 'At least one feature ID should be provided as a query parameter.' },
   missingDeleteSelector: { status: 400, template: 'At least one identifier should be provided as a query parameter.' },

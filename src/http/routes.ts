@@ -6,7 +6,7 @@ import { spaceEvents } from './handlers/events.js';
 import { createTag, deleteChangesets, deleteTag, getChangedTiles, getChangeset, getChangesets, getTag, listTags, patchTag } from './handlers/history.js';
 import { hubInfo } from './handlers/hub-info.js';
 import { healthStatus, metricsPage } from './handlers/operations.js';
-import { createJob, deleteJob, downloadJobOutput, getJob, getJobStatus, listJobs, patchJobStatus, uploadJobInput } from './handlers/jobs.js';
+import { createJob, deleteJob, downloadJobOutput, downloadJobOutputPart, getJob, getJobStatus, listJobs, patchJobStatus, uploadJobInput } from './handlers/jobs.js';
 import { openApiYaml } from './handlers/openapi.js';
 import { ogcCreateItem, ogcDeleteItem, ogcItem, ogcItems, ogcReplaceItem, ogcUpdateItem } from './handlers/ogc-items.js';
 import { ogcApi, ogcCollection, ogcCollections, ogcConformance, ogcLanding, ogcQueryables, ogcSortables } from './handlers/ogc-pages.js';
@@ -118,7 +118,8 @@ export const routes: Route[] = [
   { method: 'GET', path: `${JOB}/status`, summary: 'The state, estimated progress and counts of a job', handler: getJobStatus },
   { method: 'PATCH', path: `${JOB}/status`, summary: 'desiredAction START, CANCEL or RESUME', handler: patchJobStatus },
   { method: 'POST', path: `${JOB}/inputs`, summary: 'Upload the input file of an import (streamed to disk)', handler: uploadJobInput },
-  { method: 'GET', path: `${JOB}/outputs`, summary: 'Download the output file of an export', handler: downloadJobOutput },
+  { method: 'GET', path: `${JOB}/outputs`, summary: 'Download the output file of an export, or list those of a partitioned one', handler: downloadJobOutput },
+  { method: 'GET', path: `${JOB}/outputs/:name`, summary: 'Download one file of a partitioned export', handler: downloadJobOutputPart },
 
   // Project API (API.md 10)
   { method: 'GET', path: PROJECTS, summary: 'The caller\'s projects, or every published one', query: ['paginate', 'published', 'limit', 'handle'], handler: listProjects },

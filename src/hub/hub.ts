@@ -118,6 +118,7 @@ export class Hub {
     this.jobs = new JobService(storage, resolver, files, jobs.maxInput ?? DEFAULT_JOB_MAX_INPUT);
     this.jobRunner = new JobRunner(storage, { access: this.access, writes: this.writes, features: this.features, files, chunk: jobs.chunk ?? DEFAULT_JOB_CHUNK, maxLine: jobs.maxLine || MAX_LINE_BYTES }, {
       pollMs: jobs.pollMs ?? DEFAULT_JOB_RUNNER.pollMs, leaseMs: jobs.leaseMs ?? DEFAULT_JOB_RUNNER.leaseMs, running: jobs.running ?? DEFAULT_JOB_RUNNER.running,
+      retentionMs: jobs.retentionMs ?? DEFAULT_JOB_RUNNER.retentionMs,
       onError: (error) => process.stderr.write(`A job failed on an unexpected error: ${error instanceof Error ? error.message : String(error)}\n`),
     });
   }

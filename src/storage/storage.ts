@@ -424,6 +424,8 @@ export interface JobStore {
   update(id: string, change: JobChange): Promise<JobRecord | undefined>;
   /** Deletes the job when it is in one of the states; whether it did. */
   delete(id: string, states: readonly JobState[]): Promise<boolean>;
+  /** Deletes at most `limit` jobs in one of the states whose last change was before `before` (ms); their ids. */
+  removeOlder(states: readonly JobState[], before: number, limit: number): Promise<string[]>;
   /**
    * Takes or renews, for `node` until `until`, at most `limit` jobs that are SUBMITTED, or RUNNING with an expired lease or
    * under the node's own, and makes them RUNNING. An import is taken only when no other import of its space is RUNNING

@@ -60,12 +60,18 @@ export async function runExport(options: ExportOptions): Promise<{ written: numb
   if (options.tags) query.set('tags', options.tags);
   if (options.version !== undefined) query.set('version', options.version);
   let written = 0;
-  let handle: string | undefined;
-  do {
+  const fetchPage = (handle?: string) => {
     if (handle !== undefined) query.set('handle', handle);
-    const { text } = await options.client.request('GET', `/hub/spaces/${encodeURIComponent(options.space)}/iterate?${query}`, undefined, { accept: 'application/geo+json' });
+    return options.client.request('GET', `/hub/spaces/${encodeURIComponent(options.space)}/iterate?${query}`, undefined, { accept: 'application/geo+json' });
+  };
+  // The next page is asked for before this one is written: the hub reads it while this process writes (two cores, not one after the other).
+  for (let pending: ReturnType<typeof fetchPage> | undefined = fetchPage(); pending !== undefined;) {
+    const { text } = await pending;
     progress.bytes += Buffer.byteLength(text);
     const page = JSON.parse(text) as { features: TransferFeature[]; handle?: string };
+    pending = page.handle === undefined ? undefined : fetchPage(page.handle);
+    // Handled here too: a write that fails leaves the loop, and the page asked for meanwhile must not end the process.
+    pending?.catch(() => undefined);
     for (const feature of page.features) {
       if (options.bbox) {
         const box = envelope(feature.geometry);
@@ -75,8 +81,7 @@ export async function runExport(options: ExportOptions): Promise<{ written: numb
       written++;
     }
     progress.features = written;
-    handle = page.handle;
-  } while (handle !== undefined);
+  }
   await writer.end();
   if (out !== process.stdout) {
     out.end();

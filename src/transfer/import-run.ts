@@ -123,11 +123,11 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
   };
 
   let chunk: Chunk = { start: state.next, end: state.next, features: [], failed: 0, done: false };
-  let index = 0;
+  let index = state.next;
   try {
-    for await (const item of READERS[format](input.source, options.reader)) {
+    for await (const item of READERS[format](input.source, { ...options.reader, skip: state.next })) {
       progress.bytes = input.bytesRead();
-      if (index++ < state.next) continue;
+      index++;
       chunk.end = index;
       if (item.error !== undefined) {
         if (options.onError === 'stop') throw new InputError(`${item.error} (--on-error skip passes over bad records)`, item.position);

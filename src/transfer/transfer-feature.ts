@@ -39,6 +39,8 @@ export interface ReaderOptions {
   lat?: string;
   wkt?: string;
   layer?: string;
+  /** Items to pass over at the start (a resumed load's checkpoint): the reader yields from item `skip` on, with its true position. */
+  skip?: number;
 }
 
 export type FormatReader = (source: InputSource, options: ReaderOptions) => AsyncIterable<ReadItem>;

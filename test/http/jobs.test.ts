@@ -1,6 +1,10 @@
 // Black-box tests of the jobs API (issue 25 section 2, docs/jobs.md) on both engines: imports by upload, exports by download, cancel, resume after kill -9, bad input, rights.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import Database from 'better-sqlite3';
 import { deserialize } from 'flatgeobuf/lib/mjs/geojson.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import type { Storage } from '../../src/storage/storage.js';
@@ -109,7 +113,7 @@ for (const backend of BACKENDS) {
       assert.equal((a1.body.properties as Record<string, unknown>).name, 'Frankfurt, am Main');
     });
 
-    test('exports to GeoJSONSeq and FlatGeobuf are downloaded with the space\'s features; a bbox narrows them', async () => {
+    test('exports to GeoJSONSeq, FlatGeobuf and GeoPackage are downloaded with the space\'s features; a bbox narrows them', async () => {
       const space = await createSpace(hub);
       const features = Array.from({ length: 1100 }, (_, i) => point(i));
       const put = await call(hub, 'PUT', `/hub/spaces/${space}/features`, { body: { type: 'FeatureCollection', features } });
@@ -139,10 +143,80 @@ for (const backend of BACKENDS) {
       assert.deepEqual(read[5].geometry, in3D[5].geometry);
       assert.deepEqual(read[5].properties, { id: 'p5', ...features[5].properties });
 
+      // A GeoPackage: typed columns, the id as a column, an R-tree over every feature (GDAL reads it in transfer-gdal.test.ts).
+      const gpkg = await exportTo('GEOPACKAGE');
+      assert.equal(gpkg.response.headers.get('content-type'), 'application/geopackage+sqlite3');
+      assert.match(gpkg.response.headers.get('content-disposition') ?? '', /\.gpkg"?$/);
+      const file = join(mkdtempSync(join(tmpdir(), 'jobs-gpkg-')), 'out.gpkg');
+      writeFileSync(file, gpkg.bytes);
+      const db = new Database(file, { readonly: true });
+      try {
+        assert.deepEqual((db.pragma('table_info(features)') as Array<{ name: string; type: string }>).map(({ name, type }) => `${name} ${type}`),
+          ['fid INTEGER', 'geom POINT', 'id TEXT', 'n INTEGER', 'name TEXT', 'even BOOLEAN']);
+        assert.deepEqual(db.prepare('SELECT id, n, name, even FROM features WHERE fid = 6').get(), { id: 'p5', n: 5, name: 'point 5', even: 0 });
+        assert.equal((db.prepare('SELECT count(*) AS n FROM rtree_features_geom').get() as { n: number }).n, 1100);
+      } finally {
+        db.close();
+        rmSync(dirname(file), { recursive: true, force: true });
+      }
+
       const boxed = await exportTo('GEOJSONSEQ', { bbox: [-180, -85, -100, -40] });
       const inBox = features.filter(({ geometry: { coordinates: [lon, lat] } }) => lon <= -100 && lat <= -40);
       assert.ok(inBox.length > 0 && inBox.length < 1100);
       assert.deepEqual(new TextDecoder().decode(boxed.bytes).trim().split('\n').map((line) => (JSON.parse(line) as { id: string }).id), inBox.map((f) => f.id));
+    });
+
+    test('a partitioned export writes files of at most maxFeaturesPerFile features, listed by GET …/outputs and downloaded one by one', async () => {
+      const space = await createSpace(hub);
+      const features = Array.from({ length: 1250 }, (_, i) => point(i));
+      assert.equal((await call(hub, 'PUT', `/hub/spaces/${space}/features`, { body: { type: 'FeatureCollection', features } })).status, 200);
+      const exportTo = async (target: object) => {
+        const created = await createJob({ source: { type: 'Space', id: space }, target: { type: 'Files', ...target } });
+        assert.equal(created.status, 200, created.text);
+        const id = created.body.id as string;
+        const done = await finished(id);
+        assert.equal(done.state, 'SUCCEEDED', JSON.stringify(done));
+        const listed = await call(hub, 'GET', `/hub/jobs/${id}/outputs`);
+        assert.equal(listed.status, 200, listed.text);
+        return { id, outputs: listed.body.outputs as Array<{ name: string; bytes: number; url: string }> };
+      };
+      const download = async (url: string) => {
+        const response = await fetch(`${hub.url}${url}`, { headers: bearer(hub.token) });
+        assert.equal(response.status, 200, url);
+        return new Uint8Array(await response.arrayBuffer());
+      };
+
+      const seq = await exportTo({ format: 'GEOJSONSEQ', maxFeaturesPerFile: 500 });
+      assert.deepEqual(seq.outputs.map((output) => [output.name, output.url]), [1, 2, 3].map((n) => [`part-0000${n}.geojsonl`, `/hub/jobs/${seq.id}/outputs/part-0000${n}.geojsonl`]));
+      const parts = await Promise.all(seq.outputs.map(async (output) => {
+        const bytes = await download(output.url);
+        assert.equal(bytes.length, output.bytes);
+        return new TextDecoder().decode(bytes).trim().split('\n').map((line) => (JSON.parse(line) as { id: string }).id);
+      }));
+      assert.deepEqual(parts.map((ids) => ids.length), [500, 500, 250]);
+      assert.deepEqual(parts.flat(), features.map((feature) => feature.id), 'every feature once, in insertion order');
+
+      // Each part is a whole file of its format (a FlatGeobuf header per part).
+      const fgb = await exportTo({ format: 'FLATGEOBUF', maxFeaturesPerFile: 600 });
+      const counts = [];
+      for (const output of fgb.outputs) {
+        let n = 0;
+        for await (const feature of deserialize(await download(output.url)) as AsyncGenerator<unknown>) if (feature) n++;
+        counts.push(n);
+      }
+      assert.deepEqual(counts, [600, 600, 50]);
+
+      assertError(await call(hub, 'GET', `/hub/jobs/${seq.id}/outputs/part-00004.geojsonl`), 404, 'jobOutputNotFound', 'part-00004.geojsonl');
+      assertError(await call(hub, 'GET', `/hub/jobs/${seq.id}/outputs/..%2Foutput`), 404, 'jobOutputNotFound');
+      const single = await createJob({ source: { type: 'Space', id: space }, target: { type: 'Files', format: 'CSV' } });
+      assert.equal((await finished(single.body.id as string)).state, 'SUCCEEDED');
+      assertError(await call(hub, 'GET', `/hub/jobs/${single.body.id as string}/outputs/part-00001.csv`), 404, 'jobOutputNotFound');
+      for (const bad of [0, 1.5, '10', -3]) {
+        assertError(await createJob({ source: { type: 'Space', id: space }, target: { type: 'Files', format: 'CSV', maxFeaturesPerFile: bad } }), 400, 'invalidJob', 'target.maxFeaturesPerFile');
+      }
+      const many = await createJob({ source: { type: 'Space', id: space }, target: { type: 'Files', format: 'GEOJSONSEQ', maxFeaturesPerFile: 1 } });
+      assert.equal((await finished(many.body.id as string)).state, 'SUCCEEDED', 'one file per feature is allowed up to 10,000 files');
+      assert.equal(((await call(hub, 'GET', `/hub/jobs/${many.body.id as string}/outputs`)).body.outputs as unknown[]).length, 1250);
     });
 
     test('CANCEL stops a job (before START or while it runs); RESUME continues it from its checkpoint', async () => {
@@ -181,7 +255,7 @@ for (const backend of BACKENDS) {
       const job = (body: object) => createJob(body);
       assertError(await job({ source: { type: 'Files' }, target: { type: 'Space', id: space }, extra: 1 }), 400, 'invalidJob', '"extra"');
       assertError(await job({ source: { type: 'Files', format: 'SHAPEFILE' }, target: { type: 'Space', id: space } }), 400, 'invalidJob', 'source.format', 'GEOJSONSEQ');
-      assertError(await job({ source: { type: 'Space', id: space }, target: { type: 'Files', format: 'GEOPACKAGE' } }), 400, 'invalidJob', 'can be read but not written');
+      assertError(await job({ source: { type: 'Space', id: space }, target: { type: 'Files', format: 'SHAPEFILE' } }), 400, 'invalidJob', 'target.format', 'GEOPACKAGE');
       assertError(await job({ source: { type: 'Space', id: space, bbox: [10, 0, 0, 5] }, target: { type: 'Files', format: 'CSV' } }), 400, 'invalidJob', 'source.bbox');
       assertError(await job({ source: { type: 'Files' }, target: { type: 'Files', format: 'CSV' } }), 400, 'invalidJob', 'imports Files into a Space');
       assertError(await job({ source: { type: 'Files' }, target: { type: 'Space', id: 'no-such-space' } }), 404, 'spaceNotFound');

@@ -1,7 +1,7 @@
 // Round trips through GDAL (issue 25, sections 1 and 4): ogr2ogr writes each format from test/fixtures, `spatial-hub import` loads it, `spatial-hub export` writes it, ogr2ogr reads it back: same ids, properties and geometries within 1e-9.
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -12,13 +12,13 @@ import { assertSameFeatures, cli, plainFeatures } from '../helpers/transfer-cli.
 const run = promisify(execFile);
 const GDAL_MISSING = spawnSync('ogr2ogr', ['--version']).error !== undefined;
 
-/** GDAL driver, file extension, creation options, whether the format keeps only text (CSV), and the export's extension (GeoPackage is read only). */
+/** GDAL driver, file extension, creation options, whether the format keeps only text (CSV), and the export's extension. */
 const FORMATS = [
   { name: 'geojson', driver: 'GeoJSON', extension: 'geojson', options: [] as string[], textOnly: false, out: 'geojson' },
   { name: 'geojsonseq', driver: 'GeoJSONSeq', extension: 'geojsonl', options: ['-lco', 'COORDINATE_PRECISION=15'], textOnly: false, out: 'geojsonl' },
   { name: 'csv', driver: 'CSV', extension: 'csv', options: ['-lco', 'GEOMETRY=AS_WKT'], textOnly: true, out: 'csv' },
   { name: 'flatgeobuf', driver: 'FlatGeobuf', extension: 'fgb', options: [], textOnly: false, out: 'fgb' },
-  { name: 'geopackage', driver: 'GPKG', extension: 'gpkg', options: [], textOnly: false, out: 'geojson' },
+  { name: 'geopackage', driver: 'GPKG', extension: 'gpkg', options: [], textOnly: false, out: 'gpkg' },
 ];
 const FIXTURES = ['chicago_parks.geo.json', 'transfer-shapes.geo.json'];
 
@@ -64,6 +64,25 @@ describe('import and export round trips through GDAL', { skip: GDAL_MISSING ? 'o
           });
         }
       }
+
+      test('a GeoPackage export has an R-tree that GDAL uses for a spatial filter, and that stays current when GDAL adds to the file', async () => {
+        const input = join(ROOT, 'test/fixtures/transfer-shapes.geo.json');
+        assert.equal((await cli(hub, ['import', input, '--space', 'indexed', '--create', 'indexed'])).code, 0);
+        const file = join(directory, 'indexed.gpkg');
+        const saved = await cli(hub, ['export', '--space', 'indexed', '--output', file]);
+        assert.equal(saved.code, 0, saved.stderr);
+        const index = await run('ogrinfo', ['-q', file, '-sql', "SELECT HasSpatialIndex('features', 'geom')"]);
+        assert.match(index.stdout, /HasSpatialIndex \(Integer\) = 1/);
+        const ids = async (box: string[]) => [...(await run('ogrinfo', ['-q', '-al', '-spat', ...box, file])).stdout.matchAll(/^ {2}id \(String\) = (.+)$/gm)].map((m) => m[1]).sort();
+        // The box meets only the far corner of the multipolygon's second part: an index entry with a wrong box misses it.
+        assert.deepEqual(await ids(['12.5', '52.2', '14', '54']), ['mp-4']);
+        const added = join(directory, 'added.geojson');
+        writeFileSync(added, JSON.stringify({ type: 'FeatureCollection', features: [{ type: 'Feature', properties: { id: 'new-7' }, geometry: { type: 'Point', coordinates: [13.5, 53.5, 0] } }] }));
+        await run('ogr2ogr', ['-append', '-nln', 'features', file, added]);
+        assert.deepEqual(await ids(['12.5', '52.2', '14', '54']), ['mp-4', 'new-7']);
+        const rtree = await run('ogrinfo', ['-q', file, '-sql', 'SELECT count(*) AS n FROM rtree_features_geom']);
+        assert.match(rtree.stdout, /n \(Integer\) = 7/, 'the six exported features and the added one');
+      });
 
       test('export to stdout by --format, with --tags and --bbox', async () => {
         const input = join(ROOT, 'test/fixtures/transfer-shapes.geo.json');

@@ -1,9 +1,17 @@
 // The files of jobs under HUB_JOBS_DIR: each job's uploaded input and written output, streamed to disk and never held in memory.
+import { once } from 'node:events';
 import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+
+/** A file stream once its file is open: a failed open rejects here instead of being an 'error' event no one listens to. */
+async function opened(path: string): Promise<Writable> {
+  const stream = createWriteStream(path, { mode: 0o600 });
+  await once(stream, 'open');
+  return stream;
+}
 
 export class JobFiles {
   constructor(readonly dir: string) {}
@@ -37,11 +45,48 @@ export class JobFiles {
   /** The output being written; `finishOutput` makes it the job's output. */
   async openOutput(id: string): Promise<Writable> {
     await mkdir(this.folder(id), { recursive: true, mode: 0o700 });
-    return createWriteStream(`${this.outputPath(id)}.part`, { mode: 0o600 });
+    return opened(`${this.outputPath(id)}.part`);
   }
 
   async finishOutput(id: string): Promise<void> {
     await rename(`${this.outputPath(id)}.part`, this.outputPath(id));
+  }
+
+  private partsPath(id: string): string {
+    return join(this.folder(id), 'outputs');
+  }
+
+  /** Starts the parts of a partitioned export afresh: a resumed export writes them all again. */
+  async resetParts(id: string): Promise<void> {
+    await rm(`${this.partsPath(id)}.part`, { recursive: true, force: true });
+    await mkdir(`${this.partsPath(id)}.part`, { recursive: true, mode: 0o700 });
+  }
+
+  /** One part being written; `finishParts` makes the parts the job's outputs, all at once. */
+  async openPart(id: string, name: string): Promise<Writable> {
+    return opened(join(`${this.partsPath(id)}.part`, name));
+  }
+
+  async finishParts(id: string): Promise<void> {
+    await rm(this.partsPath(id), { recursive: true, force: true });
+    await rename(`${this.partsPath(id)}.part`, this.partsPath(id));
+  }
+
+  /** The parts in order with their sizes; empty when there are none (they were removed). */
+  async listParts(id: string): Promise<Array<{ name: string; bytes: number }>> {
+    let names: string[];
+    try {
+      names = (await readdir(this.partsPath(id))).sort();
+    } catch {
+      return [];
+    }
+    return Promise.all(names.map(async (name) => ({ name, bytes: (await stat(join(this.partsPath(id), name))).size })));
+  }
+
+  /** One part by a name from `listParts` (never a path: the caller's name is only compared with the listed ones). */
+  async readPart(id: string, name: string): Promise<{ stream: ReadStream; bytes: number } | undefined> {
+    const part = (await this.listParts(id)).find((listed) => listed.name === name);
+    return part && { stream: createReadStream(join(this.partsPath(id), part.name)), bytes: part.bytes };
   }
 
   /** The output and its size; undefined when there is none (it was removed). */

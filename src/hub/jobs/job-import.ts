@@ -22,7 +22,7 @@ export async function runImport(work: JobWork, job: JobRecord, spec: Extract<Job
   const progress: JobProgress = { next: job.next, written: job.written, failed: job.failed, bytes: job.bytes, total: input.size ?? 0 };
   let features: TransferFeature[] = [];
   let failed = 0;
-  let index = 0;
+  let index = progress.next;
 
   /** Writes the chunk ending before item `end`; false when the job must stop. */
   const commit = async (end: number): Promise<boolean> => {
@@ -53,8 +53,8 @@ export async function runImport(work: JobWork, job: JobRecord, spec: Extract<Job
 
   try {
     const source = format === 'geojsonseq' || format === 'csv' ? withLineLimit(input.source, work.maxLine) : input.source;
-    for await (const item of READERS[format](source, options)) {
-      if (index++ < progress.next) continue;
+    for await (const item of READERS[format](source, { ...options, skip: progress.next })) {
+      index++;
       if (item.error !== undefined) {
         if (spec.source.onError === 'STOP') throw new JobFailure(`${item.position}: ${item.error} (source.onError SKIP passes over bad records)`);
         failed++;

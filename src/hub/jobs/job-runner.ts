@@ -1,7 +1,7 @@
 // The job loop (docs/jobs.md): each node runs the jobs whose lease it holds, renews the leases while they run, and takes over jobs whose node stopped.
 import { randomUUID } from 'node:crypto';
 import { HubError } from '../../core/errors.js';
-import type { JobEnd, JobProgress, JobRecord, Storage } from '../../storage/storage.js';
+import type { JobEnd, JobProgress, JobRecord, JobState, Storage } from '../../storage/storage.js';
 import { runExport } from './job-export.js';
 import { runImport } from './job-import.js';
 import type { JobSpec } from './job-spec.js';
@@ -15,6 +15,8 @@ export interface JobRunnerOptions {
   leaseMs: number;
   /** Jobs one process runs at once. */
   running: number;
+  /** HUB_JOBS_RETENTION: a finished job and its files are removed this long after its last change; 0 keeps them. */
+  retentionMs: number;
   /** Told of a poll or a run that failed on something other than the job's input or rights. */
   onError?: (error: unknown) => void;
 }
@@ -22,7 +24,14 @@ export interface JobRunnerOptions {
 /** Features per write transaction of an import job, and per page of an export job. */
 export const DEFAULT_JOB_CHUNK = 5000;
 
-export const DEFAULT_JOB_RUNNER: Omit<JobRunnerOptions, 'onError'> = { pollMs: 1000, leaseMs: 30_000, running: 2 };
+export const DEFAULT_JOB_RUNNER: Omit<JobRunnerOptions, 'onError'> = { pollMs: 1000, leaseMs: 30_000, running: 2, retentionMs: 7 * 86_400_000 };
+
+/** States in which no node works on a job any more: those the retention removes. WAITING_FOR_INPUT stays (its client may come back). */
+const FINISHED: readonly JobState[] = ['SUCCEEDED', 'FAILED', 'CANCELLED'];
+
+/** At most this often, and this many jobs at a time, are old jobs looked for and removed. */
+const CLEANUP_EVERY_MS = 60_000;
+const CLEANUP_BATCH = 100;
 
 /** What a job's lastError says of a failure that is not the job's own (a storage failure): no internals, and what to do. */
 const INTERNAL_FAILURE = 'The job stopped on a failure of the hub or its storage; RESUME it to continue from its last checkpoint.';
@@ -32,6 +41,7 @@ export class JobRunner {
   private readonly node = randomUUID();
   private readonly runs = new Map<string, { stop: AbortController; done: Promise<void> }>();
   private readonly loop: PollLoop;
+  private nextCleanup = 0;
 
   constructor(private readonly storage: Storage, private readonly work: JobWork, private readonly options: JobRunnerOptions) {
     this.loop = new PollLoop(options.pollMs, () => this.poll(), options.onError);
@@ -61,6 +71,21 @@ export class JobRunner {
       const stop = new AbortController();
       const done = this.run(job, stop.signal).catch((error: unknown) => this.options.onError?.(error)).finally(() => this.runs.delete(job.id));
       this.runs.set(job.id, { stop, done });
+    }
+    if (this.options.retentionMs > 0 && now >= this.nextCleanup) await this.removeOld(now);
+  }
+
+  /**
+   * Removes finished jobs older than the retention, then their files. Every node does it (at most every minute, sooner
+   * for a shorter retention); the storage hands each job to one of them. A crash between the two leaves a folder without
+   * a job, which nothing reads.
+   */
+  private async removeOld(now: number): Promise<void> {
+    this.nextCleanup = now + Math.min(this.options.retentionMs, CLEANUP_EVERY_MS);
+    for (let removed = CLEANUP_BATCH; removed === CLEANUP_BATCH && !this.loop.stopped.aborted;) {
+      const ids = await this.storage.jobs.removeOlder(FINISHED, now - this.options.retentionMs, CLEANUP_BATCH);
+      for (const id of ids) await this.work.files.remove(id);
+      removed = ids.length;
     }
   }
 

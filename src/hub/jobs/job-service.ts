@@ -2,7 +2,7 @@
 import type { Readable } from 'node:stream';
 import { HubError, hubError } from '../../core/errors.js';
 import type { JobChange, JobRecord, JobState, Storage } from '../../storage/storage.js';
-import { detectFormat } from '../../transfer/formats/format-registry.js';
+import { detectFormat, OUTPUT_FILES } from '../../transfer/formats/format-registry.js';
 import { openInput } from '../../transfer/input-source.js';
 import type { Claims } from '../access/claims.js';
 import { randomId } from '../ids.js';
@@ -33,10 +33,6 @@ const MOVES: Record<Action, { from: readonly JobState[]; to: JobState }> = {
 /** A job that no node is working on: it may be deleted with its files. */
 const IDLE: readonly JobState[] = ['WAITING_FOR_INPUT', 'SUCCEEDED', 'FAILED', 'CANCELLED'];
 
-const CONTENT_TYPES: Record<string, string> = {
-  geojson: 'application/geo+json', geojsonseq: 'application/geo+json-seq', csv: 'text/csv; charset=utf-8', flatgeobuf: 'application/flatgeobuf',
-};
-
 const isJobId = (id: string) => /^[A-Za-z0-9]{1,64}$/.test(id);
 
 const specOf = (job: JobRecord) => JSON.parse(job.spec) as JobSpec;
@@ -46,6 +42,11 @@ export interface JobOutput {
   bytes: number;
   contentType: string;
   fileName: string;
+}
+
+/** The files of a partitioned export, each downloaded by its url. */
+export interface JobOutputList {
+  outputs: Array<{ name: string; bytes: number; url: string }>;
 }
 
 export class JobService {
@@ -171,17 +172,38 @@ export class JobService {
     return statusOf(changed);
   }
 
-  /** The file of a SUCCEEDED export, while the caller may still read the space it came from. */
-  async output(caller: Claims, id: string): Promise<JobOutput> {
+  /**
+   * The file of a SUCCEEDED export, or the list of the files of a partitioned one, while the caller may still read the
+   * space it came from.
+   */
+  async output(caller: Claims, id: string): Promise<JobOutput | JobOutputList> {
+    const spec = await this.finishedExport(caller, id);
+    if (spec.target.maxFeaturesPerFile !== undefined) {
+      const parts = await this.files.listParts(id);
+      if (parts.length === 0) throw hubError('jobNoOutput', { id, problem: 'has lost its output files' });
+      return { outputs: parts.map((part) => ({ ...part, url: `/hub/jobs/${id}/outputs/${part.name}` })) };
+    }
+    const file = await this.files.readOutput(id);
+    if (!file) throw hubError('jobNoOutput', { id, problem: 'has lost its output file' });
+    const format = spec.target.format;
+    return { ...file, contentType: OUTPUT_FILES[format].mediaType, fileName: `${id}.${OUTPUT_FILES[format].extension}` };
+  }
+
+  /** One file of a partitioned export, by a name its list gave. */
+  async outputPart(caller: Claims, id: string, name: string): Promise<JobOutput> {
+    const spec = await this.finishedExport(caller, id);
+    const file = spec.target.maxFeaturesPerFile === undefined ? undefined : await this.files.readPart(id, name);
+    if (!file) throw hubError('jobOutputNotFound', { id, name: name.slice(0, 40) });
+    return { ...file, contentType: OUTPUT_FILES[spec.target.format].mediaType, fileName: `${id}-${name}` };
+  }
+
+  private async finishedExport(caller: Claims, id: string): Promise<Extract<JobSpec, { kind: 'export' }>> {
     const job = await this.owned(caller, id);
     const spec = specOf(job);
     if (spec.kind !== 'export') throw hubError('jobNoOutput', { id, problem: 'is an import: it has no output file; its features are in the space' });
     if (job.state !== 'SUCCEEDED') throw hubError('jobNoOutput', { id, problem: `is ${job.state}: its output can be downloaded once it SUCCEEDED` });
     await this.allowed(caller, spec);
-    const file = await this.files.readOutput(id);
-    if (!file) throw hubError('jobNoOutput', { id, problem: 'has lost its output file' });
-    const format = spec.target.format;
-    return { ...file, contentType: CONTENT_TYPES[format], fileName: `${id}.${format === 'flatgeobuf' ? 'fgb' : format}` };
+    return spec;
   }
 
   /** A job no node works on, with its files; a SUBMITTED or RUNNING one must be cancelled first. */

@@ -2,7 +2,7 @@
 import { hubError } from '../../core/errors.js';
 import { isObject } from '../../core/json.js';
 import type { BBox } from '../../geo/bbox.js';
-import { formatNamed, type InputFormat, isOutputFormat, type OutputFormat } from '../../transfer/formats/format-registry.js';
+import { formatNamed, type InputFormat, type OutputFormat, WRITERS } from '../../transfer/formats/format-registry.js';
 import { normalizeTagList } from '../tags.js';
 
 export interface FilesSource {
@@ -37,11 +37,16 @@ export interface SpaceSource {
 export interface FilesTarget {
   type: 'Files';
   format: OutputFormat;
+  /** A partitioned export: files of at most this many features each, in insertion order. */
+  maxFeaturesPerFile?: number;
 }
 
 export type JobSpec =
   | { kind: 'import'; description?: string; source: FilesSource; target: SpaceTarget }
   | { kind: 'export'; description?: string; source: SpaceSource; target: FilesTarget };
+
+/** Every format is read and written. */
+const WRITTEN = Object.keys(WRITERS).map((name) => name.toUpperCase()).join(', ');
 
 const refuse = (problem: string): never => { throw hubError('invalidJob', { problem }); };
 
@@ -65,7 +70,7 @@ function text(value: unknown, where: string, max = 256): string | undefined {
 function formatOf(value: unknown, where: string): InputFormat | undefined {
   if (value === undefined) return undefined;
   const format = typeof value === 'string' ? formatNamed(value) : undefined;
-  return format ?? refuse(`${where} is ${shown(value)}; known formats: GEOJSON, GEOJSONSEQ, CSV, FLATGEOBUF, GEOPACKAGE`);
+  return format ?? refuse(`${where} is ${shown(value)}; known formats: ${WRITTEN}`);
 }
 
 function tagsOf(value: unknown, where: string): string[] | undefined {
@@ -130,10 +135,15 @@ export function jobSpecOf(body: Record<string, unknown>): JobSpec {
     return { kind: 'import', ...(description ? { description } : {}), source: filesSource(source), target: spaceTarget };
   }
   if (source.type === 'Space' && target.type === 'Files') {
-    onlyMembers(target, 'target', ['type', 'format']);
-    const format = formatOf(target.format, 'target.format') ?? refuse('target.format must name the format to write: GEOJSON, GEOJSONSEQ, CSV or FLATGEOBUF');
-    if (!isOutputFormat(format)) refuse(`target.format ${shown(target.format)} can be read but not written; write GEOJSON, GEOJSONSEQ, CSV or FLATGEOBUF`);
-    return { kind: 'export', ...(description ? { description } : {}), source: spaceSource(source), target: { type: 'Files', format: format as OutputFormat } };
+    onlyMembers(target, 'target', ['type', 'format', 'maxFeaturesPerFile']);
+    const format: OutputFormat = formatOf(target.format, 'target.format') ?? refuse(`target.format must name the format to write: ${WRITTEN}`);
+    const filesTarget: FilesTarget = { type: 'Files', format };
+    if (target.maxFeaturesPerFile !== undefined) {
+      const max = target.maxFeaturesPerFile;
+      if (!Number.isSafeInteger(max) || (max as number) < 1) refuse(`target.maxFeaturesPerFile is ${shown(max)}; expected a whole number of features, at least 1`);
+      filesTarget.maxFeaturesPerFile = max as number;
+    }
+    return { kind: 'export', ...(description ? { description } : {}), source: spaceSource(source), target: filesTarget };
   }
   return refuse(`source.type ${shown(source.type)} and target.type ${shown(target.type)}: a job imports Files into a Space or exports a Space into Files`);
 }

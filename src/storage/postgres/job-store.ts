@@ -60,6 +60,12 @@ export class PostgresJobStore implements JobStore {
     return (await this.db.query('DELETE FROM jobs WHERE id = $1 AND state = ANY($2::text[]) RETURNING id', [id, states])).length === 1;
   }
 
+  async removeOlder(states: readonly JobState[], before: number, limit: number): Promise<string[]> {
+    const rows = await this.db.query<{ id: string }>(`DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE state = ANY($1::text[]) AND updated_at < $2
+      ORDER BY updated_at LIMIT $3 FOR UPDATE SKIP LOCKED) RETURNING id`, [states, before, limit]);
+    return rows.map((row) => row.id);
+  }
+
   /** Nodes claiming at once skip each other's locked rows instead of waiting for them. */
   async claim(node: string, now: number, until: number, limit: number): Promise<JobRecord[]> {
     const rows = await this.db.query<JobRow>(`UPDATE jobs SET state = 'RUNNING', lease_owner = $1, lease_until = $3, started_at = coalesce(started_at, $2)

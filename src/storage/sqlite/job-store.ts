@@ -24,6 +24,7 @@ export class SqliteJobStore implements JobStore {
   private readonly selectOfOwner;
   private readonly change;
   private readonly remove;
+  private readonly removeOld;
   private readonly claimable;
   private readonly take;
   private readonly progress;
@@ -42,6 +43,8 @@ export class SqliteJobStore implements JobStore {
         lease_owner = NULL, lease_until = 0, updated_at = @now
       WHERE id = @id AND state IN (SELECT value FROM json_each(@from)) RETURNING ${COLUMNS}`);
     this.remove = db.prepare('DELETE FROM jobs WHERE id = ? AND state IN (SELECT value FROM json_each(?))');
+    this.removeOld = db.prepare<[string, number, number], { id: string }>(`DELETE FROM jobs WHERE id IN (SELECT id FROM jobs
+      WHERE state IN (SELECT value FROM json_each(?)) AND updated_at < ? ORDER BY updated_at LIMIT ?) RETURNING id`);
     this.claimable = db.prepare<{ node: string; now: number }, { found: number }>(`SELECT EXISTS (SELECT 1 FROM jobs j WHERE ${CLAIMABLE}) AS found`);
     this.take = db.prepare(`UPDATE jobs SET state = 'RUNNING', lease_owner = @node, lease_until = @until, started_at = coalesce(started_at, @now)
       WHERE id IN (SELECT j.id FROM jobs j WHERE ${CLAIMABLE} ORDER BY coalesce(j.lease_owner = @node, 0) DESC, j.created_at, j.id LIMIT @limit)
@@ -76,6 +79,10 @@ export class SqliteJobStore implements JobStore {
 
   async delete(id: string, states: readonly JobState[]): Promise<boolean> {
     return this.writes.run(() => this.remove.run(id, JSON.stringify(states)).changes === 1);
+  }
+
+  async removeOlder(states: readonly JobState[], before: number, limit: number): Promise<string[]> {
+    return this.writes.run(() => this.removeOld.all(JSON.stringify(states), before, limit).map((row) => row.id));
   }
 
   /** Looked for first without the write lock: every process polls, and most polls find nothing to take. */

@@ -9,24 +9,45 @@ import { readGeoJsonSeq } from './geojson-seq-reader.js';
 import { writeGeoJsonSeq } from './geojson-seq-writer.js';
 import { writeGeoJson } from './geojson-writer.js';
 import { readGeoPackage } from './geopackage-reader.js';
+import { writeGeoPackage } from './geopackage-writer.js';
+import { readGeoParquet } from './geoparquet-reader.js';
+import { writeGeoParquet } from './geoparquet-writer.js';
+
+/** A reader that reads the items it skips (ReaderOptions.skip) and drops them, for formats without a cheaper way. */
+const skipping = (reader: FormatReader): FormatReader => async function* (source, options) {
+  let index = 0;
+  for await (const item of reader(source, options)) if (index++ >= (options.skip ?? 0)) yield item;
+};
 
 export const READERS = {
-  geojson: readGeoJson, geojsonseq: readGeoJsonSeq, csv: readCsv, flatgeobuf: readFlatGeobuf, geopackage: readGeoPackage,
+  geojson: skipping(readGeoJson), geojsonseq: readGeoJsonSeq, csv: skipping(readCsv), flatgeobuf: skipping(readFlatGeobuf),
+  geopackage: skipping(readGeoPackage), geoparquet: skipping(readGeoParquet),
 } satisfies Record<string, FormatReader>;
 export type InputFormat = keyof typeof READERS;
 
-export const WRITERS = { geojson: writeGeoJson, geojsonseq: writeGeoJsonSeq, csv: writeCsv, flatgeobuf: writeFlatGeobuf } satisfies Record<string, WriterFactory>;
+export const WRITERS = {
+  geojson: writeGeoJson, geojsonseq: writeGeoJsonSeq, csv: writeCsv, flatgeobuf: writeFlatGeobuf, geopackage: writeGeoPackage, geoparquet: writeGeoParquet,
+} satisfies Record<string, WriterFactory>;
 export type OutputFormat = keyof typeof WRITERS;
+
+/** The file name extension and media type of each output format (downloads of export jobs). */
+export const OUTPUT_FILES: Record<OutputFormat, { extension: string; mediaType: string }> = {
+  geojson: { extension: 'geojson', mediaType: 'application/geo+json' },
+  geojsonseq: { extension: 'geojsonl', mediaType: 'application/geo+json-seq' },
+  csv: { extension: 'csv', mediaType: 'text/csv; charset=utf-8' },
+  flatgeobuf: { extension: 'fgb', mediaType: 'application/flatgeobuf' },
+  geopackage: { extension: 'gpkg', mediaType: 'application/geopackage+sqlite3' },
+  geoparquet: { extension: 'parquet', mediaType: 'application/vnd.apache.parquet' },
+};
 
 const ALIASES: Record<string, InputFormat> = {
   geojson: 'geojson', json: 'geojson', geojsonseq: 'geojsonseq', geojsonl: 'geojsonseq', geojsons: 'geojsonseq', ndjson: 'geojsonseq', jsonl: 'geojsonseq',
   csv: 'csv', flatgeobuf: 'flatgeobuf', fgb: 'flatgeobuf', geopackage: 'geopackage', gpkg: 'geopackage',
+  geoparquet: 'geoparquet', parquet: 'geoparquet',
 };
 
 /** A format name or alias as given to --format; undefined when unknown. */
 export const formatNamed = (name: string): InputFormat | undefined => ALIASES[name.toLowerCase()];
-
-export const isOutputFormat = (format: InputFormat): format is OutputFormat => format in WRITERS;
 
 export function formatOfName(fileName: string): InputFormat | undefined {
   const extension = /\.([a-z0-9]+)$/.exec(fileName.toLowerCase())?.[1];
@@ -42,6 +63,7 @@ const startsWith = (head: Uint8Array, magic: string) => Buffer.from(head.subarra
 export function detectFormat(fileName: string | undefined, head: Uint8Array): InputFormat | undefined {
   if (startsWith(head, 'fgb')) return 'flatgeobuf';
   if (startsWith(head, 'SQLite format 3')) return 'geopackage';
+  if (startsWith(head, 'PAR1')) return 'geoparquet';
   const named = fileName === undefined ? undefined : formatOfName(fileName);
   if (named !== undefined) return named;
   const text = Buffer.from(head).toString('utf8').replace(/^\uFEFF/, '').replace(/^[\s\u001e]+/, '');

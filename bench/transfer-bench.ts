@@ -1,0 +1,167 @@
+// Bench section `transfer` (issue 25, section 3): `spatial-hub import` of N points from GeoJSONSeq next to its floor, exports next to iterate, and an interrupted import resumed.
+import { spawn } from 'node:child_process';
+import { createWriteStream, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { finished } from 'node:stream/promises';
+import { fileURLToPath } from 'node:url';
+import { featureTexts } from '../src/hub/feature-text.js';
+import type { FeatureParts } from '../src/hub/feature-text.js';
+import { put } from '../src/transfer/formats/output-stream.js';
+import { scatteredPlace } from './data.js';
+import type { BenchEngine, StorageSpec } from './engines.js';
+import { type BenchHub, readMemory, watchMemory } from './hub-server.js';
+import { type HubClient, iterateHttpTimed } from './http.js';
+import { plainIngest } from './plain-ingest.js';
+
+const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
+/** Features per request of the CLI (its default) and per batch of the floor. */
+const CHUNK = 5000;
+/** Requests the CLI keeps in flight (its default), and the floor's connections on PostgreSQL. */
+const PARALLEL = 4;
+const PLAIN_TABLE = 'plain_transfer';
+/** The issue's goals (section 3). */
+const GOALS = { importVsFloor: 0.5, exportVsIterate: 0.8, resumedVsWhole: 1.1 };
+
+export interface TransferBench {
+  hub: BenchHub;
+  client: HubClient;
+  engine: BenchEngine;
+  plainSpec: StorageSpec;
+  /** Points to import. */
+  features: number;
+  /** A directory for the input and output files. */
+  dir: string;
+  table(heading: string, lines: string[][]): void;
+  log(text: string): void;
+}
+
+const number = (value: number) => Math.round(value).toLocaleString('en-US');
+const ratio = (value: number, goal: number, atMost = false) => `${value.toFixed(2)} (goal ${atMost ? '≤' : '≥'} ${goal}: ${(atMost ? value <= goal : value >= goal) ? 'met' : 'NOT met'})`;
+
+/** A point as a user's file holds it: an id, a place, three properties. */
+function point(index: number) {
+  return {
+    type: 'Feature' as const, id: `t${index}`, geometry: { type: 'Point' as const, coordinates: scatteredPlace(index) },
+    properties: { index, name: `point ${index}`, kind: index % 2 === 0 ? 'even' : 'odd' },
+  };
+}
+
+async function writeInput(file: string, features: number): Promise<number> {
+  const out = createWriteStream(file);
+  let lines: string[] = [];
+  for (let i = 0; i < features; i++) {
+    lines.push(JSON.stringify(point(i)));
+    if (lines.length === 10_000) {
+      await put(out, lines.join('\n') + '\n');
+      lines = [];
+    }
+  }
+  if (lines.length > 0) await put(out, lines.join('\n') + '\n');
+  out.end();
+  await finished(out);
+  return statSync(file).size;
+}
+
+/** Runs the CLI against the hub; resolves with its wall time, or after `killAfterMs` with the process killed (kill -9). */
+function runCli(bench: TransferBench, args: string[], killAfterMs?: number): Promise<{ seconds: number; code: number | null; stderr: string }> {
+  const began = performance.now();
+  const child = spawn(process.execPath, [MAIN, ...args, '--url', bench.hub.origin, '--progress-interval', '3600'], {
+    env: { ...process.env, HUB_TOKEN: bench.hub.token }, stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-4000); });
+  const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+  return new Promise((resolve) => child.once('close', (code) => {
+    clearTimeout(timer);
+    resolve({ seconds: (performance.now() - began) / 1000, code, stderr });
+  }));
+}
+
+async function importFile(bench: TransferBench, file: string, space: string, extra: string[] = [], killAfterMs?: number) {
+  const result = await runCli(bench, ['import', file, '--space', space, '--create', space, '--chunk', String(CHUNK), '--parallel', String(PARALLEL), ...extra], killAfterMs);
+  if (killAfterMs === undefined && result.code !== 0) throw new Error(`import into ${space} exited with ${result.code}: ${result.stderr}`);
+  return result;
+}
+
+async function spaceCount(bench: TransferBench, space: string): Promise<number> {
+  const body = await bench.client.expect(200, 'GET', `/hub/spaces/${space}/count`);
+  return (JSON.parse(body.toString()) as { count: number }).count;
+}
+
+/** The floor: the same points as the hub stores them, in batches of CHUNK, into a plain table that has its indexes from the start. */
+async function floorLoad(bench: TransferBench, space: string): Promise<number> {
+  const table = await plainIngest(bench.plainSpec, PLAIN_TABLE, PARALLEL);
+  const timestamp = Date.now();
+  let seconds = 0;
+  let batches: Array<() => Promise<void>> = [];
+  const loadAll = async () => {
+    const began = performance.now();
+    await Promise.all(batches.map((load) => load()));
+    seconds += (performance.now() - began) / 1000;
+    batches = [];
+  };
+  for (let start = 0; start < bench.features; start += CHUNK) {
+    const rows = [];
+    for (let i = start; i < Math.min(start + CHUNK, bench.features); i++) {
+      const { id, geometry, properties } = point(i);
+      const parts: FeatureParts = { id, geometry, properties, namespace: { space, createdAt: timestamp, updatedAt: timestamp, tags: [] }, extra: {} };
+      rows.push({ ...featureTexts(parts).stored, geometry });
+    }
+    // Batches are prepared outside the clock and loaded PARALLEL at a time, as the CLI keeps PARALLEL requests in flight.
+    batches.push(table.prepare(rows));
+    if (batches.length === PARALLEL) await loadAll();
+  }
+  await loadAll();
+  await table.finish();
+  return seconds;
+}
+
+export async function transferBench(bench: TransferBench): Promise<void> {
+  const { features } = bench;
+  const input = join(bench.dir, 'points.geojsonl');
+  bench.log(`transfer: writing ${number(features)} points as GeoJSONSeq`);
+  const inputBytes = await writeInput(input, features);
+  const lines: string[][] = [['Figure', 'Hub', 'Floor', 'Ratio', 'Note']];
+  try {
+    bench.log('transfer: floor load');
+    const floorSeconds = await floorLoad(bench, 'floor');
+    bench.log('transfer: spatial-hub import into an empty space');
+    const memory = watchMemory(bench.hub.pid, 200);
+    const whole = await importFile(bench, input, 'transfer-whole');
+    const peak = memory.stop();
+    if ((await spaceCount(bench, 'transfer-whole')) !== features) throw new Error('the import did not write every feature');
+    const importRate = features / whole.seconds;
+    const floorRate = features / floorSeconds;
+    const floorName = bench.engine.name === 'postgres' ? `COPY of ${CHUNK}-row batches, ${PARALLEL} connections` : `prepared INSERTs, one transaction per ${CHUNK} rows`;
+    lines.push([`Import ${number(features)} points (GeoJSONSeq, CLI, ${CHUNK}/request, ${PARALLEL} in flight)`, `${number(importRate)} features/s`,
+      `${number(floorRate)} features/s`, ratio(importRate / floorRate, GOALS.importVsFloor),
+      `floor: ${floorName} into a plain table with its primary key and spatial index; input ${(inputBytes / 1e6).toFixed(0)} MB; hub peak RSS ${(peak.rssKiB / 1024).toFixed(0)} MiB (VmHWM ${(peak.hwmKiB / 1024).toFixed(0)} MiB, now ${(readMemory(bench.hub.pid).rssKiB / 1024).toFixed(0)} MiB)`]);
+
+    bench.log('transfer: iterate, then exports to GeoJSONSeq and FlatGeobuf');
+    const iterateBegan = performance.now();
+    await iterateHttpTimed(bench.client, 'transfer-whole', CHUNK);
+    const iterateRate = features / ((performance.now() - iterateBegan) / 1000);
+    for (const [format, extension] of [['geojsonseq', 'geojsonl'], ['flatgeobuf', 'fgb']]) {
+      const output = join(bench.dir, `export.${extension}`);
+      const exported = await runCli(bench, ['export', '--space', 'transfer-whole', '--format', format, '--output', output, '--chunk', String(CHUNK)]);
+      if (exported.code !== 0) throw new Error(`export to ${format} exited with ${exported.code}: ${exported.stderr}`);
+      const rate = features / exported.seconds;
+      lines.push([`Export to ${format} (CLI, ${CHUNK}/page)`, `${number(rate)} features/s`, `${number(iterateRate)} features/s`,
+        ratio(rate / iterateRate, GOALS.exportVsIterate), `floor: GET …/iterate?limit=${CHUNK} over HTTP, the pages read and dropped; file ${(statSync(output).size / 1e6).toFixed(0)} MB`]);
+      rmSync(output, { force: true });
+    }
+
+    bench.log('transfer: an import killed (kill -9) half-way and resumed');
+    const killed = await importFile(bench, input, 'transfer-resumed', [], (whole.seconds * 1000) / 2);
+    const written = await spaceCount(bench, 'transfer-resumed');
+    const resumed = await importFile(bench, input, 'transfer-resumed', ['--resume']);
+    if ((await spaceCount(bench, 'transfer-resumed')) !== features) throw new Error('the resumed import did not end with every feature once');
+    const total = killed.seconds + resumed.seconds;
+    lines.push(['Import killed half-way, then --resume (total time)', `${total.toFixed(1)} s`, `${whole.seconds.toFixed(1)} s`, ratio(total / whole.seconds, GOALS.resumedVsWhole, true),
+      `floor: the uninterrupted import; killed after ${killed.seconds.toFixed(1)} s with ${number(written)} features written, resumed in ${resumed.seconds.toFixed(1)} s`]);
+  } finally {
+    rmSync(input, { force: true });
+    rmSync(`${input}.spatial-hub-checkpoint.json`, { force: true });
+  }
+  bench.table(`Import and export (issue 25, section 3; ${bench.engine.name})`, lines);
+}
