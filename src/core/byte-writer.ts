@@ -1,7 +1,7 @@
 // An output buffer that grows as bytes are appended: a streamed answer built from slices of its input without making strings.
 
 /** Runs shorter than this are copied by a loop. */
-const SHORT_COPY = 64;
+const SHORT_COPY = 512;
 
 export class ByteWriter {
   private buffer: Buffer;

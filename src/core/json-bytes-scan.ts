@@ -11,21 +11,23 @@ export const COMMA = 0x2c;
 export const COLON = 0x3a;
 
 /** The index after the JSON string that starts (with its quote) at `start`. */
-export function stringEnd(bytes: Uint8Array, start: number): number {
-  let at = start + 1;
-  while (at < bytes.length) {
-    const byte = bytes[at];
-    if (byte === QUOTE) return at + 1;
-    at += byte === BACKSLASH ? 2 : 1;
+export function stringEnd(bytes: Buffer, start: number): number {
+  let quote = bytes.indexOf(QUOTE, start + 1);
+  for (;;) {
+    if (quote < 0) throw new SyntaxError(`unterminated string at ${start}`);
+    // The quote ends the string unless an odd number of backslashes escapes it.
+    let backslashes = 0;
+    while (bytes[quote - 1 - backslashes] === BACKSLASH) backslashes += 1;
+    if (backslashes % 2 === 0) return quote + 1;
+    quote = bytes.indexOf(QUOTE, quote + 1);
   }
-  throw new SyntaxError(`unterminated string at ${start}`);
 }
 
 /**
  * The index after the JSON value that starts at `start` in well-formed JSON without whitespace (as JSON.stringify
  * writes it): a string, an object or array with everything in it, or a scalar up to the next `,`, `]` or `}`.
  */
-export function valueEnd(bytes: Uint8Array, start: number): number {
+export function valueEnd(bytes: Buffer, start: number): number {
   const first = bytes[start];
   if (first === QUOTE) return stringEnd(bytes, start);
   let at = start;

@@ -59,17 +59,20 @@ test('a page of joined texts is reshaped feature by feature, as each alone; a te
   const texts = [
     stored('p,1', { type: 'Point', coordinates: [1, 2] }, { s: '","properties":{' }, ['x']),
     stored('p2', { type: 'MultiPoint', coordinates: [[1, 2], [3, 4]] }, { [`a${NS}`]: 1, name: 'Zürich ☃' }),
+    stored('backslashes', null, { path: 'C:\\dir\\', q: '"\\"', after: 1 }),
     stored('nested', null, { osm: { tags: { amenity: 'cafe' } }, [NS]: 'not the namespace' }, ['n']),
     stored('features inside', null, { list: [{}, { type: 'Feature', id: 'x', properties: { [NS]: { tags: ['inner'] } } }] }, ['outer']),
     JSON.stringify({ type: 'Feature', properties: { [NS]: { createdAt: at, tags: ['y'] }, k: 1 }, geometry: { type: 'Point', coordinates: [5, 6, 0] }, id: 'odd' }),
   ];
   const page = JSON.parse(`[${ogcFeatureTexts(texts.join(','))}]`) as unknown[];
   assert.deepEqual(page, texts.map((text) => JSON.parse(ogcFeatureTexts(text))));
-  assert.deepEqual((page[2] as { properties: unknown }).properties, {
+  assert.deepEqual((page[2] as { properties: Record<string, unknown> }).properties.path, 'C:\\dir\\');
+  assert.deepEqual((page[2] as { properties: Record<string, unknown> }).properties.q, '"\\"');
+  assert.deepEqual((page[3] as { properties: unknown }).properties, {
     osm: { tags: { amenity: 'cafe' } }, createdAt: '2026-11-26T12:00:00.000Z', updatedAt: '2026-11-26T12:00:00.001Z', tags: ['n'],
   });
-  assert.deepEqual((page[3] as { properties: { tags: unknown } }).properties.tags, ['outer']);
-  assert.deepEqual(page[4], {
+  assert.deepEqual((page[4] as { properties: { tags: unknown } }).properties.tags, ['outer']);
+  assert.deepEqual(page[5], {
     type: 'Feature', id: 'odd', geometry: { type: 'Point', coordinates: [5, 6] }, properties: { k: 1, createdAt: '2026-11-26T12:00:00.000Z', tags: ['y'] },
   });
   assert.equal(ogcFeatureTexts(''), '');
