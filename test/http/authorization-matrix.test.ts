@@ -100,6 +100,7 @@ const CASES: Record<string, Case> = {
   'GET /ogc/collections': { kind: 'list', request: () => ({ path: '/ogc/collections' }) },
   [`GET ${COLLECTION}`]: { kind: 'read', request: (s) => ({ path: `/ogc/collections/${s}` }) },
   [`GET ${COLLECTION}/queryables`]: { kind: 'read', request: (s) => ({ path: `/ogc/collections/${s}/queryables` }) },
+  [`GET ${COLLECTION}/sortables`]: { kind: 'read', request: (s) => ({ path: `/ogc/collections/${s}/sortables` }) },
   [`GET ${COLLECTION}/items`]: { kind: 'read', request: (s) => ({ path: `/ogc/collections/${s}/items?bbox=8,50,9,51` }) },
   [`POST ${COLLECTION}/items`]: { kind: 'insert', request: (s) => ({ path: `/ogc/collections/${s}/items`, body: feature('f9') }) },
   [`GET ${ITEM}`]: { kind: 'read', request: (s) => ({ path: `/ogc/collections/${s}/items/f1` }) },
@@ -119,6 +120,7 @@ const CASES: Record<string, Case> = {
   [`PATCH ${JOB}/status`]: { kind: 'jobWrite', request: (j) => ({ path: `/hub/jobs/${j}/status`, body: { desiredAction: 'CANCEL' } }) },
   [`POST ${JOB}/inputs`]: { kind: 'jobWrite', request: (j) => ({ path: `/hub/jobs/${j}/inputs`, body: { type: 'Feature' } }) },
   [`GET ${JOB}/outputs`]: { kind: 'jobRead', request: (j) => ({ path: `/hub/jobs/${j}/outputs` }) },
+  [`GET ${JOB}/outputs/:name`]: { kind: 'jobRead', request: (j) => ({ path: `/hub/jobs/${j}/outputs/part-00001.geojsonl` }) },
   'GET /project-api/projects': { kind: 'projectList', request: () => ({ path: '/project-api/projects' }) },
   'POST /project-api/projects': { kind: 'projectCreate', request: () => ({ path: '/project-api/projects', body: { title: 'new' } }) },
   'GET /project-api/projects/:projectId': { kind: 'projectRead', request: (p) => ({ path: `/project-api/projects/${p}` }) },
@@ -231,7 +233,8 @@ for (const backend of BACKENDS) {
     /** A job of A's on the space (see JobKind), made with A's full token; and what a refused request must leave as it was. */
     async function jobOfA(space: string, kind: JobKind): Promise<string> {
       const full = { authorization: `Bearer ${tokens.get('full')}` };
-      const body = kind === 'jobRead' ? { source: { type: 'Space', id: space }, target: { type: 'Files', format: 'GEOJSONSEQ' } }
+      // The export is partitioned (one feature a file), so that its outputs have names to read one by one.
+      const body = kind === 'jobRead' ? { source: { type: 'Space', id: space }, target: { type: 'Files', format: 'GEOJSONSEQ', maxFeaturesPerFile: 1 } }
         : { source: { type: 'Files', format: 'GEOJSONSEQ' }, target: { type: 'Space', id: space } };
       const created = await call(hub, 'POST', '/hub/jobs', { body, headers: full });
       assert.equal(created.status, 200, created.text);
