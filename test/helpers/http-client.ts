@@ -88,7 +88,6 @@ export async function createSpaceWith(hub: HubProcess, features: object[], extra
   return id;
 }
 
-/** An ErrorResponse with this status and code whose message holds every one of `parts`. */
 /** The ids of every feature of a space, in insertion order, read by following iterate's handles. */
 export async function allIds(hub: HubProcess, space: string): Promise<string[]> {
   const ids: string[] = [];
@@ -101,6 +100,7 @@ export async function allIds(hub: HubProcess, space: string): Promise<string[]> 
   return ids;
 }
 
+/** An ErrorResponse with this status and code whose message holds every one of `parts`. */
 export function assertError(response: TestResponse, status: number, code: string, ...parts: string[]): void {
   assert.equal(response.status, status, response.text);
   assert.equal(response.body.code, code, response.text);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { call, type TestResponse } from '../helpers/http-client.js';
+import { call, createSpaceWith, type TestResponse } from '../helpers/http-client.js';
 import { BACKENDS, type HubProcess, ROOT, startHub } from '../helpers/hub-process.js';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../helpers/postgres-cluster.js';
 import { seededRandom } from '../helpers/seeded-random.js';
@@ -141,9 +141,7 @@ describe('CQL2 filters on OGC items, PostGIS as the oracle', { skip }, () => {
 
       before(async () => {
         hub = await startHub({ backend });
-        space = (await call(hub, 'POST', '/hub/spaces', { body: { title: 'cql2 examples' } })).body.id as string;
-        const written = await call(hub, 'PUT', `/hub/spaces/${space}/features`, { body: { type: 'FeatureCollection', features: FEATURES } });
-        assert.equal(written.status, 200, written.text);
+        space = await createSpaceWith(hub, FEATURES, { title: 'cql2 examples' });
       });
       after(async () => { await hub?.stop(); });
 

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { call, type TestResponse } from '../helpers/http-client.js';
+import { call, createSpaceWith, type TestResponse } from '../helpers/http-client.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../helpers/postgres-cluster.js';
 import { seededRandom } from '../helpers/seeded-random.js';
@@ -133,9 +133,7 @@ describe('sortby on OGC items, PostGIS as the oracle', { skip }, () => {
 
       before(async () => {
         hub = await startHub({ backend });
-        space = (await call(hub, 'POST', '/hub/spaces', { body: { title: 'sorted' } })).body.id as string;
-        const written = await call(hub, 'PUT', `/hub/spaces/${space}/features`, { body: { type: 'FeatureCollection', features: FEATURES } });
-        assert.equal(written.status, 200, written.text);
+        space = await createSpaceWith(hub, FEATURES, { title: 'sorted' });
       });
       after(async () => { await hub?.stop(); });
 
