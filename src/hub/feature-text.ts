@@ -1,6 +1,6 @@
 // Turns a feature into the JSON texts the hub stores and answers with, serializing each part once.
 import type { Geometry } from '../geo/geometry.js';
-import { as2D, pad3D } from '../geo/coordinates.js';
+import { pad3D } from '../geo/coordinates.js';
 import { geometryBBox } from '../geo/bbox.js';
 import type { FeatureWrite } from '../storage/storage.js';
 import { NS, type Namespace } from './namespace.js';
@@ -28,26 +28,37 @@ function compose(id: string, geometryJson: string, propertiesJson: string, extra
   return `{"type":"Feature","id":${JSON.stringify(id)},"geometry":${geometryJson},"properties":${propertiesJson}${extraJson}}`;
 }
 
+/**
+ * The `properties` text with the namespace, and the user properties' text without it, each serialized once: the namespace
+ * stands last, as in `{...properties, [NS]: namespace}`, unless `properties` has a member of its name, whose place it takes.
+ */
+function propertiesTexts(properties: Record<string, unknown>, namespace: Namespace): { user: string; all: string } {
+  if (Object.hasOwn(properties, NS)) {
+    const { [NS]: _replaced, ...user } = properties;
+    return { user: JSON.stringify(user), all: JSON.stringify({ ...properties, [NS]: namespace }) };
+  }
+  const user = JSON.stringify(properties);
+  const member = `${JSON.stringify(NS)}:${JSON.stringify(namespace)}`;
+  return { user, all: user === '{}' ? `{${member}}` : `${user.slice(0, -1)},${member}}` };
+}
+
 export function featureTexts(parts: FeatureParts): FeatureTexts {
-  const propertiesJson = JSON.stringify({ ...parts.properties, [NS]: parts.namespace });
+  const { user: userPropertiesJson, all: propertiesJson } = propertiesTexts(parts.properties, parts.namespace);
   const extraKeys = Object.keys(parts.extra);
   const extraJson = extraKeys.length === 0 ? '' : ',' + JSON.stringify(parts.extra).slice(1, -1);
-  const geometryJson = JSON.stringify(parts.geometry);
   const padded = parts.geometry && pad3D(parts.geometry);
-  const storedGeometryJson = padded === parts.geometry ? geometryJson : JSON.stringify(padded);
-  const stored = compose(parts.id, storedGeometryJson, propertiesJson, extraJson);
-  const planar = parts.geometry && as2D(parts.geometry);
-  const geometry2D = planar === null ? null : planar === parts.geometry ? geometryJson : JSON.stringify(planar);
+  const stored = compose(parts.id, JSON.stringify(padded), propertiesJson, extraJson);
   return {
     storedGeometry: padded,
-    response: () => (storedGeometryJson === geometryJson ? stored : compose(parts.id, geometryJson, propertiesJson, extraJson)),
+    // Most writes answer nothing (or their ids): the geometry as written is serialized only when asked for.
+    response: () => (padded === parts.geometry ? stored : compose(parts.id, JSON.stringify(parts.geometry), propertiesJson, extraJson)),
     stored: {
       id: parts.id,
       json: stored,
       geometryType: parts.geometry?.type ?? null,
       bbox: parts.geometry && geometryBBox(parts.geometry),
       tags: parts.namespace.tags,
-      parts: { properties: propertiesJson, geometry2D },
+      parts: { userProperties: userPropertiesJson, geometry: parts.geometry },
     },
   };
 }

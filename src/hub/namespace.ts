@@ -1,7 +1,8 @@
 // The `@ns:com:here:xyz` namespace inside feature properties (API.md 4.1).
 import { isObject } from '../core/json.js';
+import { NS } from '../core/namespace-key.js';
 
-export const NS = '@ns:com:here:xyz';
+export { NS };
 
 /** The namespace members the server writes and returns; others from input are dropped. */
 export interface Namespace {

@@ -4,6 +4,7 @@ import type { SpaceListFilter } from '../core/space-query.js';
 import type { SpaceDefinition } from '../core/space-definition.js';
 import type { VectorTileRequest } from '../core/vector-tile-request.js';
 import type { BBox } from '../geo/bbox.js';
+import type { Geometry } from '../geo/geometry.js';
 
 /**
  * Where a space's features live, as the engine resolved it: its internal number and the database holding it
@@ -65,17 +66,17 @@ export interface FeatureWrite {
   bbox: BBox | null;
   tags: string[];
   /**
-   * Parts of `json` as texts, where the writer made them anyway: PostgreSQL stores its jsonb and geometry copies
-   * from them instead of parsing `json` again. Without them it takes them from `json`.
+   * Parts of `json`, where the writer made them anyway: PostgreSQL stores its jsonb and geometry copies from them
+   * instead of parsing `json` again. Without them it takes them from `json`.
    */
   parts?: FeatureWriteParts;
 }
 
 export interface FeatureWriteParts {
-  /** The `properties` member of `json`, exactly as it stands there. */
-  properties: string;
-  /** The geometry as GeoJSON with 2D positions, null without one. */
-  geometry2D: string | null;
+  /** The `properties` member of `json` without the hub's namespace (`@ns:com:here:xyz`), as JSON text. */
+  userProperties: string;
+  /** The geometry of `json`, null without one. */
+  geometry: Geometry | null;
 }
 
 export interface WritePlan {

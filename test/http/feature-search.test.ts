@@ -280,6 +280,28 @@ for (const backend of BACKENDS) {
       assert.deepEqual(await found(`f.updatedAt>${createdAt}`), ['late']);
     });
 
+    test('filters on the namespace: its tags (f.tags and the full path), its space, and a user property of the same name', async () => {
+      const tagged = await createSpace(hub);
+      const body = {
+        type: 'FeatureCollection',
+        features: [
+          { type: 'Feature', id: 'red', properties: { tags: 'plain', [NS]: { tags: ['red', 'warm'] } } },
+          { type: 'Feature', id: 'blue', properties: { tags: ['red'], [NS]: { tags: ['blue'] } } },
+          { type: 'Feature', id: 'none', properties: {} },
+        ],
+      };
+      const written = await call(hub, 'PUT', `/hub/spaces/${tagged}/features`, { body });
+      assert.equal(written.status, 200, written.text);
+      const found = async (query: string) => idsOf(await call(hub, 'GET', `/hub/spaces/${tagged}/search?${query}`));
+      assert.deepEqual(await found('f.tags=cs=red'), ['red']);
+      assert.deepEqual(await found('f.tags=cs=warm,blue'), ['red', 'blue']);
+      assert.deepEqual(await found(`p.${NS}.tags=cs=blue`), ['blue']);
+      assert.deepEqual(await found('p.tags=cs=red'), ['blue'], 'a user property named tags is not the namespace');
+      assert.deepEqual(await found('p.tags=plain'), ['red']);
+      assert.deepEqual(await found(`p.${NS}.space=${tagged}`), ['red', 'blue', 'none']);
+      assert.deepEqual(await found(`p.${NS}.space=other`), []);
+    });
+
     describe('limit', () => {
       test('limit keeps the first features in insertion order', async () => {
         assert.deepEqual(await searchIds('limit=2'), ['A', 'B']);

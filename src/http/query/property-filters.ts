@@ -1,12 +1,12 @@
 // Parses the `p.*` / `f.*` property filters of API.md 5.5 from the raw query string into storage conditions.
 import { hubError, type HubError } from '../../core/errors.js';
+import { NS } from '../../core/namespace-key.js';
 import { typeScalar, typeText } from '../../core/typed-values.js';
 import { normalizeTag } from '../../hub/tags.js';
 import type { PropertyCondition, PropertyOperator } from '../../core/feature-query.js';
 import { checkJsonText, checkJsonValue, MAX_JSON_DEPTH } from '../../core/json-limits.js';
 import { checkListLength, formDecode, splitRawList, type RawQuery } from './raw-query.js';
 
-const NAMESPACE = '@ns:com:here:xyz';
 
 /** Spellings in match priority: at one position the first hit is the longest one. */
 const OPERATORS: ReadonlyArray<readonly [spelling: string, op: PropertyOperator]> = [
@@ -99,8 +99,8 @@ function resolveField(key: string, fail: (problem: string) => HubError): Field {
   switch (name) {
     case 'id': return { path: ['id'], kind: 'text' };
     case 'createdAt':
-    case 'updatedAt': return { path: ['properties', NAMESPACE, name], kind: 'typed' };
-    case 'tags': return { path: ['properties', NAMESPACE, 'tags'], kind: 'tag' };
+    case 'updatedAt': return { path: ['properties', NS, name], kind: 'typed' };
+    case 'tags': return { path: ['properties', NS, 'tags'], kind: 'tag' };
     case 'geometry.type': return { path: ['geometry', 'type'], kind: 'geometryType' };
     default: return { path, kind: 'typed' };
   }

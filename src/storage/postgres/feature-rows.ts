@@ -2,16 +2,22 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { from as copyFrom } from 'pg-copy-streams';
-import { as2D } from '../../geo/coordinates.js';
 import type { Geometry } from '../../geo/geometry.js';
 import type { FeatureWrite, FeatureWriteParts } from '../storage.js';
 import type { Client } from './database.js';
+import { NS } from '../../core/namespace-key.js';
+import { hexEwkb } from './ewkb.js';
 import { jsonbStandIn } from './nul-stand-in.js';
 
-/** The texts the derived columns are read from, the jsonb text with its NUL stand-in applied (see `jsonbStandIn`). */
+/**
+ * The texts the derived columns are read from: the user properties for jsonb, with the NUL stand-in applied (see
+ * `jsonbStandIn`), and the geometry as hex EWKB. The namespace stays out of the jsonb column: its tags have their own
+ * column, filters on its other members read the feature text, and leaving it out made each row's jsonb and its GIN
+ * entries about half as many (docs/decisions.md, "PostgreSQL ingest").
+ */
 interface RowTexts {
   properties: string;
-  geometry2D: string | null;
+  geometry: string | null;
   /** The tags as a PostgreSQL array literal. */
   tags: string;
 }
@@ -19,16 +25,17 @@ interface RowTexts {
 /** A writer that made no parts (a test, a hand-built feature) gets them from its text. */
 function partsOf(feature: FeatureWrite): FeatureWriteParts {
   if (feature.parts) return feature.parts;
-  const { properties, geometry } = JSON.parse(feature.json) as { properties: unknown; geometry: Geometry | null };
-  return { properties: JSON.stringify(properties), geometry2D: geometry && JSON.stringify(as2D(geometry)) };
+  const { properties, geometry } = JSON.parse(feature.json) as { properties: Record<string, unknown>; geometry: Geometry | null };
+  const { [NS]: _namespace, ...userProperties } = properties;
+  return { userProperties: JSON.stringify(userProperties), geometry };
 }
 
 /** Array elements are quoted, so only quotes and backslashes need escaping. */
 const arrayLiteral = (values: readonly string[]): string => `{${values.map((value) => `"${value.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
 
 function rowTexts(feature: FeatureWrite): RowTexts {
-  const { properties, geometry2D } = partsOf(feature);
-  return { properties: jsonbStandIn(properties) ?? properties, geometry2D, tags: arrayLiteral(feature.tags) };
+  const { userProperties, geometry } = partsOf(feature);
+  return { properties: jsonbStandIn(userProperties) ?? userProperties, geometry: geometry && hexEwkb(geometry), tags: arrayLiteral(feature.tags) };
 }
 
 const COPY_SPECIAL = /[\\\t\n\r]/g;
@@ -59,7 +66,7 @@ function* copyPieces(sid: number, features: readonly FeatureWrite[], version: nu
   let used = 0;
   for (const feature of features) {
     const texts = rowTexts(feature);
-    const line = `${sid}\t${copyField(feature.id)}\t${copyField(feature.json)}\t${copyField(texts.properties)}\t${copyField(texts.geometry2D)}\t`
+    const line = `${sid}\t${copyField(feature.id)}\t${copyField(feature.json)}\t${copyField(texts.properties)}\t${texts.geometry ?? '\\N'}\t`
       + `${copyField(feature.geometryType)}\t${copyField(texts.tags)}\t${versionField}\n`;
     const room = line.length * MAX_UTF8_PER_UNIT;
     if (used + room > piece.length) {
@@ -72,10 +79,7 @@ function* copyPieces(sid: number, features: readonly FeatureWrite[], version: nu
   if (used > 0) yield piece.subarray(0, used);
 }
 
-/**
- * Inserts new features with one COPY, in their order, so that each gets the next `seq`. PostGIS reads the 2D
- * GeoJSON as geometry input, and the column's type gives it its SRID; jsonb parses only the properties.
- */
+/** Inserts new features with one COPY, in their order, so that each gets the next `seq`; jsonb parses only the user properties. */
 export async function copyNewRows(client: Client, sid: number, features: readonly FeatureWrite[], version: number | null): Promise<void> {
   await pipeline(Readable.from(copyPieces(sid, features, version)),
     client.query(copyFrom('COPY features (sid, id, feature, properties, geom, geometry_type, tags, version) FROM STDIN')));
@@ -83,14 +87,14 @@ export async function copyNewRows(client: Client, sid: number, features: readonl
 
 /**
  * Replaces stored rows by `seq`. The texts travel as JSON arrays, which need no escaping in Node, and each
- * element's text comes back exactly as sent; a missing geometry is a JSON null there.
+ * element's text comes back exactly as sent; a missing geometry is a JSON null there, read as SQL NULL.
  */
 export const UPDATE_ROWS = `
   UPDATE features f
      SET feature = u.feature::text, properties = u.properties::text::jsonb,
-         geom = CASE WHEN u.geometry_type IS NOT NULL THEN u.geometry::text::geometry END,
+         geom = u.geometry::geometry,
          geometry_type = u.geometry_type, tags = u.tags::text[], version = $8::bigint
-    FROM ROWS FROM (unnest($2::bigint[]), json_array_elements($3::json), json_array_elements($4::json), json_array_elements($5::json),
+    FROM ROWS FROM (unnest($2::bigint[]), json_array_elements($3::json), json_array_elements($4::json), json_array_elements_text($5::json),
                     unnest($6::text[]), unnest($7::text[]))
       AS u(seq, feature, properties, geometry, geometry_type, tags)
    WHERE f.sid = $1 AND f.seq = u.seq`;
@@ -102,7 +106,7 @@ export function updateParameters(rows: ReadonlyArray<{ seq: number; feature: Fea
     rows.map((row) => row.seq),
     `[${rows.map((row) => row.feature.json).join(',')}]`,
     `[${texts.map((row) => row.properties).join(',')}]`,
-    `[${texts.map((row) => row.geometry2D ?? 'null').join(',')}]`,
+    `[${texts.map((row) => (row.geometry === null ? 'null' : `"${row.geometry}"`)).join(',')}]`,
     rows.map((row) => row.feature.geometryType),
     texts.map((row) => row.tags),
     version,

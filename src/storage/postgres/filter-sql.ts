@@ -1,6 +1,7 @@
 // Compiles tag expressions and property conditions into PostgreSQL WHERE clauses, with the semantics of the SQLite engine.
 import { hubError } from '../../core/errors.js';
 import { type FeatureFilter, type FilterExpression, type JsonScalar, type PropertyCondition, SAMPLE_HASH, type TagExpression } from '../../core/feature-query.js';
+import { NS } from '../../core/namespace-key.js';
 import { standIn } from './nul-stand-in.js';
 
 /** Collects statement parameters and hands out their `$n` placeholders. */
@@ -18,14 +19,20 @@ const comparison = { eq: '=', ne: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' }
 /** A JSON array index such as `0` or `-1`: `#>` would step into arrays with it, SQLite's `$."0"` does not. */
 const ARRAY_INDEX = /^-?\d+$/;
 
+/** A path into the user properties, which the `properties` column holds (without the namespace, see feature-rows.ts). */
+const isUserProperty = (path: readonly string[]) => path[0] === 'properties' && path[1] !== NS;
+
+/** `f.tags` / `p.@ns:com:here:xyz.tags`: the namespace's tags, which the `tags` column holds too. */
+const isTagsPath = (path: readonly string[]) => path.length === 3 && path[0] === 'properties' && path[1] === NS && path[2] === 'tags';
+
 /**
- * The jsonb value at `path` (from the feature root), or SQL NULL when it is missing. Properties come from
+ * The jsonb value at `path` (from the feature root), or SQL NULL when it is missing. User properties come from
  * the indexed `properties` column and the id from its column; other members are read from the stored text.
  */
 export function jsonAt(path: string[], params: SqlParams): string {
   if (path.length === 1 && path[0] === 'id') return 'to_jsonb(f.id)';
   if (path.length === 2 && path[0] === 'geometry' && path[1] === 'type') return 'to_jsonb(f.geometry_type)';
-  const [root, rest] = path[0] === 'properties' ? ['f.properties', path.slice(1)] : ['(f.feature::jsonb)', path];
+  const [root, rest] = isUserProperty(path) ? ['f.properties', path.slice(1)] : ['(f.feature::jsonb)', path];
   if (rest.length === 0) return root;
   const value = `(${root} #> ${params.add(rest)}::text[])`;
   // Members named like array indexes only match inside objects.
@@ -54,6 +61,8 @@ function scalarOf(json: string, value: JsonScalar | object, params: SqlParams): 
 
 function compileValue(condition: PropertyCondition, value: JsonScalar | object, params: SqlParams): string {
   const { path, op } = condition;
+  // The namespace's tags (always an array of strings) are the tags column, whose GIN index answers membership.
+  if (op === 'contains' && isTagsPath(path)) return typeof value === 'string' ? `f.tags @> ARRAY[${params.add(value)}::text]` : 'false';
   if (op === 'contains') {
     const json = jsonAt(path, params);
     return `(jsonb_typeof(${json}) = 'array' AND ${json} @> ${params.add(JSON.stringify([value]))}::jsonb)`;
@@ -61,9 +70,10 @@ function compileValue(condition: PropertyCondition, value: JsonScalar | object, 
   if (typeof value === 'object' && value !== null) {
     throw hubError('invalidPropertyFilter', { filter: path.join('.'), problem: 'only =cs= accepts object or array values' });
   }
-  if (op === 'eq' && value !== null && path[0] === 'properties' && path.length > 1) {
+  if (op === 'eq' && value !== null && isUserProperty(path) && path.length > 1) {
     return `f.properties @> ${params.add(nestedObject(path.slice(1), value))}::jsonb`;
   }
+
   if (path.length === 1 && path[0] === 'id' && typeof value === 'string') {
     return `f.id ${comparison[op]} ${params.add(value)}::text`;
   }

@@ -1,4 +1,5 @@
 // Space statistics (API.md 5.9) on PostgreSQL, matching the SQLite engine's figures: aggregates over the whole space, or one read of a sample of a large one in runs.
+import { NS } from '../../core/namespace-key.js';
 import { propertyStatistics, SAMPLE_RUN, type SampledFeature, sampleRuns, sampleStatistics } from '../shared/space-statistics.js';
 import { StorageError } from '../storage-error.js';
 import type { SpaceStatistics, StatisticsOptions } from '../storage.js';
@@ -41,14 +42,17 @@ async function sampleOf(db: Database, sid: number): Promise<SampledFeature[]> {
     `SELECT (SELECT seq FROM features WHERE sid = $1 ORDER BY seq LIMIT 1) AS first,
             (SELECT seq FROM features WHERE sid = $1 ORDER BY seq DESC LIMIT 1) AS last`, [sid]);
   if (range.first === null || range.last === null) return [];
-  const rows = await db.query<{ type: string | null; w: number | null; s: number; e: number; n: number; properties: Record<string, unknown> }>(
+  const rows = await db.query<{ type: string | null; w: number | null; s: number; e: number; n: number; properties: Record<string, unknown>; tags: string[] }>(
     `SELECT DISTINCT ON (s.seq) s.geometry_type AS type, ST_XMin(s.geom) AS w, ST_YMin(s.geom) AS s, ST_XMax(s.geom) AS e,
-            ST_YMax(s.geom) AS n, s.properties
+            ST_YMax(s.geom) AS n, s.properties, s.tags
        FROM unnest($2::bigint[]) AS p(at)
-       CROSS JOIN LATERAL (SELECT seq, geometry_type, geom, properties FROM features WHERE sid = $1 AND seq >= p.at ORDER BY seq LIMIT ${SAMPLE_RUN}) s
+       CROSS JOIN LATERAL (SELECT seq, geometry_type, geom, properties, tags FROM features WHERE sid = $1 AND seq >= p.at ORDER BY seq LIMIT ${SAMPLE_RUN}) s
       ORDER BY s.seq`,
     [sid, sampleRuns(range.first, range.last)]);
-  return rows.map((row) => ({ geometryType: row.type, bbox: row.w === null ? null : [row.w, row.s, row.e, row.n], properties: row.properties }));
+  // The properties column holds the user properties only (feature-rows.ts); the namespace's tags are their own column.
+  return rows.map((row) => ({
+    geometryType: row.type, bbox: row.w === null ? null : [row.w, row.s, row.e, row.n], properties: { ...row.properties, [NS]: { tags: row.tags } },
+  }));
 }
 
 export async function readStatistics(db: Database, sid: number, options: StatisticsOptions): Promise<SpaceStatistics> {

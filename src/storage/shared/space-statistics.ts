@@ -1,8 +1,7 @@
 // What both engines share for space statistics (API.md 5.9): the stride sample of a large space and the folding of sampled counts.
+import { NS } from '../../core/namespace-key.js';
 import type { BBox } from '../../geo/bbox.js';
 import type { PropertyStatistic, SpaceStatistics, TagCount } from '../storage.js';
-
-const NS = '@ns:com:here:xyz';
 
 /** Most frequent first, then by key: the order of tag and property statistics. */
 export const byCountThenKey = (a: TagCount, b: TagCount) => b.count - a.count || (a.key < b.key ? -1 : 1);
