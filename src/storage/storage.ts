@@ -582,6 +582,12 @@ export interface Storage {
   watchChanges(listener: ChangeListener): ChangeWatch;
   /** Whether `watchChanges` hears only the writes of this process (SQLite), not those of the node's other processes. */
   readonly changesStayInProcess: boolean;
+  /**
+   * A number that stays the same only while no write has committed, on any node or process, since it was last read:
+   * equal stamps before two reads of a space row mean the same row (hub/resolve/space-memo.ts). Undefined while
+   * the engine cannot tell (PostgreSQL: its notifications are not being heard), and then nothing may be reused.
+   */
+  spacesStamp(): number | undefined;
   readonly spaces: SpaceStore;
   readonly features: FeatureStore;
   readonly history: HistoryStore;

@@ -11,6 +11,7 @@ import { CATALOG, CONTENT, migrate } from './migrations.js';
 import { PostgresProjectStore } from './project-store.js';
 import { PostgresSessionStore } from './session-store.js';
 import { PostgresSpaceStore } from './space-store.js';
+import { SpaceRowStamp } from './space-row-listener.js';
 import { PostgresSubscriptionStore } from './subscription-store.js';
 import { PostgresJobStore } from './job-store.js';
 
@@ -35,6 +36,8 @@ export class PostgresStorage implements Storage {
   readonly jobs: JobStore;
   private readonly locations: Locations;
   private readonly watches = new Set<ChangeWatch>();
+  /** Started by the first look: tools that open the storage for one task need no listening connection. */
+  private rows?: SpaceRowStamp;
 
   constructor(urls: readonly string[], options: PostgresOptions) {
     this.locations = new Locations(urls.map((url) => new Database(url, { size: options.poolSize, statementTimeout: options.queryTimeout })));
@@ -79,6 +82,12 @@ export class PostgresStorage implements Storage {
     return { close: async () => { this.watches.delete(watch); await watch.close(); } };
   }
 
+  /** Undefined until the row notifications of every database are heard (space-row-listener.ts). */
+  spacesStamp(): number | undefined {
+    this.rows ??= new SpaceRowStamp(this.locations.all);
+    return this.rows.current();
+  }
+
   /** Each setting as the hub's pooled sessions see it; the distinct values, comma-separated, when the databases differ. */
   async durability(): Promise<Record<string, string>> {
     const settings = await Promise.all(this.locations.all.map(async (db) => {
@@ -111,6 +120,7 @@ export class PostgresStorage implements Storage {
   async close(): Promise<void> {
     await this.access.close();
     await Promise.all([...this.watches].map((watch) => watch.close()));
+    await this.rows?.close();
     await Promise.all(this.locations.all.map((db) => db.close()));
   }
 }
