@@ -12,6 +12,9 @@ import { SpaceScope } from './space-scope.js';
 /** Layered spaces whose layers are remembered; past it the memory starts over (it is only a hint). */
 const REMEMBERED_LAYERINGS = 1000;
 
+/** No space looked up beforehand: a plain space, the most frequent read, needs no map of its own. */
+const NONE_KNOWN: ReadonlyMap<string, StoredSpace | undefined> = new Map();
+
 export class SpaceResolver {
   /**
    * The ids of the spaces below each layered space, as last resolved: the next request looks them up together
@@ -74,7 +77,7 @@ export class SpaceResolver {
 
   /** The space `id` as this request sees it; 404 (`notFound`) when it does not exist. Nothing is decided or read yet. */
   async open(caller: Claims, id: string, notFound: () => never = () => { throw hubError('spaceOfFeaturesNotFound'); }): Promise<SpaceScope> {
-    const [space, known] = await Promise.all([this.memo.get(id), this.hinted(id)]);
+    const [space, known] = this.below.has(id) ? await Promise.all([this.memo.get(id), this.hinted(id)]) : [await this.memo.get(id), NONE_KNOWN];
     if (!space) return notFound();
     return this.scope(caller, space, known);
   }
