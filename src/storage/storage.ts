@@ -583,11 +583,11 @@ export interface Storage {
   /** Whether `watchChanges` hears only the writes of this process (SQLite), not those of the node's other processes. */
   readonly changesStayInProcess: boolean;
   /**
-   * A number that stays the same only while no write has committed, on any node or process, since it was last read:
-   * equal stamps before two reads of a space row mean the same row (hub/resolve/space-memo.ts). Undefined while
-   * the engine cannot tell (PostgreSQL: its notifications are not being heard), and then nothing may be reused.
+   * A stamp that stays the same only while no write commits, on any node or process: equal stamps taken before two
+   * reads of a space row mean the same row (hub/resolve/space-memo.ts). Undefined from an engine that cannot tell
+   * more cheaply than by reading the row: then every lookup reads it.
    */
-  spacesStamp(): number | undefined;
+  spacesStamp(): string | undefined;
   readonly spaces: SpaceStore;
   readonly features: FeatureStore;
   readonly history: HistoryStore;

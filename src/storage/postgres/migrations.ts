@@ -126,15 +126,6 @@ const catalogMigrations: Migrations = [
    CREATE INDEX jobs_by_owner ON jobs (owner, created_at);
    CREATE INDEX jobs_by_state ON jobs (state, created_at);
    CREATE INDEX jobs_by_space ON jobs (space_id, state);`,
-  // Every committed change of a space's catalog row (created, redefined, deleted) notifies, as its counters' changes do
-  // in the content component: the per-process memo of space rows is valid only until then (space-row-listener.ts).
-  `CREATE OR REPLACE FUNCTION hub_notify_space_row() RETURNS trigger LANGUAGE plpgsql AS $$
-   BEGIN
-     PERFORM pg_notify('hub_space_row', TG_TABLE_NAME);
-     RETURN NULL;
-   END $$;
-   CREATE TRIGGER spaces_notify AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON spaces
-     FOR EACH STATEMENT EXECUTE FUNCTION hub_notify_space_row();`,
 ];
 
 /**
@@ -242,18 +233,6 @@ const contentMigrations: Migrations = [
   // one of them through (sid, version_to) (10,000 changes since: 3.5 ms, and the planner's cost estimate of that scan
   // started JIT compilation, 18 ms more). The planner chooses between the two (docs/adr-002-history.md).
   `CREATE INDEX feature_history_by_space_geometry ON feature_history USING gist (sid, geom);`,
-  // A space's counters (revision, content time) change with every committed write: each notifies the memo of space
-  // rows of every process (space-row-listener.ts). Per statement, and PostgreSQL folds equal notifications of one
-  // transaction into one, so a write adds one notification whatever its size.
-  `CREATE OR REPLACE FUNCTION hub_notify_space_row() RETURNS trigger LANGUAGE plpgsql AS $$
-   BEGIN
-     PERFORM pg_notify('hub_space_row', TG_TABLE_NAME);
-     RETURN NULL;
-   END $$;
-   CREATE TRIGGER space_contents_notify AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON space_contents
-     FOR EACH STATEMENT EXECUTE FUNCTION hub_notify_space_row();
-   CREATE TRIGGER space_changes_notify AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON space_changes
-     FOR EACH STATEMENT EXECUTE FUNCTION hub_notify_space_row();`,
 ];
 
 export const CATALOG: SchemaComponent = { name: 'catalog', migrations: catalogMigrations };

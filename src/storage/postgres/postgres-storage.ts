@@ -11,7 +11,6 @@ import { CATALOG, CONTENT, migrate } from './migrations.js';
 import { PostgresProjectStore } from './project-store.js';
 import { PostgresSessionStore } from './session-store.js';
 import { PostgresSpaceStore } from './space-store.js';
-import { SpaceRowStamp } from './space-row-listener.js';
 import { PostgresSubscriptionStore } from './subscription-store.js';
 import { PostgresJobStore } from './job-store.js';
 
@@ -36,8 +35,6 @@ export class PostgresStorage implements Storage {
   readonly jobs: JobStore;
   private readonly locations: Locations;
   private readonly watches = new Set<ChangeWatch>();
-  /** Started by the first look: tools that open the storage for one task need no listening connection. */
-  private rows?: SpaceRowStamp;
 
   constructor(urls: readonly string[], options: PostgresOptions) {
     this.locations = new Locations(urls.map((url) => new Database(url, { size: options.poolSize, statementTimeout: options.queryTimeout })));
@@ -82,10 +79,14 @@ export class PostgresStorage implements Storage {
     return { close: async () => { this.watches.delete(watch); await watch.close(); } };
   }
 
-  /** Undefined until the row notifications of every database are heard (space-row-listener.ts). */
-  spacesStamp(): number | undefined {
-    this.rows ??= new SpaceRowStamp(this.locations.all);
-    return this.rows.current();
+  /**
+   * None: PostgreSQL cannot tell cheaply and strictly. Its snapshot (`pg_current_snapshot()`) is strict but one
+   * statement per lookup, measured dearer than the row's own lookup; a NOTIFY from every commit costs no statement
+   * but is heard a little after the commit, so another node could serve a read from before a write it already
+   * acknowledged (docs/cache-and-changed-tiles.md).
+   */
+  spacesStamp(): undefined {
+    return undefined;
   }
 
   /** Each setting as the hub's pooled sessions see it; the distinct values, comma-separated, when the databases differ. */
@@ -120,7 +121,6 @@ export class PostgresStorage implements Storage {
   async close(): Promise<void> {
     await this.access.close();
     await Promise.all([...this.watches].map((watch) => watch.close()));
-    await this.rows?.close();
     await Promise.all(this.locations.all.map((db) => db.close()));
   }
 }

@@ -100,8 +100,8 @@ export class SqliteStorage implements Storage {
     return { close: async () => stop() };
   }
 
-  /** Never undefined: every commit to the file is seen by the next look (commit-stamp.ts). */
-  spacesStamp(): number {
+  /** Every commit to the file is seen by the next look (commit-stamp.ts). */
+  spacesStamp(): string {
     return this.commits.current();
   }
 
