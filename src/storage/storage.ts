@@ -583,6 +583,12 @@ export interface Storage {
   watchChanges(listener: ChangeListener): ChangeWatch;
   /** Whether `watchChanges` hears only the writes of this process (SQLite), not those of the node's other processes. */
   readonly changesStayInProcess: boolean;
+  /**
+   * A stamp that stays the same only while no write commits, on any node or process: equal stamps taken before two
+   * reads of a space row mean the same row (hub/resolve/space-memo.ts). Undefined from an engine that cannot tell
+   * more cheaply than by reading the row: then every lookup reads it.
+   */
+  spacesStamp(): string | undefined;
   readonly spaces: SpaceStore;
   readonly features: FeatureStore;
   readonly history: HistoryStore;

@@ -1,11 +1,13 @@
 // Handlers of the spatial read routes (API.md 6): bbox, tile, and spatial search by GET and POST.
+import { LRUCache } from 'lru-cache';
+import { deepFrozen } from '../../core/deep-frozen.js';
 import { hubError } from '../../core/errors.js';
 import { DECIMAL } from '../../core/typed-values.js';
 import type { BBox } from '../../geo/bbox.js';
 import { parseTileId } from '../../geo/tile-schemes.js';
 import { type ClusteringRequest, parseClustering } from '../../hub/clustering/clustering-options.js';
 import type { Tweaks, VizRead } from '../../hub/features/display-tweaks.js';
-import type { AreaRead, SpatialSource } from '../../hub/features/spatial-service.js';
+import type { AreaRead, SpatialSource, TileRead } from '../../hub/features/spatial-service.js';
 import { bodyStream } from '../body/body-stream.js';
 import { readGeometry } from '../body/geometry-body.js';
 import { DEFAULT_LIMIT, formDecode } from '../query/raw-query.js';
@@ -32,15 +34,21 @@ export function coordinate(context: HandlerContext, name: string, axis: Axis): n
 /** Radius in metres: an integer; the largest takes half the Earth's circumference, where every point is reached. */
 const MAX_RADIUS = 20_100_000;
 
-/** What every spatial read takes: filters, limit, clip (with its default) and the output transforms. */
-function areaRead(context: HandlerContext, clipByDefault: boolean, defaultLimit = DEFAULT_LIMIT): AreaRead {
+/** What every spatial read takes: filters, limit, clip (with its default) and the output transforms, without the client-gone signal. */
+function parsedArea(context: HandlerContext, clipByDefault: boolean, defaultLimit = DEFAULT_LIMIT): AreaRead {
   return {
     filter: featureFilter(context),
     limit: context.query.limit(defaultLimit),
     clip: context.query.boolean('clip', clipByDefault),
-    options: clientGoneOnUse(readOptions(context), context.reply),
+    options: readOptions(context),
     at: versionRefOf(context.query),
   };
+}
+
+/** As parsedArea, with the signal. */
+function areaRead(context: HandlerContext, clipByDefault: boolean, defaultLimit = DEFAULT_LIMIT): AreaRead {
+  const area = parsedArea(context, clipByDefault, defaultLimit);
+  return { ...area, options: clientGoneOnUse(area.options, context.reply) };
 }
 
 /** Only the exact words count for a boolean tweak: anything else is refused rather than read as the default. */
@@ -120,16 +128,47 @@ function vectorFormat(context: HandlerContext, format: 'geojson' | 'mvt' | 'mvtf
 /** Viz mode defaults to 100,000 features and to clipping; MVT always clips (API.md 6.2, 6.3). */
 const VIZ_LIMIT = 100_000;
 
-export async function tileFeatures(context: HandlerContext): Promise<unknown> {
+/** A tile request as parsed: everything but the per-request signal. */
+interface ParsedTile {
+  read: TileRead;
+  vector: { flatten: boolean } | undefined;
+}
+
+function parseTile(context: HandlerContext): ParsedTile {
   const { type, tileId } = context.params;
   const tile = parseTileId(type, tileId, context.hereTileEncoding);
   const margin = context.query.integer('margin', 0, 0, 1024);
   const vector = vectorFormat(context, tile.format);
   const viz = vizOf(context);
-  const read = {
-    ...areaRead(context, vector !== undefined || viz !== undefined, viz ? VIZ_LIMIT : DEFAULT_LIMIT),
-    tile, margin, viz, clustering: clusteringOf(context), tweaks: tweaksOf(context),
-  };
+  const area = parsedArea(context, vector !== undefined || viz !== undefined, viz ? VIZ_LIMIT : DEFAULT_LIMIT);
+  return { read: { ...area, tile, margin, viz, clustering: clusteringOf(context), tweaks: tweaksOf(context) }, vector };
+}
+
+/**
+ * Tile requests parsed, by their URL and whether `Accept` asks for MVT (all a parse reads besides the hub's settings):
+ * a map asks for the same tiles again and again, and their parse was a sixth of a cached tile's cost. Only requests that
+ * parsed are kept (a bad one is refused anew each time), frozen, since requests share them.
+ */
+const parsedTiles = new LRUCache<string, ParsedTile>({ max: 2000 });
+/** Longer URLs are parsed each time rather than kept. */
+const LONGEST_KEPT_URL = 2048;
+
+function tileOf(context: HandlerContext): ParsedTile {
+  const { url } = context.request;
+  if (url.length > LONGEST_KEPT_URL) return parseTile(context);
+  const key = `${(context.request.headers.accept ?? '').toLowerCase().includes(MVT) ? 'mvt' : ''} ${url}`;
+  let parsed = parsedTiles.get(key);
+  if (!parsed) {
+    parsed = deepFrozen(parseTile(context));
+    parsedTiles.set(key, parsed);
+  }
+  return parsed;
+}
+
+export async function tileFeatures(context: HandlerContext): Promise<unknown> {
+  const parsed = tileOf(context);
+  const { vector } = parsed;
+  const read = { ...parsed.read, options: clientGoneOnUse({ ...parsed.read.options }, context.reply) };
   if (vector) {
     const answer = await context.hub.spatial.vectorTile(callerOf(context), context.params.spaceId, read, vector.flatten);
     return sendVectorTile(context.request, context.reply, answer);

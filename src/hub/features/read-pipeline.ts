@@ -48,7 +48,17 @@ export interface FeatureCollectionStream {
  * before it is sent (docs/decisions.md, "ETags").
  */
 export function answerKey(source: FeatureSource, request: string, version?: number): string {
-  return createHash('sha256').update(`${source.space.id}\n${source.contentAt(version)}\n${request}`).digest('hex').slice(0, 32);
+  return hashedName(answerName(source, request, version));
+}
+
+/** What `answerKey` hashes, as text: the answer cache's keys, where a hit then needs no hash. */
+export function answerName(source: FeatureSource, request: string, version?: number): string {
+  return `${source.space.id}\n${source.contentAt(version)}\n${request}`;
+}
+
+/** The key of a name made by `answerName`. */
+export function hashedName(name: string): string {
+  return createHash('sha256').update(name).digest('hex').slice(0, 32);
 }
 
 /**

@@ -20,7 +20,7 @@ import { sampled, samplingRatio, simplifyStep, stripProperties, type Tweaks, typ
 import { checkClusterableTile, type ClusteringRequest } from '../clustering/clustering-options.js';
 import { AnswerCache } from './answer-cache.js';
 import { cacheTTLOf, type FeatureService, type VectorTileAnswer } from './feature-service.js';
-import { answerKey, type FeatureCollectionStream, type ReadOptions } from './read-pipeline.js';
+import { answerName, type FeatureCollectionStream, hashedName, type ReadOptions } from './read-pipeline.js';
 import type { TransformPlan, TransformStep } from './transform-plan.js';
 import type { VersionRef } from '../versions/space-versions.js';
 
@@ -110,10 +110,11 @@ export class SpatialService {
   private async throughCache(source: FeatureSource, version: number | undefined, etagKey: string,
     make: () => Promise<FeatureCollectionStream>): Promise<FeatureCollectionStream> {
     if (!this.cache.enabled) return make();
-    const named = answerKey(source, etagKey, version);
-    const key = `geojson\n${named}`;
+    // Keyed by the name itself, so a hit hashes nothing: a cached answer carries its ETag, and its key is hashed only if asked for.
+    const name = answerName(source, etagKey, version);
+    const key = `geojson\n${name}`;
     const cached = this.cache.get(key);
-    if (cached) return { key: named, cacheTTL: cacheTTLOf(source.space.definition), features: noFeatures(), trailer: () => ({}), cached };
+    if (cached) return { get key() { return hashedName(name); }, cacheTTL: cacheTTLOf(source.space.definition), features: noFeatures(), trailer: () => ({}), cached };
     const result = await make();
     return { ...result, keep: (answer) => this.cache.set(key, answer) };
   }
@@ -167,7 +168,7 @@ export class SpatialService {
     const source = await this.features.reader(caller, spaceId);
     const version = await this.features.versionOf(source, read.at);
     // The URL of a tile asked for as MVT by its Accept header is that of its GeoJSON answer: the format is in the key.
-    const key = `${flatten ? 'mvtf' : 'mvt'}\n${answerKey(source, read.options.etagKey, version)}`;
+    const key = `${flatten ? 'mvtf' : 'mvt'}\n${answerName(source, read.options.etagKey, version)}`;
     const cached = this.cache.get(key);
     if (cached) return { etag: cached.etag, cacheTTL: cacheTTLOf(source.space.definition), tile: cached.body };
     let answer: VectorTileAnswer;

@@ -6,10 +6,14 @@ import type { Claims } from '../access/claims.js';
 import { logListenerOf } from '../activity-log/log-listener.js';
 import { baseOf, isLayered, type Layering, MAX_EXTENDS_DEPTH, virtualSpecOf } from '../layers/space-layout.js';
 import { type OneFeature, PrefetchedFeature } from './one-feature.js';
+import { SpaceMemo } from './space-memo.js';
 import { SpaceScope } from './space-scope.js';
 
 /** Layered spaces whose layers are remembered; past it the memory starts over (it is only a hint). */
 const REMEMBERED_LAYERINGS = 1000;
+
+/** No space looked up beforehand: a plain space, the most frequent read, needs no map of its own. */
+const NONE_KNOWN: ReadonlyMap<string, StoredSpace | undefined> = new Map();
 
 export class SpaceResolver {
   /**
@@ -18,12 +22,16 @@ export class SpaceResolver {
    * more lookup, never a wrong answer: what the space's definition names is what is read.
    */
   private readonly below = new Map<string, string[]>();
+  /** The rows of spaces read, reused while nothing committed (space-memo.ts). */
+  private readonly memo: SpaceMemo;
 
-  constructor(private readonly storage: Storage) {}
+  constructor(private readonly storage: Storage) {
+    this.memo = new SpaceMemo(storage);
+  }
 
   /** A space another one reads from: it must exist and hold its own features (no virtual or composite of those). */
   private async layer(space: StoredSpace, id: string, plainOnly: boolean, known?: ReadonlyMap<string, StoredSpace | undefined>): Promise<StoredSpace> {
-    const layer = known?.has(id) ? known.get(id) : await this.storage.spaces.get(id);
+    const layer = known?.has(id) ? known.get(id) : await this.memo.get(id);
     if (!layer) throw hubError('layerUnavailable', { space: space.id, id, problem: 'does not exist (any more)' });
     if (virtualSpecOf(layer.definition)) throw hubError('layerUnavailable', { space: space.id, id, problem: 'is a virtual space: virtual spaces cannot be read through another space' });
     if (plainOnly && baseOf(layer.definition) !== undefined) throw hubError('layerUnavailable', { space: space.id, id, problem: 'is a composite space: a virtual space reads plain spaces only' });
@@ -63,13 +71,13 @@ export class SpaceResolver {
   /** The spaces remembered below `id`, looked up with it. */
   private async hinted(id: string): Promise<Map<string, StoredSpace | undefined>> {
     const ids = this.below.get(id) ?? [];
-    const found = await Promise.all(ids.map((layerId) => this.storage.spaces.get(layerId)));
+    const found = await Promise.all(ids.map((layerId) => this.memo.get(layerId)));
     return new Map(ids.map((layerId, index) => [layerId, found[index]]));
   }
 
   /** The space `id` as this request sees it; 404 (`notFound`) when it does not exist. Nothing is decided or read yet. */
   async open(caller: Claims, id: string, notFound: () => never = () => { throw hubError('spaceOfFeaturesNotFound'); }): Promise<SpaceScope> {
-    const [space, known] = await Promise.all([this.storage.spaces.get(id), this.hinted(id)]);
+    const [space, known] = this.below.has(id) ? await Promise.all([this.memo.get(id), this.hinted(id)]) : [await this.memo.get(id), NONE_KNOWN];
     if (!space) return notFound();
     return this.scope(caller, space, known);
   }

@@ -79,6 +79,16 @@ export class PostgresStorage implements Storage {
     return { close: async () => { this.watches.delete(watch); await watch.close(); } };
   }
 
+  /**
+   * None: PostgreSQL cannot tell cheaply and strictly. Its snapshot (`pg_current_snapshot()`) is strict but one
+   * statement per lookup, measured dearer than the row's own lookup; a NOTIFY from every commit costs no statement
+   * but is heard a little after the commit, so another node could serve a read from before a write it already
+   * acknowledged (docs/cache-and-changed-tiles.md).
+   */
+  spacesStamp(): undefined {
+    return undefined;
+  }
+
   /** Each setting as the hub's pooled sessions see it; the distinct values, comma-separated, when the databases differ. */
   async durability(): Promise<Record<string, string>> {
     const settings = await Promise.all(this.locations.all.map(async (db) => {

@@ -15,6 +15,7 @@ import { SqliteProjectStore } from './project-store.js';
 import { SqliteSpaceStore } from './space-store.js';
 import { SqliteSubscriptionStore } from './subscription-store.js';
 import { SqliteJobStore } from './job-store.js';
+import { CommitStamp } from './commit-stamp.js';
 import { BUSY_TIMEOUT_MS, WriteTransactions } from './write-transactions.js';
 
 /** PRAGMA synchronous answers a number; these are its documented names. */
@@ -43,12 +44,14 @@ export class SqliteStorage implements Storage {
   readonly jobs: SqliteJobStore;
 
   private readonly writes: WriteTransactions;
+  private readonly commits: CommitStamp;
   /** The file's inode when opened: a file moved or deleted under the hub leaves it writing to one nobody will open again. */
   private readonly inode: number;
 
   private constructor(private readonly db: Database.Database, private readonly file: string, options: SqliteOptions) {
     const writes = new WriteTransactions(db, options.queryTimeout);
     this.writes = writes;
+    this.commits = new CommitStamp(db);
     this.inode = statSync(file).ino;
     this.spaces = new SqliteSpaceStore(db, writes);
     this.features = new SqliteFeatureStore(db, writes, options.queryTimeout);
@@ -95,6 +98,11 @@ export class SqliteStorage implements Storage {
   watchChanges(listener: ChangeListener): ChangeWatch {
     const stop = this.features.onChange(listener);
     return { close: async () => stop() };
+  }
+
+  /** Every commit to the file is seen by the next look (commit-stamp.ts). */
+  spacesStamp(): string {
+    return this.commits.current();
   }
 
   async durability(): Promise<Record<string, string>> {
