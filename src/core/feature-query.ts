@@ -31,7 +31,26 @@ export type FilterExpression =
   | { kind: 'and' | 'or'; items: FilterExpression[] }
   | { kind: 'not'; item: FilterExpression }
   | { kind: 'condition'; condition: PropertyCondition }
-  | { kind: 'like'; path: string[]; pattern: string };
+  | { kind: 'like'; path: string[]; pattern: string }
+  | { kind: 'numeric'; op: ComparisonOperator; left: NumericExpression; right: NumericExpression }
+  | { kind: 'properties'; op: ComparisonOperator; left: string[]; right: string[] };
+
+export type ComparisonOperator = Exclude<PropertyOperator, 'contains'>;
+
+export type ArithmeticOperator = '+' | '-' | '*' | '/' | '%' | 'div' | '^';
+
+/**
+ * A number computed per feature (CQL2 arithmetic, docs/ogc-filtering.md), in IEEE doubles on both engines. A property
+ * is its value when that is a JSON number, else null. Null in, null out; so is a result that is not a finite number
+ * (division by zero, overflow, a complex power). `div` truncates toward zero; `%` is `a - b * (a div b)`.
+ * A `numeric` comparison with a null side is unknown, as a condition on a missing property is. A `properties`
+ * comparison holds between two values of the same JSON type (number, string by UTF-8 bytes, boolean); between
+ * others, or with a missing or null side, it is unknown.
+ */
+export type NumericExpression =
+  | { kind: 'number'; value: number }
+  | { kind: 'property'; path: string[] }
+  | { kind: 'arithmetic'; op: ArithmeticOperator; left: NumericExpression; right: NumericExpression };
 
 export interface FeatureFilter {
   tags?: TagExpression;
