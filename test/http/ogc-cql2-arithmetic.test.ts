@@ -113,6 +113,11 @@ for (const backend of BACKENDS) {
       assertOgcError(await json({ op: '>', args: [{ property: 'n' }, { op: '/', args: [1, 0] }] }), 'ogcInvalidFilter', 'division by zero');
     });
 
+    test('the arithmetic class is declared', async () => {
+      const conformance = await call(hub, 'GET', '/ogc/conformance');
+      assert.ok((conformance.body.conformsTo as string[]).includes('http://www.opengis.net/spec/cql2/1.0/conf/arithmetic'), conformance.text);
+    });
+
     test('arithmetic reads nothing of a space the caller may not read', async () => {
       const stranger = (await issueToken(hub, { aid: `stranger-${backend}`, urm: ownerRights(`stranger-${backend}`) })).token;
       const response = await items({ filter: 'n / d > 1' }, stranger);

@@ -33,6 +33,7 @@ export const CONFORMANCE = [
   'http://www.opengis.net/spec/cql2/1.0/conf/cql2-json',
   'http://www.opengis.net/spec/cql2/1.0/conf/basic-cql2',
   'http://www.opengis.net/spec/cql2/1.0/conf/advanced-comparison-operators',
+  'http://www.opengis.net/spec/cql2/1.0/conf/arithmetic',
   'http://www.opengis.net/spec/cql2/1.0/conf/basic-spatial-functions',
   'http://www.opengis.net/spec/cql2/1.0/conf/spatial-functions',
   'http://www.opengis.net/spec/ogcapi-features-8/1.0/conf/sorting',
