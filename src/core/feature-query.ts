@@ -1,6 +1,7 @@
 // Plain typed query objects that the hub hands to storage; each engine compiles them to its own SQL.
 import type { BBox } from '../geo/bbox.js';
 import type { Geometry } from '../geo/geometry.js';
+import type { TextFold } from './unicode-folds.js';
 
 /** OR of AND-groups of normalized tags: `a+b,c` is `[["a","b"],["c"]]`. An empty list means no filter. */
 export type TagExpression = string[][];
@@ -26,12 +27,16 @@ export interface PropertyCondition {
  * is missing or JSON null is unknown, as in SQL, unless it tests for null (`eq`/`ne` with `null`): NOT of unknown stays
  * unknown, and a feature whose expression is unknown or false is left out. `like` holds for a string matching a CQL2
  * pattern (`%` any run, `_` one character, `\` escapes), case-sensitive. An empty `and` is true, an empty `or` false.
+ * `text` is a string property folded by each of `folds` in turn (CQL2 CASEI, ACCENTI; src/core/unicode-folds.ts),
+ * compared by UTF-8 bytes with a value the hub has folded alike; a property that is no string makes it unknown.
+ * `like` with `folds` matches the folded property.
  */
 export type FilterExpression =
   | { kind: 'and' | 'or'; items: FilterExpression[] }
   | { kind: 'not'; item: FilterExpression }
   | { kind: 'condition'; condition: PropertyCondition }
-  | { kind: 'like'; path: string[]; pattern: string }
+  | { kind: 'like'; path: string[]; pattern: string; folds?: TextFold[] }
+  | { kind: 'text'; op: ComparisonOperator; path: string[]; folds: TextFold[]; value: string }
   | { kind: 'numeric'; op: ComparisonOperator; left: NumericExpression; right: NumericExpression }
   | { kind: 'properties'; op: ComparisonOperator; left: string[]; right: string[] };
 

@@ -1,6 +1,8 @@
 // Compiles tag expressions and property conditions into PostgreSQL WHERE clauses, with the semantics of the SQLite engine.
 import { hubError } from '../../core/errors.js';
+import type { TextFold } from '../../core/unicode-folds.js';
 import { type FeatureFilter, type FilterExpression, type JsonScalar, type NumericExpression, type PropertyCondition, SAMPLE_HASH, type TagExpression } from '../../core/feature-query.js';
+import { FOLD_FUNCTIONS } from './fold-sql.js';
 import { standIn } from './nul-stand-in.js';
 
 /** Collects statement parameters and hands out their `$n` placeholders. */
@@ -119,6 +121,9 @@ function compileProperties(op: keyof typeof comparison, left: string[], right: s
     WHEN ${typeA} = 'boolean' THEN (${a})::boolean ${sign} (${b})::boolean END)`;
 }
 
+/** A text folded by each fold in turn (CASEI, ACCENTI). */
+const folded = (text: string, folds: readonly TextFold[]): string => folds.reduce((sql, fold) => `${FOLD_FUNCTIONS[fold]}(${sql})`, `(${text})`);
+
 /** CQL2 LIKE patterns escape with a backslash, as PostgreSQL's LIKE does by default; the hub refuses one ending in a lone backslash. */
 function compileExpression(expression: FilterExpression, params: SqlParams, underNot: boolean): string {
   switch (expression.kind) {
@@ -137,8 +142,13 @@ function compileExpression(expression: FilterExpression, params: SqlParams, unde
     }
     case 'like': {
       const json = jsonAt(expression.path, params);
-      const sql = `(jsonb_typeof(${json}) = 'string' AND ((${json} #>> '{}') COLLATE "C") LIKE ${params.add(standIn(expression.pattern))}::text)`;
+      const sql = `(jsonb_typeof(${json}) = 'string' AND (${folded(`${json} #>> '{}'`, expression.folds ?? [])} COLLATE "C") LIKE ${params.add(standIn(expression.pattern))}::text)`;
       return underNot ? unknownWhenAbsent(expression.path, sql, params) : sql;
+    }
+    case 'text': {
+      const json = jsonAt(standIn(expression.path), params);
+      const value = `(${folded(`${json} #>> '{}'`, expression.folds)} COLLATE "C")`;
+      return `(CASE WHEN jsonb_typeof(${json}) = 'string' THEN ${value} ${comparison[expression.op]} ${params.add(standIn(expression.value))}::text END)`;
     }
     case 'numeric':
       return `(${compileNumeric(expression.left, params)} ${comparison[expression.op]} ${compileNumeric(expression.right, params)})`;

@@ -1,6 +1,7 @@
 // Versioned schema of the PostgreSQL databases, applied at start-up under an advisory lock so that nodes starting together do not race.
 import { migrate as runMigrations, type SchemaComponent } from '../shared/migration-runner.js';
 import type { Session } from './database.js';
+import { foldFunctionSql } from './fold-sql.js';
 
 /** Each entry moves a component one version up; never edit a released entry, append a new one. */
 type Migrations = readonly string[];
@@ -233,7 +234,7 @@ const contentMigrations: Migrations = [
   // one of them through (sid, version_to) (10,000 changes since: 3.5 ms, and the planner's cost estimate of that scan
   // started JIT compilation, 18 ms more). The planner chooses between the two (docs/adr-002-history.md).
   `CREATE INDEX feature_history_by_space_geometry ON feature_history USING gist (sid, geom);`,
-  // CQL2 arithmetic (docs/ogc-filtering.md): IEEE doubles, with NULL for a result that is no finite number, as the SQLite
+  // CQL2 arithmetic, CASEI and ACCENTI (docs/ogc-filtering.md). Arithmetic: IEEE doubles, with NULL for a result that is no finite number, as the SQLite
   // engine's hub_cql2_arithmetic. PostgreSQL raises an error where IEEE overflows (NULL here) or underflows to zero
   // (0 here, as IEEE and SQLite give); the exception block that catches it costs a subtransaction, so operands far from
   // the ends of the double range skip it. div truncates toward zero; % is a - b * (a div b).
@@ -263,7 +264,9 @@ const contentMigrations: Migrations = [
            WHEN op = '^' AND (abs(a) < 1) = (b > 0) THEN 0
          END;
      END;
-   END $$;`,
+   END $$;
+   ${foldFunctionSql('case')}
+   ${foldFunctionSql('accent')}`,
 ];
 
 export const CATALOG: SchemaComponent = { name: 'catalog', migrations: catalogMigrations };

@@ -1,5 +1,6 @@
 // Compiles tag expressions and property conditions into SQLite WHERE clauses over the stored JSON.
 import { hubError } from '../../core/errors.js';
+import type { TextFold } from '../../core/unicode-folds.js';
 import { type FeatureFilter, type FilterExpression, type JsonScalar, type NumericExpression, type PropertyCondition, SAMPLE_HASH, type TagExpression } from '../../core/feature-query.js';
 
 export interface SqlFragment {
@@ -78,6 +79,9 @@ function unknownWhenAbsent(path: string[], sql: string): string {
 
 const NUMBER = "IN ('integer','real')";
 
+/** A text folded by each fold in turn (CASEI, ACCENTI), by the function sqlite-storage.ts registers. */
+const folded = (text: string, folds: readonly TextFold[]): string => folds.reduce((sql, fold) => `hub_cql2_fold('${fold}', ${sql})`, text);
+
 /** A numeric expression as SQL: NULL for a property that is no number, and (hub_cql2_*) for a result that is no finite number. */
 function compileNumeric(expression: NumericExpression, params: unknown[]): string {
   switch (expression.kind) {
@@ -121,8 +125,14 @@ function compileExpression(expression: FilterExpression, params: unknown[], unde
     case 'like': {
       const path = jsonPathLiteral(expression.path);
       params.push(globPattern(expression.pattern));
-      const sql = `(json_type(f.json, ${path}) = 'text' AND json_extract(f.json, ${path}) GLOB ?)`;
+      const sql = `(json_type(f.json, ${path}) = 'text' AND ${folded(`json_extract(f.json, ${path})`, expression.folds ?? [])} GLOB ?)`;
       return underNot ? unknownWhenAbsent(expression.path, sql) : sql;
+    }
+    case 'text': {
+      const path = jsonPathLiteral(expression.path);
+      params.push(expression.value);
+      const value = folded(`json_extract(f.json, ${path})`, expression.folds);
+      return `(CASE WHEN json_type(f.json, ${path}) = 'text' THEN ${value} ${comparison[expression.op]} ? END)`;
     }
     case 'numeric':
       return `(${compileNumeric(expression.left, params)} ${comparison[expression.op]} ${compileNumeric(expression.right, params)})`;

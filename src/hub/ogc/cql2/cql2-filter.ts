@@ -7,6 +7,7 @@ import { validateGeometry } from '../../../geo/geometry-validation.js';
 import { boxPolygon } from '../../../geo/spatial-predicate.js';
 import { areaOf } from '../ogc-area.js';
 import { ArithmeticCompiler, isArithmetic, isProperty } from './cql2-arithmetic.js';
+import { type FoldedOperand, foldedOperand, isFold } from './cql2-folds.js';
 import { TEMPORAL, temporalFunction, timeComparison } from './cql2-time.js';
 
 /** A property a filter may name: where it lies in the stored feature and what it holds. */
@@ -139,6 +140,7 @@ class Compiler {
   private comparison({ op, args }: Node, depth: number): FilterExpression {
     if (args.every(isProperty)) return this.properties(COMPARISONS[op].op, args[0], args[1]);
     if (args.some(isArithmetic)) return this.arithmetic.compare(COMPARISONS[op].op, args[0], args[1], depth + 1);
+    if (args.some(isFold)) return this.folded(COMPARISONS[op], args[0], args[1]);
     const call = args.find(isNode);
     if (call) throw invalid(`${shown(call.op)} is not supported in a comparison: compare a property with a literal`);
     const propertyFirst = isObject(args[0]) && 'property' in args[0];
@@ -170,12 +172,26 @@ class Compiler {
     throw invalid('the literal of a comparison must be a string, a number or a boolean');
   }
 
+  private fold(value: unknown): FoldedOperand {
+    return foldedOperand(value, (reference) => this.value(reference).path);
+  }
+
+  /** A comparison with CASEI or ACCENTI: a folded property with a literal folded alike by the hub (either side). */
+  private folded(operator: { op: ComparisonOperator; flipped: ComparisonOperator }, left: unknown, right: unknown): FilterExpression {
+    const [a, b] = [this.fold(left), this.fold(right)];
+    if ('path' in a && 'literal' in b) return { kind: 'text', op: operator.op, path: a.path, folds: a.folds, value: b.literal };
+    if ('literal' in a && 'path' in b) return { kind: 'text', op: operator.flipped, path: b.path, folds: b.folds, value: a.literal };
+    throw invalid('CASEI and ACCENTI compare a property with a string literal');
+  }
+
   private like({ args }: Node): FilterExpression {
-    const target = this.value(args[0]);
-    const pattern = args[1];
-    if (typeof pattern !== 'string') throw invalid('LIKE takes a string pattern');
-    if (/(^|[^\\])(\\\\)*\\$/u.test(pattern)) throw invalid('a LIKE pattern may not end with a lone escape character (\\)');
-    return { kind: 'like', path: target.path, pattern };
+    const subject = isFold(args[0]) ? this.fold(args[0]) : { path: this.value(args[0]).path, folds: [] };
+    const pattern = isFold(args[1]) ? this.fold(args[1]) : args[1];
+    if (!('path' in subject)) throw invalid('LIKE tests a property');
+    const text = typeof pattern === 'string' ? pattern : isObject(pattern) && 'literal' in pattern ? pattern.literal : undefined;
+    if (typeof text !== 'string') throw invalid('LIKE takes a string pattern');
+    if (/(^|[^\\])(\\\\)*\\$/u.test(text)) throw invalid('a LIKE pattern may not end with a lone escape character (\\)');
+    return { kind: 'like', path: subject.path, pattern: text, ...(subject.folds.length > 0 ? { folds: subject.folds } : {}) };
   }
 
   /** With arithmetic or properties for bounds, BETWEEN is the two numeric comparisons. */
@@ -196,6 +212,10 @@ class Compiler {
     const list = args[1];
     if (!Array.isArray(list) || list.length === 0) throw invalid('IN takes a list of at least one literal');
     if (list.length > MAX_NODES) throw invalid(`an IN list may hold at most ${MAX_NODES} literals`);
+    if (isFold(args[0])) {
+      const items = list.map((item) => this.folded(COMPARISONS['='], args[0], item));
+      return items.length === 1 ? items[0] : { kind: 'or', items };
+    }
     if ([args[0], ...list].some(isArithmetic)) {
       const items = list.map((item) => this.arithmetic.compare('eq', args[0], item, depth + 1));
       return items.length === 1 ? items[0] : { kind: 'or', items };

@@ -1,4 +1,5 @@
-// CQL2 arithmetic as SQLite functions, with the semantics the PostgreSQL engine's hub_cql2_arithmetic has (docs/ogc-filtering.md).
+// CQL2 arithmetic, CASEI and ACCENTI as SQLite functions, with the semantics the PostgreSQL engine's hub_cql2_arithmetic has (docs/ogc-filtering.md).
+import { foldText } from '../../core/unicode-folds.js';
 
 /** One IEEE double operation; a result that is not a finite number is null (SQL NULL). `^` is SQLite's pow (C's, as PostgreSQL's). */
 function step(op: string, a: number, b: number): number | null {
@@ -20,4 +21,9 @@ export function cql2Arithmetic(op: unknown, a: unknown, b: unknown): number | nu
 /** `hub_cql2_finite(x)`: x when it is a finite number (SQLite's pow gives infinities), else null. */
 export function cql2Finite(value: unknown): number | null {
   return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+
+/** `hub_cql2_fold(fold, text)`: the text folded by CASEI (`case`) or ACCENTI (`accent`); null for anything else. */
+export function cql2Fold(fold: unknown, text: unknown): string | null {
+  return typeof text === 'string' && (fold === 'case' || fold === 'accent') ? foldText(text, fold) : null;
 }
