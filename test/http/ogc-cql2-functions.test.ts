@@ -1,13 +1,21 @@
-// CQL2 arithmetic on OGC items (issue 26): division by zero, overflow, underflow, complex powers and non-numbers give the same defined results on both engines; hostile arithmetic is a 400 in the OGC shape, never a 5xx.
+// CQL2 arithmetic, CASEI and ACCENTI on OGC items (issue 26): division by zero, overflow, underflow, complex powers and non-numbers give the same defined results on both engines, hostile arithmetic is a 400 in the OGC shape, never a 5xx; both engines fold every character of the fold tables alike.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { call, createSpaceWith, type TestResponse } from '../helpers/http-client.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
 import { issueToken, ownerRights } from '../helpers/tokens.js';
+import { ACCENT_FOLDS, CASE_FOLDS } from '../../src/core/unicode-folds-data.js';
 
 const feature = (id: string, properties: Record<string, unknown>) => ({ type: 'Feature', id, geometry: { type: 'Point', coordinates: [1, 2] }, properties });
 
+/** Every mapped character, in runs short enough for a URL once percent-encoded: a feature holds a run, a filter its fold. */
+const RUNS = ([['case', CASE_FOLDS], ['accent', ACCENT_FOLDS]] as const).flatMap(([fold, table]) => Array.from({ length: Math.ceil(table.length / 150) }, (_, i) => {
+  const pairs = table.slice(i * 150, (i + 1) * 150);
+  return { id: `${fold}-${i}`, fold, text: `x${pairs.map(([from]) => from).join('')}`, folded: `x${pairs.map(([, to]) => to).join('')}` };
+}));
+
 const FEATURES = [
+  ...RUNS.map((run) => feature(run.id, { run: run.text })),
   feature('f1', { n: 10, d: 0, s: 'abc', big: 1e308, tiny: 1e-300, neg: -8 }),
   feature('f2', { n: 3, d: 2, s: '5', big: 1, tiny: 1, neg: 8 }),
   feature('f3', { n: -7, d: 2 }),
@@ -111,6 +119,16 @@ for (const backend of BACKENDS) {
       assertOgcError(await json('{"op":">","args":[{"property":"n"},{"op":"*","args":[2,1e999]}]}'), 'ogcInvalidFilter', 'finite');
       assertOgcError(await json({ op: '>', args: [{ property: 'n' }, { op: '-', args: [1, [2]] }] }), 'ogcInvalidFilter', 'arithmetic takes numbers');
       assertOgcError(await json({ op: '>', args: [{ property: 'n' }, { op: '/', args: [1, 0] }] }), 'ogcInvalidFilter', 'division by zero');
+    });
+
+    test('CASEI and ACCENTI fold each character of their tables as the hub folds literals, and are unknown on non-strings', async () => {
+      for (const run of RUNS) {
+        const filter = `${run.fold === 'case' ? 'CASEI' : 'ACCENTI'}(run) = '${run.folded}'`;
+        assert.equal(itemIds(await items({ filter })), run.id, `${run.id}: ${filter}`);
+      }
+      assert.equal(itemIds(await items({ filter: "CASEI(s) = CASEI('ABC')" })), 'f1');
+      assert.equal(itemIds(await items({ filter: "NOT (CASEI(n) = '10')" })), '', 'a number is no string: unknown');
+      assert.equal(itemIds(await items({ filter: "ACCENTI(CASEI(s)) IN ('abc', '5')" })), 'f1,f2');
     });
 
     test('the arithmetic class is declared', async () => {
