@@ -131,9 +131,11 @@ for (const backend of BACKENDS) {
       assert.equal(itemIds(await items({ filter: "ACCENTI(CASEI(s)) IN ('abc', '5')" })), 'f1,f2');
     });
 
-    test('the arithmetic class is declared', async () => {
+    test('the arithmetic, case- and accent-insensitive classes are declared', async () => {
       const conformance = await call(hub, 'GET', '/ogc/conformance');
-      assert.ok((conformance.body.conformsTo as string[]).includes('http://www.opengis.net/spec/cql2/1.0/conf/arithmetic'), conformance.text);
+      for (const name of ['arithmetic', 'case-insensitive-comparison', 'accent-insensitive-comparison']) {
+        assert.ok((conformance.body.conformsTo as string[]).includes(`http://www.opengis.net/spec/cql2/1.0/conf/${name}`), name);
+      }
     });
 
     test('arithmetic reads nothing of a space the caller may not read', async () => {

@@ -33,6 +33,8 @@ export const CONFORMANCE = [
   'http://www.opengis.net/spec/cql2/1.0/conf/cql2-json',
   'http://www.opengis.net/spec/cql2/1.0/conf/basic-cql2',
   'http://www.opengis.net/spec/cql2/1.0/conf/advanced-comparison-operators',
+  'http://www.opengis.net/spec/cql2/1.0/conf/case-insensitive-comparison',
+  'http://www.opengis.net/spec/cql2/1.0/conf/accent-insensitive-comparison',
   'http://www.opengis.net/spec/cql2/1.0/conf/arithmetic',
   'http://www.opengis.net/spec/cql2/1.0/conf/basic-spatial-functions',
   'http://www.opengis.net/spec/cql2/1.0/conf/spatial-functions',
