@@ -1,6 +1,7 @@
 // Plain typed query objects that the hub hands to storage; each engine compiles them to its own SQL.
 import type { BBox } from '../geo/bbox.js';
 import type { Geometry } from '../geo/geometry.js';
+import type { TextFold } from './unicode-folds.js';
 
 /** OR of AND-groups of normalized tags: `a+b,c` is `[["a","b"],["c"]]`. An empty list means no filter. */
 export type TagExpression = string[][];
@@ -26,12 +27,35 @@ export interface PropertyCondition {
  * is missing or JSON null is unknown, as in SQL, unless it tests for null (`eq`/`ne` with `null`): NOT of unknown stays
  * unknown, and a feature whose expression is unknown or false is left out. `like` holds for a string matching a CQL2
  * pattern (`%` any run, `_` one character, `\` escapes), case-sensitive. An empty `and` is true, an empty `or` false.
+ * `text` is a string property folded by each of `folds` in turn (CQL2 CASEI, ACCENTI; src/core/unicode-folds.ts),
+ * compared by UTF-8 bytes with a value the hub has folded alike; a property that is no string makes it unknown.
+ * `like` with `folds` matches the folded property.
  */
 export type FilterExpression =
   | { kind: 'and' | 'or'; items: FilterExpression[] }
   | { kind: 'not'; item: FilterExpression }
   | { kind: 'condition'; condition: PropertyCondition }
-  | { kind: 'like'; path: string[]; pattern: string };
+  | { kind: 'like'; path: string[]; pattern: string; folds?: TextFold[] }
+  | { kind: 'text'; op: ComparisonOperator; path: string[]; folds: TextFold[]; value: string }
+  | { kind: 'numeric'; op: ComparisonOperator; left: NumericExpression; right: NumericExpression }
+  | { kind: 'properties'; op: ComparisonOperator; left: string[]; right: string[] };
+
+export type ComparisonOperator = Exclude<PropertyOperator, 'contains'>;
+
+export type ArithmeticOperator = '+' | '-' | '*' | '/' | '%' | 'div' | '^';
+
+/**
+ * A number computed per feature (CQL2 arithmetic, docs/ogc-filtering.md), in IEEE doubles on both engines. A property
+ * is its value when that is a JSON number, else null. Null in, null out; so is a result that is not a finite number
+ * (division by zero, overflow, a complex power). `div` truncates toward zero; `%` is `a - b * (a div b)`.
+ * A `numeric` comparison with a null side is unknown, as a condition on a missing property is. A `properties`
+ * comparison holds between two values of the same JSON type (number, string by UTF-8 bytes, boolean); between
+ * others, or with a missing or null side, it is unknown.
+ */
+export type NumericExpression =
+  | { kind: 'number'; value: number }
+  | { kind: 'property'; path: string[] }
+  | { kind: 'arithmetic'; op: ArithmeticOperator; left: NumericExpression; right: NumericExpression };
 
 export interface FeatureFilter {
   tags?: TagExpression;

@@ -1,7 +1,9 @@
 // Compiles tag expressions and property conditions into PostgreSQL WHERE clauses, with the semantics of the SQLite engine.
 import { hubError } from '../../core/errors.js';
-import { type FeatureFilter, type FilterExpression, type JsonScalar, type PropertyCondition, SAMPLE_HASH, type TagExpression } from '../../core/feature-query.js';
 import { NS } from '../../core/namespace-key.js';
+import type { TextFold } from '../../core/unicode-folds.js';
+import { type FeatureFilter, type FilterExpression, type JsonScalar, type NumericExpression, type PropertyCondition, SAMPLE_HASH, type TagExpression } from '../../core/feature-query.js';
+import { FOLD_FUNCTIONS } from './fold-sql.js';
 import { standIn } from './nul-stand-in.js';
 
 /** Collects statement parameters and hands out their `$n` placeholders. */
@@ -104,6 +106,34 @@ function unknownWhenAbsent(path: string[], sql: string, params: SqlParams): stri
   return `(CASE WHEN ${type} IS NULL OR ${type} = 'null' THEN NULL ELSE ${sql} END)`;
 }
 
+/** A numeric expression as SQL: NULL for a property that is no number, and (hub_cql2_arithmetic) for a result that is no finite number. */
+function compileNumeric(expression: NumericExpression, params: SqlParams): string {
+  switch (expression.kind) {
+    case 'number':
+      return `${params.add(expression.value)}::float8`;
+    case 'property': {
+      const json = jsonAt(standIn(expression.path), params);
+      return `(CASE WHEN jsonb_typeof(${json}) = 'number' THEN (${json})::float8 END)`;
+    }
+    case 'arithmetic':
+      return `hub_cql2_arithmetic('${expression.op}', ${compileNumeric(expression.left, params)}, ${compileNumeric(expression.right, params)})`;
+  }
+}
+
+/** Two properties compare when their JSON types agree (numbers as doubles, strings by UTF-8 bytes, booleans); else NULL. */
+function compileProperties(op: keyof typeof comparison, left: string[], right: string[], params: SqlParams): string {
+  const [a, b] = [jsonAt(left, params), jsonAt(right, params)];
+  const [typeA, typeB] = [`jsonb_typeof(${a})`, `jsonb_typeof(${b})`];
+  const sign = comparison[op];
+  return `(CASE WHEN ${typeA} <> ${typeB} THEN NULL
+    WHEN ${typeA} = 'number' THEN (${a})::float8 ${sign} (${b})::float8
+    WHEN ${typeA} = 'string' THEN ((${a} #>> '{}') COLLATE "C") ${sign} ((${b} #>> '{}') COLLATE "C")
+    WHEN ${typeA} = 'boolean' THEN (${a})::boolean ${sign} (${b})::boolean END)`;
+}
+
+/** A text folded by each fold in turn (CASEI, ACCENTI). */
+const folded = (text: string, folds: readonly TextFold[]): string => folds.reduce((sql, fold) => `${FOLD_FUNCTIONS[fold]}(${sql})`, `(${text})`);
+
 /** CQL2 LIKE patterns escape with a backslash, as PostgreSQL's LIKE does by default; the hub refuses one ending in a lone backslash. */
 function compileExpression(expression: FilterExpression, params: SqlParams, underNot: boolean): string {
   switch (expression.kind) {
@@ -122,9 +152,18 @@ function compileExpression(expression: FilterExpression, params: SqlParams, unde
     }
     case 'like': {
       const json = jsonAt(expression.path, params);
-      const sql = `(jsonb_typeof(${json}) = 'string' AND ((${json} #>> '{}') COLLATE "C") LIKE ${params.add(standIn(expression.pattern))}::text)`;
+      const sql = `(jsonb_typeof(${json}) = 'string' AND (${folded(`${json} #>> '{}'`, expression.folds ?? [])} COLLATE "C") LIKE ${params.add(standIn(expression.pattern))}::text)`;
       return underNot ? unknownWhenAbsent(expression.path, sql, params) : sql;
     }
+    case 'text': {
+      const json = jsonAt(standIn(expression.path), params);
+      const value = `(${folded(`${json} #>> '{}'`, expression.folds)} COLLATE "C")`;
+      return `(CASE WHEN jsonb_typeof(${json}) = 'string' THEN ${value} ${comparison[expression.op]} ${params.add(standIn(expression.value))}::text END)`;
+    }
+    case 'numeric':
+      return `(${compileNumeric(expression.left, params)} ${comparison[expression.op]} ${compileNumeric(expression.right, params)})`;
+    case 'properties':
+      return compileProperties(expression.op, standIn(expression.left), standIn(expression.right), params);
   }
 }
 

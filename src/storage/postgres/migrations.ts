@@ -1,6 +1,7 @@
 // Versioned schema of the PostgreSQL databases, applied at start-up under an advisory lock so that nodes starting together do not race.
 import { migrate as runMigrations, type SchemaComponent } from '../shared/migration-runner.js';
 import type { Session } from './database.js';
+import { foldFunctionSql } from './fold-sql.js';
 
 /** Each entry moves a component one version up; never edit a released entry, append a new one. */
 type Migrations = readonly string[];
@@ -233,6 +234,39 @@ const contentMigrations: Migrations = [
   // one of them through (sid, version_to) (10,000 changes since: 3.5 ms, and the planner's cost estimate of that scan
   // started JIT compilation, 18 ms more). The planner chooses between the two (docs/adr-002-history.md).
   `CREATE INDEX feature_history_by_space_geometry ON feature_history USING gist (sid, geom);`,
+  // CQL2 arithmetic, CASEI and ACCENTI (docs/ogc-filtering.md). Arithmetic: IEEE doubles, with NULL for a result that is no finite number, as the SQLite
+  // engine's hub_cql2_arithmetic. PostgreSQL raises an error where IEEE overflows (NULL here) or underflows to zero
+  // (0 here, as IEEE and SQLite give); the exception block that catches it costs a subtransaction, so operands far from
+  // the ends of the double range skip it. div truncates toward zero; % is a - b * (a div b).
+  `CREATE FUNCTION hub_cql2_arithmetic(op text, a float8, b float8) RETURNS float8 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+   DECLARE quotient float8;
+   BEGIN
+     IF op = 'div' OR op = '%' THEN
+       quotient := trunc(hub_cql2_arithmetic('/', a, b));
+       IF op = 'div' OR quotient IS NULL THEN RETURN quotient; END IF;
+       RETURN hub_cql2_arithmetic('-', a, hub_cql2_arithmetic('*', b, quotient));
+     END IF;
+     IF op = '/' AND b = 0 THEN RETURN NULL; END IF;
+     IF (op IN ('+', '-') AND abs(a) < 1e300::float8 AND abs(b) < 1e300::float8)
+       OR (op = '*' AND (a = 0 OR b = 0 OR (abs(a) BETWEEN 1e-150::float8 AND 1e150::float8 AND abs(b) BETWEEN 1e-150::float8 AND 1e150::float8)))
+       OR (op = '/' AND (a = 0 OR (abs(a) BETWEEN 1e-150::float8 AND 1e150::float8 AND abs(b) BETWEEN 1e-150::float8 AND 1e150::float8)))
+       OR (op = '^' AND abs(b) <= 16 AND abs(a) BETWEEN 1e-16::float8 AND 1e16::float8 AND (a > 0 OR b = floor(b))) THEN
+       RETURN CASE op WHEN '+' THEN a + b WHEN '-' THEN a - b WHEN '*' THEN a * b WHEN '/' THEN a / b ELSE a ^ b END;
+     END IF;
+     BEGIN
+       RETURN CASE op WHEN '+' THEN a + b WHEN '-' THEN a - b WHEN '*' THEN a * b WHEN '/' THEN a / b WHEN '^' THEN a ^ b END;
+     EXCEPTION
+       WHEN invalid_argument_for_power_function THEN RETURN NULL;
+       WHEN numeric_value_out_of_range THEN
+         RETURN CASE
+           WHEN op = '*' AND (abs(a) < 1 OR abs(b) < 1) THEN 0
+           WHEN op = '/' AND abs(a) < abs(b) THEN 0
+           WHEN op = '^' AND (abs(a) < 1) = (b > 0) THEN 0
+         END;
+     END;
+   END $$;
+   ${foldFunctionSql('case')}
+   ${foldFunctionSql('accent')}`,
 ];
 
 export const CATALOG: SchemaComponent = { name: 'catalog', migrations: catalogMigrations };

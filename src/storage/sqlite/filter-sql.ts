@@ -1,6 +1,7 @@
 // Compiles tag expressions and property conditions into SQLite WHERE clauses over the stored JSON.
 import { hubError } from '../../core/errors.js';
-import { type FeatureFilter, type FilterExpression, type JsonScalar, type PropertyCondition, SAMPLE_HASH, type TagExpression } from '../../core/feature-query.js';
+import type { TextFold } from '../../core/unicode-folds.js';
+import { type FeatureFilter, type FilterExpression, type JsonScalar, type NumericExpression, type PropertyCondition, SAMPLE_HASH, type TagExpression } from '../../core/feature-query.js';
 
 export interface SqlFragment {
   sql: string;
@@ -76,6 +77,37 @@ function unknownWhenAbsent(path: string[], sql: string): string {
   return `(CASE WHEN ${type} IS NULL OR ${type} = 'null' THEN NULL ELSE ${sql} END)`;
 }
 
+const NUMBER = "IN ('integer','real')";
+
+/** A text folded by each fold in turn (CASEI, ACCENTI), by the function sqlite-storage.ts registers. */
+const folded = (text: string, folds: readonly TextFold[]): string => folds.reduce((sql, fold) => `hub_cql2_fold('${fold}', ${sql})`, text);
+
+/** A numeric expression as SQL: NULL for a property that is no number, and (hub_cql2_*) for a result that is no finite number. */
+function compileNumeric(expression: NumericExpression, params: unknown[]): string {
+  switch (expression.kind) {
+    case 'number':
+      params.push(expression.value);
+      return 'CAST(? AS REAL)';
+    case 'property': {
+      const path = jsonPathLiteral(expression.path);
+      return `(CASE WHEN json_type(f.json, ${path}) ${NUMBER} THEN CAST(json_extract(f.json, ${path}) AS REAL) END)`;
+    }
+    case 'arithmetic': {
+      const [left, right] = [compileNumeric(expression.left, params), compileNumeric(expression.right, params)];
+      return expression.op === '^' ? `hub_cql2_finite(pow(${left}, ${right}))` : `hub_cql2_arithmetic('${expression.op}', ${left}, ${right})`;
+    }
+  }
+}
+
+/** Two properties compare when their JSON types agree (numbers as doubles, strings by UTF-8 bytes, booleans as 0 and 1); else NULL. */
+function compileProperties(op: keyof typeof comparison, left: string[], right: string[]): string {
+  const [a, b] = [jsonPathLiteral(left), jsonPathLiteral(right)];
+  const [typeA, typeB] = [`json_type(f.json, ${a})`, `json_type(f.json, ${b})`];
+  const [valueA, valueB] = [`json_extract(f.json, ${a})`, `json_extract(f.json, ${b})`];
+  return `(CASE WHEN ${typeA} ${NUMBER} AND ${typeB} ${NUMBER} THEN CAST(${valueA} AS REAL) ${comparison[op]} CAST(${valueB} AS REAL)
+    WHEN (${typeA} = 'text' AND ${typeB} = 'text') OR (${typeA} IN ('true','false') AND ${typeB} IN ('true','false')) THEN ${valueA} ${comparison[op]} ${valueB} END)`;
+}
+
 function compileExpression(expression: FilterExpression, params: unknown[], underNot: boolean): string {
   switch (expression.kind) {
     case 'and':
@@ -93,9 +125,19 @@ function compileExpression(expression: FilterExpression, params: unknown[], unde
     case 'like': {
       const path = jsonPathLiteral(expression.path);
       params.push(globPattern(expression.pattern));
-      const sql = `(json_type(f.json, ${path}) = 'text' AND json_extract(f.json, ${path}) GLOB ?)`;
+      const sql = `(json_type(f.json, ${path}) = 'text' AND ${folded(`json_extract(f.json, ${path})`, expression.folds ?? [])} GLOB ?)`;
       return underNot ? unknownWhenAbsent(expression.path, sql) : sql;
     }
+    case 'text': {
+      const path = jsonPathLiteral(expression.path);
+      params.push(expression.value);
+      const value = folded(`json_extract(f.json, ${path})`, expression.folds);
+      return `(CASE WHEN json_type(f.json, ${path}) = 'text' THEN ${value} ${comparison[expression.op]} ? END)`;
+    }
+    case 'numeric':
+      return `(${compileNumeric(expression.left, params)} ${comparison[expression.op]} ${compileNumeric(expression.right, params)})`;
+    case 'properties':
+      return compileProperties(expression.op, expression.left, expression.right);
   }
 }
 

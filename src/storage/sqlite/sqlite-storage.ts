@@ -8,6 +8,7 @@ import { SqliteAccessStore } from './access-store.js';
 import { SqliteSessionStore } from './session-store.js';
 import { SqliteFeatureStore } from './feature-store.js';
 import { SqliteHistoryStore } from './history-store.js';
+import { cql2Arithmetic, cql2Finite, cql2Fold } from './cql2-functions.js';
 import { jsonContains } from './json-contains.js';
 import { migrate } from './migrations.js';
 import { makeOwnerOnly } from './owner-only-files.js';
@@ -82,6 +83,9 @@ export class SqliteStorage implements Storage {
     db.pragma('wal_autocheckpoint = 16384');
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     db.function('hub_json_contains', { deterministic: true }, jsonContains);
+    db.function('hub_cql2_arithmetic', { deterministic: true }, cql2Arithmetic);
+    db.function('hub_cql2_finite', { deterministic: true }, cql2Finite);
+    db.function('hub_cql2_fold', { deterministic: true }, cql2Fold);
     try {
       await migrate(db);
     } catch (error) {

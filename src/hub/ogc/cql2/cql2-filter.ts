@@ -1,11 +1,13 @@
 // Compiles a CQL2 filter (its CQL2-JSON tree, which the text parser also builds) into the hub's typed query objects.
 import { hubError } from '../../../core/errors.js';
-import type { FilterExpression, JsonScalar, PropertyOperator, SpatialFilter, SpatialRelation } from '../../../core/feature-query.js';
+import type { ComparisonOperator, FilterExpression, JsonScalar, PropertyOperator, SpatialFilter, SpatialRelation } from '../../../core/feature-query.js';
 import { type BBox, geometryBBox } from '../../../geo/bbox.js';
 import type { Geometry } from '../../../geo/geometry.js';
 import { validateGeometry } from '../../../geo/geometry-validation.js';
 import { boxPolygon } from '../../../geo/spatial-predicate.js';
 import { areaOf } from '../ogc-area.js';
+import { ArithmeticCompiler, isArithmetic, isProperty } from './cql2-arithmetic.js';
+import { type FoldedOperand, foldedOperand, isFold } from './cql2-folds.js';
 import { TEMPORAL, temporalFunction, timeComparison } from './cql2-time.js';
 
 /** A property a filter may name: where it lies in the stored feature and what it holds. */
@@ -28,7 +30,7 @@ export interface CompiledFilter {
 const MAX_DEPTH = 64;
 const MAX_NODES = 1000;
 
-const COMPARISONS: Record<string, { op: PropertyOperator; flipped: PropertyOperator }> = {
+const COMPARISONS: Record<string, { op: ComparisonOperator; flipped: ComparisonOperator }> = {
   '=': { op: 'eq', flipped: 'eq' },
   '<>': { op: 'ne', flipped: 'ne' },
   '<': { op: 'lt', flipped: 'gt' },
@@ -68,9 +70,18 @@ function node(value: unknown, arity?: number): Node {
 class Compiler {
   private nodes = 0;
   private readonly targets: Map<string, FilterTarget>;
+  private readonly arithmetic = new ArithmeticCompiler({
+    propertyPath: (reference) => this.value(reference).path,
+    visit: (depth) => this.visit(depth),
+  });
 
   constructor(targets: readonly FilterTarget[]) {
     this.targets = new Map(targets.map((target) => [target.name, target]));
+  }
+
+  private visit(depth: number): void {
+    if (++this.nodes > MAX_NODES) throw invalid(`a filter may hold at most ${MAX_NODES} expressions`);
+    if (depth > MAX_DEPTH) throw invalid(`a filter may nest at most ${MAX_DEPTH} levels deep`);
   }
 
   compile(tree: unknown): CompiledFilter {
@@ -92,8 +103,7 @@ class Compiler {
   }
 
   private expression(value: unknown, depth: number): FilterExpression {
-    if (++this.nodes > MAX_NODES) throw invalid(`a filter may hold at most ${MAX_NODES} expressions`);
-    if (depth > MAX_DEPTH) throw invalid(`a filter may nest at most ${MAX_DEPTH} levels deep`);
+    this.visit(depth);
     if (value === true) return { kind: 'and', items: [] };
     if (value === false) return { kind: 'or', items: [] };
     const { op, args } = node(value);
@@ -109,11 +119,11 @@ class Compiler {
       case 'like':
         return this.like(node(value, 2));
       case 'between':
-        return this.between(node(value, 3));
+        return this.between(node(value, 3), depth);
       case 'in':
-        return this.in(node(value, 2));
+        return this.in(node(value, 2), depth);
       default:
-        if (op in COMPARISONS) return this.comparison(node(value, 2));
+        if (op in COMPARISONS) return this.comparison(node(value, 2), depth);
         if (TEMPORAL.includes(op)) return this.temporal(node(value, 2));
         if (SPATIAL.includes(op)) throw invalid(`${op.toUpperCase()} may only stand as the whole filter or as one term of its top-level AND`);
         throw invalid(`${shown(op.toUpperCase())} is not supported (see the conformance classes)`);
@@ -127,7 +137,10 @@ class Compiler {
     return target;
   }
 
-  private comparison({ op, args }: Node): FilterExpression {
+  private comparison({ op, args }: Node, depth: number): FilterExpression {
+    if (args.every(isProperty)) return this.properties(COMPARISONS[op].op, args[0], args[1]);
+    if (args.some(isArithmetic)) return this.arithmetic.compare(COMPARISONS[op].op, args[0], args[1], depth + 1);
+    if (args.some(isFold)) return this.folded(COMPARISONS[op], args[0], args[1]);
     const call = args.find(isNode);
     if (call) throw invalid(`${shown(call.op)} is not supported in a comparison: compare a property with a literal`);
     const propertyFirst = isObject(args[0]) && 'property' in args[0];
@@ -138,6 +151,11 @@ class Compiler {
     // GDAL (3.6) sends a boolean field's value as 1 or 0: on a boolean queryable those mean true and false.
     if (target.type === 'boolean' && (literal === 1 || literal === 0)) return condition(target.path, operator, [literal === 1]);
     return condition(target.path, operator, [this.scalar(literal)]);
+  }
+
+  /** Two properties of the same JSON type compare as such (times as their milliseconds); any other pair is unknown. */
+  private properties(op: ComparisonOperator, left: unknown, right: unknown): FilterExpression {
+    return { kind: 'properties', op, left: this.value(left).path, right: this.value(right).path };
   }
 
   private temporal({ op, args }: Node): FilterExpression {
@@ -151,19 +169,36 @@ class Compiler {
     if (typeof literal === 'string' || typeof literal === 'boolean') return literal;
     if (typeof literal === 'number' && Number.isFinite(literal)) return literal;
     if (isNode(literal)) throw invalid(`${shown(literal.op)} is not supported on either side of a comparison: compare a property with a literal`);
-    if (isObject(literal) && 'property' in literal) throw invalid('comparing two properties is not supported: compare a property with a literal');
     throw invalid('the literal of a comparison must be a string, a number or a boolean');
   }
 
-  private like({ args }: Node): FilterExpression {
-    const target = this.value(args[0]);
-    const pattern = args[1];
-    if (typeof pattern !== 'string') throw invalid('LIKE takes a string pattern');
-    if (/(^|[^\\])(\\\\)*\\$/u.test(pattern)) throw invalid('a LIKE pattern may not end with a lone escape character (\\)');
-    return { kind: 'like', path: target.path, pattern };
+  private fold(value: unknown): FoldedOperand {
+    return foldedOperand(value, (reference) => this.value(reference).path);
   }
 
-  private between({ args }: Node): FilterExpression {
+  /** A comparison with CASEI or ACCENTI: a folded property with a literal folded alike by the hub (either side). */
+  private folded(operator: { op: ComparisonOperator; flipped: ComparisonOperator }, left: unknown, right: unknown): FilterExpression {
+    const [a, b] = [this.fold(left), this.fold(right)];
+    if ('path' in a && 'literal' in b) return { kind: 'text', op: operator.op, path: a.path, folds: a.folds, value: b.literal };
+    if ('literal' in a && 'path' in b) return { kind: 'text', op: operator.flipped, path: b.path, folds: b.folds, value: a.literal };
+    throw invalid('CASEI and ACCENTI compare a property with a string literal');
+  }
+
+  private like({ args }: Node): FilterExpression {
+    const subject = isFold(args[0]) ? this.fold(args[0]) : { path: this.value(args[0]).path, folds: [] };
+    const pattern = isFold(args[1]) ? this.fold(args[1]) : args[1];
+    if (!('path' in subject)) throw invalid('LIKE tests a property');
+    const text = typeof pattern === 'string' ? pattern : isObject(pattern) && 'literal' in pattern ? pattern.literal : undefined;
+    if (typeof text !== 'string') throw invalid('LIKE takes a string pattern');
+    if (/(^|[^\\])(\\\\)*\\$/u.test(text)) throw invalid('a LIKE pattern may not end with a lone escape character (\\)');
+    return { kind: 'like', path: subject.path, pattern: text, ...(subject.folds.length > 0 ? { folds: subject.folds } : {}) };
+  }
+
+  /** With arithmetic or properties for bounds, BETWEEN is the two numeric comparisons. */
+  private between({ args }: Node, depth: number): FilterExpression {
+    if (args.some(isArithmetic) || args.slice(1).some(isProperty)) {
+      return and([this.arithmetic.compare('gte', args[0], args[1], depth + 1), this.arithmetic.compare('lte', args[0], args[2], depth + 1)]);
+    }
     const target = this.value(args[0]);
     const [low, high] = [args[1], args[2]].map((bound) => {
       if (typeof bound !== 'number' || !Number.isFinite(bound)) throw invalid('BETWEEN takes numbers');
@@ -172,11 +207,20 @@ class Compiler {
     return and([condition(target.path, 'gte', [low]), condition(target.path, 'lte', [high])]);
   }
 
-  private in({ args }: Node): FilterExpression {
-    const target = this.value(args[0]);
+  /** With arithmetic in the subject or the list, IN is the OR of numeric equalities. */
+  private in({ args }: Node, depth: number): FilterExpression {
     const list = args[1];
     if (!Array.isArray(list) || list.length === 0) throw invalid('IN takes a list of at least one literal');
     if (list.length > MAX_NODES) throw invalid(`an IN list may hold at most ${MAX_NODES} literals`);
+    if (isFold(args[0])) {
+      const items = list.map((item) => this.folded(COMPARISONS['='], args[0], item));
+      return items.length === 1 ? items[0] : { kind: 'or', items };
+    }
+    if ([args[0], ...list].some(isArithmetic)) {
+      const items = list.map((item) => this.arithmetic.compare('eq', args[0], item, depth + 1));
+      return items.length === 1 ? items[0] : { kind: 'or', items };
+    }
+    const target = this.value(args[0]);
     return condition(target.path, 'eq', list.map((literal) => this.scalar(literal)));
   }
 
