@@ -11,7 +11,7 @@ import type { HeaderMeta } from 'flatgeobuf/lib/mjs/header-meta.js';
 import type { GeometryCollection, Geometry as GeoJsonGeometry } from 'geojson';
 import type { WriterFactory } from '../transfer-feature.js';
 import { buildHeader } from './flatgeobuf-header.js';
-import { put } from './output-stream.js';
+import { OutputBatch, put } from './output-stream.js';
 import { Spool, type ValueKind } from './spool.js';
 
 const COLUMN_TYPES: Record<ValueKind, ColumnType> = {
@@ -26,6 +26,7 @@ export const writeFlatGeobuf: WriterFactory = (out) => {
   const spool = new Spool();
   return {
     write: (feature) => spool.add(feature),
+    writeText: (text) => spool.addText(text),
     async end() {
       const names = [...spool.columns.keys()].filter((name) => name !== 'id');
       const columns = [column('id', ColumnType.String), ...names.map((name) => column(name, COLUMN_TYPES[spool.columns.get(name) ?? 'string']))];
@@ -37,6 +38,7 @@ export const writeFlatGeobuf: WriterFactory = (out) => {
       };
       await put(out, magicbytes);
       await put(out, buildHeader({ ...header, columns, hasZ: spool.hasZ }));
+      const batch = new OutputBatch(out);
       for await (const feature of spool.replay()) {
         const properties: IProperties = { id: feature.id ?? null };
         for (const name of names) properties[name] = (feature.properties[name] ?? null) as IProperties[string];
@@ -44,8 +46,10 @@ export const writeFlatGeobuf: WriterFactory = (out) => {
         const geometry = (spool.hasZ && feature.geometry ? pad3D(feature.geometry as Geometry) : feature.geometry) as GeoJsonGeometry | null;
         const parsed = geometry === null ? { xy: [], ends: [], parts: [], type: GeometryType.Unknown }
           : geometry.type === 'GeometryCollection' ? parseGC(geometry as GeometryCollection) : parseGeometry(geometry as Exclude<GeoJsonGeometry, GeometryCollection>);
-        await put(out, buildFeature(parsed as Parameters<typeof buildFeature>[0], properties, header));
+        batch.add(buildFeature(parsed as Parameters<typeof buildFeature>[0], properties, header));
+        await batch.settle();
       }
+      await batch.flush();
     },
   };
 };

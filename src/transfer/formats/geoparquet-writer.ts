@@ -31,6 +31,7 @@ export const writeGeoParquet: WriterFactory = (out) => {
   const spool = new Spool();
   return {
     write: (feature) => spool.add(feature),
+    writeText: (text) => spool.addText(text),
     async end() {
       const names = [...spool.columns.keys()].filter((name) => name !== 'id');
       // The geometry column keeps its usual name unless a property has it.
