@@ -39,8 +39,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export class HubClient {
   /** Retries made so far, for the summary. */
   retried = 0;
+  /** Whether the hub is on this machine (a loopback address), where compressing answers costs both sides CPU and saves no time. */
+  readonly local: boolean;
 
-  constructor(private readonly url: string, private readonly token: string | undefined, private readonly retry: RetryPolicy = DEFAULT_RETRY) {}
+  constructor(private readonly url: string, private readonly token: string | undefined, private readonly retry: RetryPolicy = DEFAULT_RETRY) {
+    const host = new URL(url).hostname;
+    this.local = host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+  }
 
   request(method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<HubResponse> {
     return this.send(method, path, body, headers, async (response) => ({ status: response.status, text: await response.text() }));

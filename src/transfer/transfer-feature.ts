@@ -67,7 +67,13 @@ export interface FormatWriter {
   end(): Promise<void>;
 }
 
-export type WriterFactory = (out: Writable) => FormatWriter;
+/** Choices of a writer beside the format. */
+export interface WriterOptions {
+  /** GeoParquet: rows per row group (geoparquet-writer.ts: ROW_GROUP by default, at most MAX_ROW_GROUP). */
+  rowGroupSize?: number;
+}
+
+export type WriterFactory = (out: Writable, options?: WriterOptions) => FormatWriter;
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
