@@ -73,7 +73,8 @@ export async function runExport(options: ExportOptions): Promise<{ written: numb
     progress.bytes += bytes.length;
     // The hub's pages are split without parsing their features (plain-feature-text.ts); another layout is parsed whole.
     const spans = pageSpans(bytes);
-    const parsed: { features: TransferFeature[]; handle?: unknown } | undefined = spans === undefined ? JSON.parse(bytes.toString('utf8')) as { features: TransferFeature[]; handle?: string } : undefined;
+    type Page = { features: TransferFeature[]; handle?: unknown };
+    const parsed: Page | undefined = spans === undefined ? JSON.parse(bytes.toString('utf8')) as Page : undefined;
     const handle: unknown = (spans?.members ?? parsed)?.handle;
     pending = typeof handle === 'string' ? fetchPage(handle) : undefined;
     // Handled here too: a write that fails leaves the loop, and the page asked for meanwhile must not end the process.
