@@ -1,6 +1,6 @@
 // Bench section `transfer` (issue 25, section 3): `spatial-hub import` of N points from GeoJSONSeq next to its floor, exports next to iterate, and an interrupted import resumed.
 import { spawn } from 'node:child_process';
-import { createWriteStream, rmSync, statSync } from 'node:fs';
+import { createWriteStream, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +12,7 @@ import type { BenchEngine, StorageSpec } from './engines.js';
 import { type BenchHub, readMemory, watchMemory } from './hub-server.js';
 import { type HubClient, iterateHttpTimed } from './http.js';
 import { plainIngest } from './plain-ingest.js';
+import { readCpuSeconds } from './process-cpu.js';
 
 const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
 /** Features per request of the CLI (its default) and per batch of the floor. */
@@ -36,6 +37,16 @@ export interface TransferBench {
 }
 
 const number = (value: number) => Math.round(value).toLocaleString('en-US');
+/** CPU seconds of this process's children that ended (the CLI once reaped): fields 16-17 (cutime, cstime) of /proc/self/stat, in 1/100 s. */
+function endedChildrenCpuSeconds(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[13]) + Number(fields[14])) / 100;
+}
+
+/** CPU milliseconds per 1,000 features: steadier on a shared machine than features/s. */
+const perThousand = (seconds: number, features: number) => ((seconds * 1000 * 1000) / features).toFixed(1);
+
 const ratio = (value: number, goal: number, atMost = false) => `${value.toFixed(2)} (goal ${atMost ? '≤' : '≥'} ${goal}: ${(atMost ? value <= goal : value >= goal) ? 'met' : 'NOT met'})`;
 
 /** A point as a user's file holds it: an id, a place, three properties. */
@@ -139,15 +150,20 @@ export async function transferBench(bench: TransferBench): Promise<void> {
 
     bench.log('transfer: iterate, then exports to GeoJSONSeq and FlatGeobuf');
     const iterateBegan = performance.now();
+    const iterateHubCpu = readCpuSeconds(bench.hub.pid);
     await iterateHttpTimed(bench.client, 'transfer-whole', CHUNK);
     const iterateRate = features / ((performance.now() - iterateBegan) / 1000);
+    const iterateCpu = perThousand(readCpuSeconds(bench.hub.pid) - iterateHubCpu, features);
     for (const [format, extension] of [['geojsonseq', 'geojsonl'], ['flatgeobuf', 'fgb']]) {
       const output = join(bench.dir, `export.${extension}`);
+      const hubCpu = readCpuSeconds(bench.hub.pid);
+      const cliCpu = endedChildrenCpuSeconds();
       const exported = await runCli(bench, ['export', '--space', 'transfer-whole', '--format', format, '--output', output, '--chunk', String(CHUNK)]);
       if (exported.code !== 0) throw new Error(`export to ${format} exited with ${exported.code}: ${exported.stderr}`);
+      const cpu = `CPU ms per 1,000 features: CLI ${perThousand(endedChildrenCpuSeconds() - cliCpu, features)}, hub ${perThousand(readCpuSeconds(bench.hub.pid) - hubCpu, features)} (iterate: hub ${iterateCpu})`;
       const rate = features / exported.seconds;
       lines.push([`Export to ${format} (CLI, ${CHUNK}/page)`, `${number(rate)} features/s`, `${number(iterateRate)} features/s`,
-        ratio(rate / iterateRate, GOALS.exportVsIterate), `floor: GET …/iterate?limit=${CHUNK} over HTTP, the pages read and dropped; file ${(statSync(output).size / 1e6).toFixed(0)} MB`]);
+        ratio(rate / iterateRate, GOALS.exportVsIterate), `floor: GET …/iterate?limit=${CHUNK} over HTTP, the pages read and dropped; file ${(statSync(output).size / 1e6).toFixed(0)} MB; ${cpu}`]);
       rmSync(output, { force: true });
     }
 

@@ -1,5 +1,6 @@
 // `spatial-hub import` and `spatial-hub export`: argument parsing and exit codes; the work is in src/transfer/, a client of any hub's HTTP API.
 import { formatNamed, formatOfName, WRITERS } from '../transfer/formats/format-registry.js';
+import { MAX_ROW_GROUP } from '../transfer/formats/geoparquet-writer.js';
 import { runExport } from '../transfer/export-run.js';
 import { DEFAULT_RETRY, HubClient, HubRequestError } from '../transfer/hub-client.js';
 import { runImport } from '../transfer/import-run.js';
@@ -11,12 +12,13 @@ the token from --token or, better, $HUB_TOKEN, never printed):
                     [--chunk 5000] [--parallel 4] [--on-error stop|skip] [--resume] [--checkpoint PATH]
                     [--lon COL --lat COL | --wkt COL] [--layer NAME]
   spatial-hub export --space ID [--format F] [--output FILE] [--bbox w,s,e,n] [--tags a,b] [--version N] [--chunk 5000]
+                    [--row-group-size 50000] (GeoParquet: rows per row group)
   formats (in and out): ${Object.keys(WRITERS).join(', ')}
   --progress-interval SECONDS (JSON progress lines when stderr is no terminal, default 10); --retries N, --retry-delay MS.
 Exit codes: 0 done, 1 the hub failed or could not be reached, 2 bad usage or input (or refused by the hub), 130 interrupted.`;
 
 const VALUE_FLAGS = new Set(['--space', '--create', '--url', '--token', '--format', '--id-property', '--tags', '--chunk', '--parallel', '--on-error',
-  '--checkpoint', '--lon', '--lat', '--wkt', '--layer', '--progress-interval', '--retries', '--retry-delay', '--output', '--bbox', '--version']);
+  '--checkpoint', '--lon', '--lat', '--wkt', '--layer', '--progress-interval', '--retries', '--retry-delay', '--output', '--bbox', '--version', '--row-group-size']);
 const SWITCHES = new Set(['--resume']);
 
 class UsageError extends Error {}
@@ -37,11 +39,13 @@ function parse(argv: readonly string[]): { positional: string[]; flags: Map<stri
   return { positional, flags };
 }
 
-function whole(flags: Map<string, string>, flag: string, fallback: number, min = 1): number {
+function whole(flags: Map<string, string>, flag: string, fallback: number, min = 1, max = Number.MAX_SAFE_INTEGER): number {
   const text = flags.get(flag);
   if (text === undefined) return fallback;
   const value = Number(text);
-  if (!Number.isInteger(value) || value < min) throw new UsageError(`${flag} takes a whole number of at least ${min}, not "${text}"`);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new UsageError(`${flag} takes a whole number of at least ${min}${max < Number.MAX_SAFE_INTEGER ? ` and at most ${max}` : ''}, not "${text}"`);
+  }
   return value;
 }
 
@@ -94,9 +98,11 @@ async function exportCommand(argv: readonly string[], env: NodeJS.ProcessEnv): P
   if (format === undefined) throw new UsageError(`cannot export as "${formatFlag ?? output}": the formats out are ${Object.keys(WRITERS).join(', ')}`);
   const version = flags.get('--version');
   if (version !== undefined && !/^\d+$/.test(version)) throw new UsageError(`--version takes a version number, not "${version}"`);
+  if (flags.has('--row-group-size') && format !== 'geoparquet') throw new UsageError(`--row-group-size is for GeoParquet; this export writes ${format}`);
+  const rowGroupSize = flags.has('--row-group-size') ? whole(flags, '--row-group-size', 0, 1, MAX_ROW_GROUP) : undefined;
   await runExport({
     space: space(flags), format, bbox: bboxOf(flags.get('--bbox')), tags: flags.get('--tags'), version,
-    chunk: whole(flags, '--chunk', 5000), output, progressIntervalMs: whole(flags, '--progress-interval', 10) * 1000, client: clientOf(flags, env),
+    chunk: whole(flags, '--chunk', 5000), rowGroupSize, output, progressIntervalMs: whole(flags, '--progress-interval', 10) * 1000, client: clientOf(flags, env),
   });
   return 0;
 }

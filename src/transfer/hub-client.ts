@@ -39,10 +39,24 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export class HubClient {
   /** Retries made so far, for the summary. */
   retried = 0;
+  /** Whether the hub is on this machine (a loopback address), where compressing answers costs both sides CPU and saves no time. */
+  readonly local: boolean;
 
-  constructor(private readonly url: string, private readonly token: string | undefined, private readonly retry: RetryPolicy = DEFAULT_RETRY) {}
+  constructor(private readonly url: string, private readonly token: string | undefined, private readonly retry: RetryPolicy = DEFAULT_RETRY) {
+    const host = new URL(url).hostname;
+    this.local = host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+  }
 
-  async request(method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<HubResponse> {
+  request(method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<HubResponse> {
+    return this.send(method, path, body, headers, async (response) => ({ status: response.status, text: await response.text() }));
+  }
+
+  /** A successful answer's body as bytes (export pages, which are split without decoding them). */
+  requestBytes(method: string, path: string, headers: Record<string, string> = {}): Promise<Buffer> {
+    return this.send(method, path, undefined, headers, async (response) => Buffer.from(await response.arrayBuffer()));
+  }
+
+  private async send<T>(method: string, path: string, body: string | undefined, headers: Record<string, string>, read: (response: Response) => Promise<T>): Promise<T> {
     const target = this.url.replace(/\/+$/, '') + path;
     for (let attempt = 0; ; attempt++) {
       let response: Response | undefined;
@@ -52,8 +66,8 @@ export class HubClient {
           method, body,
           headers: { ...(this.token ? { authorization: `Bearer ${this.token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/geo+json' } : {}), ...headers },
         });
+        if (response.ok) return await read(response);
         const text = await response.text();
-        if (response.ok) return { status: response.status, text };
         failure = `${method} ${path.split('?')[0]}: ${response.status} ${hubMessage(text)}`;
         if (!RETRIED.has(response.status)) throw new HubRequestError(failure, response.status);
       } catch (error) {

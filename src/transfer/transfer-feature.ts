@@ -45,12 +45,35 @@ export interface ReaderOptions {
 
 export type FormatReader = (source: InputSource, options: ReaderOptions) => AsyncIterable<ReadItem>;
 
+/** A plain feature's JSON text (UTF-8) inside a larger buffer (an iterate page): bytes [start, end) without [cutFrom, cutTo), the hub's namespace. */
+export interface FeatureText {
+  bytes: Buffer;
+  start: number;
+  cutFrom: number;
+  cutTo: number;
+  end: number;
+}
+
+/** The text as a string, for writers that parse it. */
+export const featureTextString = (text: FeatureText): string => text.bytes.toString('utf8', text.start, text.cutFrom) + text.bytes.toString('utf8', text.cutTo, text.end);
+
 export interface FormatWriter {
   write(feature: TransferFeature): Promise<void>;
+  /**
+   * The same for a feature that is already plain JSON text (UTF-8, the namespace cut out: plain-feature-text.ts), which
+   * writers of JSON copy as it is instead of parsing and serializing it again. Only writers that gain from it have it.
+   */
+  writeText?(text: FeatureText): Promise<void>;
   end(): Promise<void>;
 }
 
-export type WriterFactory = (out: Writable) => FormatWriter;
+/** Choices of a writer beside the format. */
+export interface WriterOptions {
+  /** GeoParquet: rows per row group (geoparquet-writer.ts: ROW_GROUP by default, at most MAX_ROW_GROUP). */
+  rowGroupSize?: number;
+}
+
+export type WriterFactory = (out: Writable, options?: WriterOptions) => FormatWriter;
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 

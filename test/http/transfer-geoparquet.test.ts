@@ -75,32 +75,32 @@ describe('GeoParquet in and out', () => {
         });
       }
 
-      test('an export is GeoParquet 1.1 in row groups of 50,000 with valid geo metadata, and loads back the same', async () => {
+      test('an export is GeoParquet 1.1 in row groups of --row-group-size with valid geo metadata, and loads back the same', async () => {
         const space = await createSpace(hub);
-        const count = 52_000;
-        for (let from = 0; from < count; from += 10_000) {
-          const features = Array.from({ length: Math.min(10_000, count - from) }, (_, k) => {
+        const count = 3_500;
+        for (let from = 0; from < count; from += 2_000) {
+          const features = Array.from({ length: Math.min(2_000, count - from) }, (_, k) => {
             const i = from + k;
             return { type: 'Feature', id: `p${i}`, geometry: { type: 'Point', coordinates: [(i % 3600) / 10 - 180, (i % 1700) / 10 - 85] }, properties: { n: i, name: `point ${i}`, even: i % 2 === 0, tags: { i } } };
           });
           assert.equal((await call(hub, 'PUT', `/hub/spaces/${space}/features`, { body: { type: 'FeatureCollection', features } })).status, 200);
         }
         const file = join(directory, 'points.parquet');
-        const saved = await cli(hub, ['export', '--space', space, '--output', file]);
+        const saved = await cli(hub, ['export', '--space', space, '--output', file, '--row-group-size', '1000']);
         assert.equal(saved.code, 0, saved.stderr);
 
         const metadata = await parquetMetadataAsync(await asyncBufferFromFile(file));
         assert.equal(metadata.num_rows, BigInt(count));
-        assert.deepEqual(metadata.row_groups.map((group) => Number(group.num_rows)), [50_000, 2_000], 'written a row group at a time');
+        assert.deepEqual(metadata.row_groups.map((group) => Number(group.num_rows)), [1_000, 1_000, 1_000, 500], 'written a row group at a time');
         assert.deepEqual(metadata.schema.slice(1).map(({ name, type }) => `${name} ${type}`), ['id BYTE_ARRAY', 'n INT64', 'name BYTE_ARRAY', 'even BOOLEAN', 'tags BYTE_ARRAY', 'geometry BYTE_ARRAY']);
         const geo = JSON.parse(metadata.key_value_metadata?.find(({ key }) => key === 'geo')?.value ?? 'null') as Record<string, unknown>;
         assert.deepEqual(geo, {
           version: '1.1.0', primary_column: 'geometry',
-          columns: { geometry: { encoding: 'WKB', geometry_types: ['Point Z'], bbox: [-180, -85, 179.9, 84.9] } },
+          columns: { geometry: { encoding: 'WKB', geometry_types: ['Point Z'], bbox: [-180, -85, 169.9, 84.9] } },
         });
         // hyparquet decodes the WKB by the geo metadata: an independent reading of the geometry column.
-        const [row] = await parquetReadObjects({ file: await asyncBufferFromFile(file), rowStart: 51_234, rowEnd: 51_235 });
-        assert.deepEqual({ ...row, n: Number(row.n) }, { id: 'p51234', n: 51_234, name: 'point 51234', even: true, tags: { i: 51_234 }, geometry: { type: 'Point', coordinates: [-96.6, -61.6, 0] } });
+        const [row] = await parquetReadObjects({ file: await asyncBufferFromFile(file), rowStart: 3_234, rowEnd: 3_235 });
+        assert.deepEqual({ ...row, n: Number(row.n) }, { id: 'p3234', n: 3_234, name: 'point 3234', even: true, tags: { i: 3_234 }, geometry: { type: 'Point', coordinates: [143.4, 68.4, 0] } });
 
         const back = await cli(hub, ['import', file, '--space', 'gpback', '--create', 'back']);
         assert.equal(back.code, 0, back.stderr);
@@ -127,7 +127,7 @@ describe('GeoParquet in and out', () => {
         assert.equal((await done(job)).state, 'SUCCEEDED');
         assertSame(await exported(space), expected('example.csv', 'iso_a3', ['pop_est', 'gdp_md_est']));
 
-        const exporting = await call(hub, 'POST', '/hub/jobs', { body: { source: { type: 'Space', id: space }, target: { type: 'Files', format: 'GEOPARQUET' } } });
+        const exporting = await call(hub, 'POST', '/hub/jobs', { body: { source: { type: 'Space', id: space }, target: { type: 'Files', format: 'GEOPARQUET', rowGroupSize: 2 } } });
         assert.equal(exporting.status, 200, exporting.text);
         assert.equal((await done(exporting.body.id as string)).state, 'SUCCEEDED');
         const response = await fetch(`${hub.url}/hub/jobs/${exporting.body.id as string}/outputs`, { headers: { authorization: `Bearer ${hub.token}` } });
@@ -136,6 +136,32 @@ describe('GeoParquet in and out', () => {
         writeFileSync(file, new Uint8Array(await response.arrayBuffer()));
         const rows = await parquetReadObjects({ file: await asyncBufferFromFile(file) });
         assert.deepEqual(rows.map((row) => row.id).sort(), ['ESH', 'FJI', 'TZA', 'USA', 'CAN'].sort());
+        const metadata = await parquetMetadataAsync(await asyncBufferFromFile(file));
+        assert.deepEqual(metadata.row_groups.map((group) => Number(group.num_rows)), [2, 2, 1], 'target.rowGroupSize');
+      });
+
+      test('a row-group size that is not a whole number from 1 to 1,000,000, or for another format, is refused and writes nothing', async () => {
+        const space = await createSpace(hub);
+        for (const [args, message] of [
+          [['--format', 'geoparquet', '--row-group-size', '0'], /--row-group-size takes a whole number of at least 1 and at most 1000000, not "0"/],
+          [['--format', 'geoparquet', '--row-group-size', '1000001'], /at most 1000000/],
+          [['--format', 'geojson', '--row-group-size', '10'], /--row-group-size is for GeoParquet; this export writes geojson/],
+        ] as Array<[string[], RegExp]>) {
+          const file = join(directory, 'refused.parquet');
+          const saved = await cli(hub, ['export', '--space', space, '--output', file, ...args]);
+          assert.equal(saved.code, 2, saved.stderr);
+          assert.match(saved.stderr, message);
+          assert.throws(() => readFileSync(file), 'no file written');
+        }
+        for (const [target, message] of [
+          [{ format: 'GEOPARQUET', rowGroupSize: 0 }, /target.rowGroupSize is 0; expected a whole number of rows from 1 to 1000000/],
+          [{ format: 'GEOPARQUET', rowGroupSize: 2.5 }, /target.rowGroupSize is 2.5/],
+          [{ format: 'GEOJSON', rowGroupSize: 10 }, /target.rowGroupSize is for GEOPARQUET; this export writes GEOJSON/],
+        ] as Array<[Record<string, unknown>, RegExp]>) {
+          const refused = await call(hub, 'POST', '/hub/jobs', { body: { source: { type: 'Space', id: space }, target: { type: 'Files', ...target } } });
+          assert.equal(refused.status, 400, refused.text);
+          assert.match(refused.text, message);
+        }
       });
 
       test('bad files: exit code 2 naming the problem, and nothing written', async () => {

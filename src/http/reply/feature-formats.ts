@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, type Writable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
-import { plain } from '../../transfer/export-run.js';
 import { writeCsv } from '../../transfer/formats/csv-writer.js';
 import { writeFlatGeobuf } from '../../transfer/formats/flatgeobuf-writer.js';
 import { writeGeoJsonTextSeq } from '../../transfer/formats/geojson-seq-writer.js';
+import { featureSpans, plain, writeStoredFeature } from '../../transfer/formats/plain-feature-text.js';
 import type { TransferFeature, WriterFactory } from '../../transfer/transfer-feature.js';
 import { started } from './read-reply.js';
 
@@ -44,12 +44,17 @@ export function acceptedFileFormat(accept: string | undefined): FileFormat | und
   return other >= 0 && other < found.at ? undefined : found.format;
 }
 
-/** Writes the features of the answer's pages (texts of features joined by commas) without the hub's namespace, as the export does. */
+/** Writes the features of the answer's pages (texts of features joined by commas) without the hub's namespace, as the export does: split, not parsed, where the writer copies texts. */
 async function writeFeatures(pages: AsyncIterable<string | Buffer>, format: FileFormat, out: Writable): Promise<void> {
   const writer = FORMATS[format].writer(out);
   for await (const page of pages) {
-    const text = page.toString();
-    if (text === '') continue;
+    const bytes = typeof page === 'string' ? Buffer.from(page) : page;
+    const spans = featureSpans(bytes);
+    if (spans !== undefined) {
+      for (const [start, end] of spans) await writeStoredFeature(writer, bytes, start, end);
+      continue;
+    }
+    const text = bytes.toString();
     for (const feature of JSON.parse(`[${text}]`) as TransferFeature[]) await writer.write(plain(feature));
   }
   await writer.end();

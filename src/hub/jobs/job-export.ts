@@ -2,10 +2,10 @@
 import { finished } from 'node:stream/promises';
 import type { FeatureQuery } from '../../core/feature-query.js';
 import type { JobProgress, JobRecord } from '../../storage/storage.js';
-import { plain } from '../../transfer/export-run.js';
 import type { Writable } from 'node:stream';
 import { OUTPUT_FILES, WRITERS } from '../../transfer/formats/format-registry.js';
-import type { FormatWriter, TransferFeature } from '../../transfer/transfer-feature.js';
+import { writeStoredFeature } from '../../transfer/formats/plain-feature-text.js';
+import type { FormatWriter } from '../../transfer/transfer-feature.js';
 import type { JobSpec } from './job-spec.js';
 import { callerOfJob, type JobControl, JobFailure, type JobWork } from './job-work.js';
 
@@ -38,7 +38,7 @@ export async function runExport(work: JobWork, job: JobRecord, spec: Extract<Job
     parts++;
     inPart = 0;
     const out = perFile === undefined ? await work.files.openOutput(job.id) : await work.files.openPart(job.id, partName(parts, OUTPUT_FILES[format].extension));
-    return { out, writer: WRITERS[format](out) };
+    return { out, writer: WRITERS[format](out, { rowGroupSize: spec.target.rowGroupSize }) };
   };
   const close = async ({ out, writer }: { out: Writable; writer: FormatWriter }) => {
     await writer.end();
@@ -57,7 +57,8 @@ export async function runExport(work: JobWork, job: JobRecord, spec: Extract<Job
             await close(current);
             current = await open();
           }
-          await current.writer.write(plain(JSON.parse(row.json) as TransferFeature));
+          const text = Buffer.from(row.json);
+          await writeStoredFeature(current.writer, text, 0, text.length);
           inPart++;
           progress.next = row.seq;
         }

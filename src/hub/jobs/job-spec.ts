@@ -3,6 +3,7 @@ import { hubError } from '../../core/errors.js';
 import { isObject } from '../../core/json.js';
 import type { BBox } from '../../geo/bbox.js';
 import { formatNamed, type InputFormat, type OutputFormat, WRITERS } from '../../transfer/formats/format-registry.js';
+import { MAX_ROW_GROUP } from '../../transfer/formats/geoparquet-writer.js';
 import { normalizeTagList } from '../tags.js';
 
 export interface FilesSource {
@@ -39,6 +40,8 @@ export interface FilesTarget {
   format: OutputFormat;
   /** A partitioned export: files of at most this many features each, in insertion order. */
   maxFeaturesPerFile?: number;
+  /** GeoParquet's rows per row group; the writer's default when absent. */
+  rowGroupSize?: number;
 }
 
 export type JobSpec =
@@ -135,13 +138,21 @@ export function jobSpecOf(body: Record<string, unknown>): JobSpec {
     return { kind: 'import', ...(description ? { description } : {}), source: filesSource(source), target: spaceTarget };
   }
   if (source.type === 'Space' && target.type === 'Files') {
-    onlyMembers(target, 'target', ['type', 'format', 'maxFeaturesPerFile']);
+    onlyMembers(target, 'target', ['type', 'format', 'maxFeaturesPerFile', 'rowGroupSize']);
     const format: OutputFormat = formatOf(target.format, 'target.format') ?? refuse(`target.format must name the format to write: ${WRITTEN}`);
     const filesTarget: FilesTarget = { type: 'Files', format };
     if (target.maxFeaturesPerFile !== undefined) {
       const max = target.maxFeaturesPerFile;
       if (!Number.isSafeInteger(max) || (max as number) < 1) refuse(`target.maxFeaturesPerFile is ${shown(max)}; expected a whole number of features, at least 1`);
       filesTarget.maxFeaturesPerFile = max as number;
+    }
+    if (target.rowGroupSize !== undefined) {
+      const size = target.rowGroupSize;
+      if (format !== 'geoparquet') refuse(`target.rowGroupSize is for GEOPARQUET; this export writes ${formatName(format)}`);
+      if (!Number.isSafeInteger(size) || (size as number) < 1 || (size as number) > MAX_ROW_GROUP) {
+        refuse(`target.rowGroupSize is ${shown(size)}; expected a whole number of rows from 1 to ${MAX_ROW_GROUP}`);
+      }
+      filesTarget.rowGroupSize = size as number;
     }
     return { kind: 'export', ...(description ? { description } : {}), source: spaceSource(source), target: filesTarget };
   }

@@ -1,6 +1,6 @@
 // Writes CSV: an id column, the properties (objects as JSON) and the geometry as WKT in a column named WKT, which GDAL and QGIS read as the geometry.
 import type { WriterFactory } from '../transfer-feature.js';
-import { put } from './output-stream.js';
+import { OutputBatch, put } from './output-stream.js';
 import { Spool } from './spool.js';
 import { formatWkt } from './wkt.js';
 
@@ -14,13 +14,17 @@ export const writeCsv: WriterFactory = (out) => {
   const spool = new Spool();
   return {
     write: (feature) => spool.add(feature),
+    writeText: (text) => spool.addText(text),
     async end() {
       const columns = [...spool.columns.keys()].filter((name) => name !== 'id' && name !== 'WKT');
       await put(out, ['id', ...columns, 'WKT'].map(cell).join(',') + '\r\n');
+      const batch = new OutputBatch(out);
       for await (const feature of spool.replay()) {
         const row = [feature.id, ...columns.map((name) => feature.properties[name]), feature.geometry ? formatWkt(feature.geometry) : ''];
-        await put(out, row.map(cell).join(',') + '\r\n');
+        batch.add(Buffer.from(row.map(cell).join(',') + '\r\n'));
+        await batch.settle();
       }
+      await batch.flush();
     },
   };
 };

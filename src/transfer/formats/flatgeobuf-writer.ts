@@ -1,17 +1,17 @@
-// Writes FlatGeobuf with the `flatgeobuf` library's header and feature encoders: features are spooled first, because the header lists every column and the geometry type.
+// Writes FlatGeobuf: features are spooled first, because the header lists every column and the geometry type; then each is encoded (flatgeobuf-feature.ts) and written in batches.
 import { pad3D } from '../../geo/coordinates.js';
 import type { Geometry } from '../../geo/geometry.js';
 import { magicbytes } from 'flatgeobuf/lib/mjs/constants.js';
 import { ColumnType } from 'flatgeobuf/lib/mjs/flat-geobuf/column-type.js';
 import { GeometryType } from 'flatgeobuf/lib/mjs/flat-geobuf/geometry-type.js';
-import { buildFeature, type IProperties } from 'flatgeobuf/lib/mjs/generic/feature.js';
 import { parseGC, parseGeometry } from 'flatgeobuf/lib/mjs/geojson/geometry.js';
 import type { ColumnMeta } from 'flatgeobuf/lib/mjs/column-meta.js';
 import type { HeaderMeta } from 'flatgeobuf/lib/mjs/header-meta.js';
 import type { GeometryCollection, Geometry as GeoJsonGeometry } from 'geojson';
 import type { WriterFactory } from '../transfer-feature.js';
+import { FlatGeobufFeatureEncoder } from './flatgeobuf-feature.js';
 import { buildHeader } from './flatgeobuf-header.js';
-import { put } from './output-stream.js';
+import { OutputBatch, put } from './output-stream.js';
 import { Spool, type ValueKind } from './spool.js';
 
 const COLUMN_TYPES: Record<ValueKind, ColumnType> = {
@@ -26,6 +26,7 @@ export const writeFlatGeobuf: WriterFactory = (out) => {
   const spool = new Spool();
   return {
     write: (feature) => spool.add(feature),
+    writeText: (text) => spool.addText(text),
     async end() {
       const names = [...spool.columns.keys()].filter((name) => name !== 'id');
       const columns = [column('id', ColumnType.String), ...names.map((name) => column(name, COLUMN_TYPES[spool.columns.get(name) ?? 'string']))];
@@ -37,15 +38,17 @@ export const writeFlatGeobuf: WriterFactory = (out) => {
       };
       await put(out, magicbytes);
       await put(out, buildHeader({ ...header, columns, hasZ: spool.hasZ }));
+      const batch = new OutputBatch(out);
+      const encoder = new FlatGeobufFeatureEncoder(columns, names);
       for await (const feature of spool.replay()) {
-        const properties: IProperties = { id: feature.id ?? null };
-        for (const name of names) properties[name] = (feature.properties[name] ?? null) as IProperties[string];
         // A file is 3D or not as a whole: in a 3D one, a 2D geometry gets z = 0 (GDAL refuses a feature without Z data there).
         const geometry = (spool.hasZ && feature.geometry ? pad3D(feature.geometry as Geometry) : feature.geometry) as GeoJsonGeometry | null;
         const parsed = geometry === null ? { xy: [], ends: [], parts: [], type: GeometryType.Unknown }
           : geometry.type === 'GeometryCollection' ? parseGC(geometry as GeometryCollection) : parseGeometry(geometry as Exclude<GeoJsonGeometry, GeometryCollection>);
-        await put(out, buildFeature(parsed as Parameters<typeof buildFeature>[0], properties, header));
+        batch.add(encoder.encode(parsed as Parameters<typeof encoder.encode>[0], feature.id, feature.properties));
+        await batch.settle();
       }
+      await batch.flush();
     },
   };
 };

@@ -93,6 +93,7 @@ export const writeGeoPackage: WriterFactory = (out) => {
   const spool = new Spool();
   return {
     write: (feature) => spool.add(feature),
+    writeText: (text) => spool.addText(text),
     async end() {
       const dir = mkdtempSync(join(tmpdir(), 'spatial-hub-gpkg-'));
       try {

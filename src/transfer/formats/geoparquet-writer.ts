@@ -1,4 +1,4 @@
-// Writes GeoParquet 1.1 with hyparquet-writer: an id column, the properties as typed columns, the geometry as WKB, and the `geo` file metadata; row groups of ROW_GROUP rows go out as they are written.
+// Writes GeoParquet 1.1 with hyparquet-writer: an id column, the properties as typed columns, the geometry as WKB, and the `geo` file metadata; row groups (ROW_GROUP rows unless asked otherwise) go out as they are written.
 import { ByteWriter, ParquetWriter, schemaFromColumnData } from 'hyparquet-writer';
 import type { ColumnSource, Writer } from 'hyparquet-writer';
 import type { Writable } from 'node:stream';
@@ -9,6 +9,8 @@ import { boundsOf, encodeWkb } from './wkb-writer.js';
 
 /** Rows per row group: a reader holds one group at a time; GeoParquet readers skip whole groups by their statistics. */
 export const ROW_GROUP = 50_000;
+/** The largest row group one may ask for: the writer holds a group's rows and columns in memory. */
+export const MAX_ROW_GROUP = 1_000_000;
 
 type ColumnType = NonNullable<ColumnSource['type']>;
 const TYPES: Record<ValueKind, ColumnType> = { boolean: 'BOOLEAN', integer: 'INT64', number: 'DOUBLE', string: 'STRING', json: 'JSON' };
@@ -27,10 +29,12 @@ function streamWriter(out: Writable): Writer {
 /** The GeoParquet name of a geometry type, with " Z" for a third coordinate (the specification's geometry_types). */
 const typeName = (type: string, z: boolean) => (z ? `${type} Z` : type);
 
-export const writeGeoParquet: WriterFactory = (out) => {
+export const writeGeoParquet: WriterFactory = (out, options) => {
+  const rowGroup = options?.rowGroupSize ?? ROW_GROUP;
   const spool = new Spool();
   return {
     write: (feature) => spool.add(feature),
+    writeText: (text) => spool.addText(text),
     async end() {
       const names = [...spool.columns.keys()].filter((name) => name !== 'id');
       // The geometry column keeps its usual name unless a property has it.
@@ -63,7 +67,7 @@ export const writeGeoParquet: WriterFactory = (out) => {
       let rows: TransferFeature[] = [];
       for await (const feature of spool.replay()) {
         rows.push(feature);
-        if (rows.length === ROW_GROUP) {
+        if (rows.length === rowGroup) {
           await writeGroup(rows);
           rows = [];
         }
