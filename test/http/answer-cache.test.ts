@@ -5,6 +5,7 @@ import { assertError, call, createSpace } from '../helpers/http-client.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
 import { issueToken } from '../helpers/tokens.js';
 import { keptConnection } from '../helpers/worker-processes.js';
+import { webTileId } from '../helpers/web-tiles.js';
 
 const NS = '@ns:com:here:xyz';
 const point = (id: string, lon: number, lat: number, properties: Record<string, unknown> = {}) =>
@@ -16,13 +17,7 @@ const square = (id: string, lon: number, lat: number, size: number) => ({
 const collection = (...features: object[]) => ({ type: 'FeatureCollection', features });
 
 /** The web tile of level 8 holding 11.1° E 50.6° N, where the test features are. */
-const TILE = (() => {
-  const level = 8;
-  const x = Math.floor(((11.1 + 180) / 360) * 2 ** level);
-  const radians = (50.6 * Math.PI) / 180;
-  const y = Math.floor(((1 - Math.log(Math.tan(radians) + 1 / Math.cos(radians)) / Math.PI) / 2) * 2 ** level);
-  return `${level}_${x}_${y}`;
-})();
+const TILE = webTileId(8, 11.1, 50.6);
 
 interface RawResponse { status: number; headers: Record<string, string>; body: Buffer }
 

@@ -5,15 +5,11 @@ import { assertError, call, createSpace, type TestResponse } from '../helpers/ht
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
 import { seededRandom } from '../helpers/seeded-random.js';
 import { issueToken, ownerRights } from '../helpers/tokens.js';
+import { webX, webY } from '../helpers/web-tiles.js';
 
 /** The area the random features stay in; the oracle reads every tile over it and one ring of tiles around it. */
 const AREA = { west: 10.5, south: 50.2, east: 12.5, north: 51.2 };
 
-const webX = (lon: number, level: number) => Math.floor(((lon + 180) / 360) * 2 ** level);
-const webY = (lat: number, level: number) => {
-  const radians = (lat * Math.PI) / 180;
-  return Math.floor(((1 - Math.log(Math.tan(radians) + 1 / Math.cos(radians)) / Math.PI) / 2) * 2 ** level);
-};
 const hereX = (lon: number, level: number) => Math.floor((lon + 180) / (360 / 2 ** level));
 const hereY = (lat: number, level: number) => Math.floor((lat + 90) / (360 / 2 ** level));
 const quadkey = (level: number, x: number, y: number) => {
