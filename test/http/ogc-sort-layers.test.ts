@@ -94,9 +94,16 @@ function overridden(layers: ReadonlyArray<readonly Feature[]>, deleted: readonly
   return [...byId.values()].filter((item) => !deleted.includes(item.feature.id));
 }
 
+/** A composite space over C (two levels): versions of ids shown from A and from C, one C deleted back, and deletions. */
+const D = [feature(A[2].id, properties('D')), feature(C[10].id, properties('D')), feature(A[10].id, properties('D')), feature(A[20].id, properties('D'))];
+const DELETED_D = [A[3].id, C[11].id, A[20].id];
+
 const GROUP = [...A.map((held) => ({ feature: held, layer: 0 })), ...B.map((held) => ({ feature: held, layer: 1 }))];
 const OVERRIDE = overridden([A, B]);
 const COMPOSITE = overridden([A, C], DELETED);
+/** Each layer's deletions hide what the layers below show (a tombstone replaces even the layer's own version). */
+const TWO_LEVELS = overridden([A, C.filter((held) => !DELETED.includes(held.id)), D.filter((held) => !DELETED_D.includes(held.id))])
+  .filter((item) => !(item.layer < 1 && DELETED.includes(item.feature.id)) && !(item.layer < 2 && DELETED_D.includes(item.feature.id)));
 
 const label = (item: Shown) => `${item.feature.id}/${String(item.feature.properties.src)}`;
 const labelsOf = (response: TestResponse): string[] => (response.body.features ?? []).map((item) => `${String(item.id)}/${String(item.properties?.src)}`);
@@ -144,11 +151,15 @@ for (const backend of BACKENDS) {
       spaces.group = await createSpace(hub, virtual('group', [a, b]));
       spaces.override = await createSpace(hub, virtual('override', [a, b]));
       spaces.composite = c;
+      const d = await createSpace(hub, { title: 'composite of a composite', extends: { spaceId: c } });
+      await put(d, D);
+      for (const id of DELETED_D) assert.equal((await call(hub, 'DELETE', `/hub/spaces/${d}/features/${encodeURIComponent(id)}`)).status, 204);
+      spaces.twoLevels = d;
       spaces.merge = await createSpace(hub, virtual('merge', [a, b]));
     });
     after(async () => { await hub?.stop(); });
 
-    const EXPECTED: Record<string, Shown[]> = { group: GROUP, override: OVERRIDE, composite: COMPOSITE };
+    const EXPECTED: Record<string, Shown[]> = { group: GROUP, override: OVERRIDE, composite: COMPOSITE, twoLevels: TWO_LEVELS };
 
     test('the model of what each space shows is what its unsorted read shows', async () => {
       for (const [name, shown] of Object.entries(EXPECTED)) {
@@ -159,7 +170,7 @@ for (const backend of BACKENDS) {
       }
     });
 
-    for (const name of ['group', 'override', 'composite']) {
+    for (const name of ['group', 'override', 'composite', 'twoLevels']) {
       test(`${name}: paging by next links gives the sort of the shown features, under each order`, async () => {
         for (const sortby of ORDERS) {
           const { labels, pages, limits } = await walk(spaces[name], { sortby, limit: '6' });
@@ -185,6 +196,21 @@ for (const backend of BACKENDS) {
         const matching = EXPECTED[name].filter((item) => typeof item.feature.properties.k === 'number' && item.feature.properties.k > 1);
         assert.deepEqual(labels, sorted(matching, '-n').map(label), name);
       }
+    });
+
+    test('a composite space at a version sorts its own layer at that version over its base at HEAD, and the next link keeps it', async () => {
+      const base = await createSpace(hub, { title: 'base' });
+      const point = (id: string, n: number): Feature => ({ type: 'Feature', id, geometry: { type: 'Point', coordinates: [1, 1] }, properties: { n, src: 'x' } });
+      await put(base, [point('z1', 5), point('z2', 1), point('z3', 3)]);
+      const composite = await createSpace(hub, { title: 'versioned composite', versionsToKeep: 10, extends: { spaceId: base } });
+      await put(composite, [point('z1', 0)]);
+      await put(composite, [point('z2', 9)]);
+      assert.equal((await call(hub, 'DELETE', `/hub/spaces/${composite}/features/z3`)).status, 204);
+      const ids = async (query: string) => (await walk(composite, Object.fromEntries(new URLSearchParams(query)))).labels.map((item) => item.split('/')[0]).join(',');
+      assert.equal(await ids('sortby=n&limit=10'), 'z1,z2');
+      assert.equal(await ids('sortby=n&version=0&limit=10'), 'z1,z2,z3');
+      assert.equal(await ids('sortby=-n&version=0&limit=1'), 'z3,z2,z1');
+      assert.equal(await ids('sortby=-n&version=1&limit=2'), 'z2,z3,z1');
     });
 
     test('a merge space is refused, naming why; a handle of another sort is refused', async () => {
