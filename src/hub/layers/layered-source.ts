@@ -287,12 +287,14 @@ export class LayeredSource implements FeatureSource {
     }
     let after = start?.keys;
     while (rows.length < query.limit) {
-      const step = Math.min(query.limit - rows.length, STEP_ROWS);
+      // Each step sorts the layer's matches again: an override step reads twice what is missing, as some rows are hidden.
+      const missing = query.limit - rows.length;
+      const step = Math.min(this.combination === 'group' ? missing : 2 * missing, STEP_ROWS);
       const page = await this.storage.features.sortedPage(key, this.at(layer, { ...first, ...(after ? { after } : {}), limit: step }), signal);
       const shown = this.combination === 'group' ? page.texts.map(() => true)
         : await this.overridden(layer, page.texts.map((text) => storedFeatureId(text)), page.texts, query.version, signal);
       page.texts.forEach((text, index) => {
-        if (shown[index]) rows.push({ layer, text, keys: page.keys[index] });
+        if (shown[index] && rows.length < query.limit) rows.push({ layer, text, keys: page.keys[index] });
       });
       if (page.texts.length < step || !page.last) break;
       after = page.last;
