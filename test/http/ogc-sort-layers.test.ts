@@ -1,5 +1,6 @@
 // sortby on OGC items of virtual (group, override) and composite spaces (issue 26): pages by next links equal a sort done here over the features the space shows, on both engines.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { call, createSpace, type TestResponse } from '../helpers/http-client.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
@@ -211,6 +212,25 @@ for (const backend of BACKENDS) {
       assert.equal(await ids('sortby=n&version=0&limit=10'), 'z1,z2,z3');
       assert.equal(await ids('sortby=-n&version=0&limit=1'), 'z3,z2,z1');
       assert.equal(await ids('sortby=-n&version=1&limit=2'), 'z2,z3,z1');
+    });
+
+    test('a forged handle naming any layer reads on from that position (the caller chooses where to start, nothing more)', async () => {
+      const handleOf = (position: unknown) => {
+        const payload = Buffer.from(JSON.stringify(['+k', position])).toString('base64url');
+        return `${payload}.${createHash('sha256').update(payload).digest('base64url').slice(0, 16)}`;
+      };
+      const expected = sorted(GROUP, 'k');
+      const at = expected.findIndex((item, index) => index > 0 && item.feature.id === expected[index - 1].feature.id);
+      assert.ok(at > 0, 'a duplicate equal on every key');
+      const { id } = expected[at].feature;
+      const k = expected[at].feature.properties.k;
+      const key = typeof k === 'number' ? [0, k, ''] : [3, 0, ''];
+      for (const [layer, from] of [[0, at], [-1, at - 1], [0.5, at], [1, at + 1], [1e300, at + 1]] as const) {
+        const { labels } = await walk(spaces.group, { sortby: 'k', limit: '50', handle: handleOf([key, [1, layer, id]]) });
+        assert.deepEqual(labels, expected.slice(from).map(label), `layer ${layer}`);
+      }
+      const response = await call(hub, 'GET', `/ogc/collections/${spaces.group}/items?sortby=k&handle=${handleOf([[9, 1e308, 'x'], [0, -1e308, '😀']])}`);
+      assert.equal(response.status, 400, response.text);
     });
 
     test('a merge space is refused, naming why; a handle of another sort is refused', async () => {
