@@ -150,8 +150,12 @@ export interface SortedQuery extends FeatureFilter {
   version?: number;
 }
 
-/** The stored texts of a sorted page in order, and where its last feature stands (absent when the page is empty). */
+/**
+ * The stored texts of a sorted page in order, where each stands (`keys`, one value per sort key) and where the page
+ * ends, which `after` resumes from (absent when the page is empty; a plain space's is its last feature's keys).
+ */
 export interface SortedPage {
   texts: string[];
+  keys: SortValue[][];
   last?: SortValue[];
 }

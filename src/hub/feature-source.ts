@@ -24,7 +24,7 @@ export interface FeatureSource {
   queryText(query: FeatureQuery, signal?: AbortSignal): AsyncIterable<FeatureTextPage>;
   count(filter: FeatureFilter, signal?: AbortSignal): Promise<number>;
   countUpTo(query: Omit<FeatureQuery, 'ids'>, signal?: AbortSignal): Promise<number>;
-  /** A page in a sort order (FeatureStore.sortedPage); a virtual or composite space answers 400. */
+  /** A page in a sort order (FeatureStore.sortedPage); a virtual or composite space merges its layers' (layered-source.ts). */
   sortedPage(query: SortedQuery, signal?: AbortSignal): Promise<SortedPage>;
   vectorTile(query: FeatureQuery, tile: VectorTileRequest, signal?: AbortSignal): Promise<Buffer>;
   statistics(options: StatisticsOptions): Promise<SpaceStatistics>;

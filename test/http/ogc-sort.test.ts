@@ -208,12 +208,12 @@ describe('sortby on OGC items, PostGIS as the oracle', { skip }, () => {
         await error({ sortby: 'n,-n' }, 'ogcInvalidSortby', 'once');
         await error({ sortby: 'a,b,c,d,e,f,g,h,i' }, 'ogcInvalidSortby', '8');
 
-        // A virtual space's items are not sorted (docs/ogc-filtering.md): a 400, not an order of its own.
-        const group = (await call(hub, 'POST', '/hub/spaces', { body: { title: 'group', storage: { id: 'virtualspace', params: { virtualspace: { group: [space] } } } } })).body.id as string;
-        const grouped = await call(hub, 'GET', `/ogc/collections/${group}/items?sortby=n`);
-        assert.equal(grouped.status, 400, grouped.text);
-        assert.equal(grouped.body.code, 'ogcInvalidSortby');
-        assert.ok(String(grouped.body.description).includes('virtual'), grouped.text);
+        // A merge space's items are not sorted (docs/ogc-filtering.md; other layered spaces: ogc-sort-layers.test.ts): a 400, not an order of its own.
+        const merge = (await call(hub, 'POST', '/hub/spaces', { body: { title: 'merge', storage: { id: 'virtualspace', params: { virtualspace: { merge: [space] } } } } })).body.id as string;
+        const merged = await call(hub, 'GET', `/ogc/collections/${merge}/items?sortby=n`);
+        assert.equal(merged.status, 400, merged.text);
+        assert.equal(merged.body.code, 'ogcInvalidSortby');
+        assert.ok(String(merged.body.description).includes('merges'), merged.text);
 
         const first = await call(hub, 'GET', `/ogc/collections/${space}/items?sortby=-n&limit=5`);
         const handle = new URL(linkOf(first, 'next')!).searchParams.get('handle')!;

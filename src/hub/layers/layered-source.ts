@@ -1,5 +1,5 @@
 // Reads through a virtual space (group, merge, override) or a composite space: several spaces' features as one.
-import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage, SortedPage } from '../../core/feature-query.js';
+import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage, SortedPage, SortedQuery } from '../../core/feature-query.js';
 import type { VectorTileRequest } from '../../core/vector-tile-request.js';
 import { vectorTileOf } from '../../geo/vector-tile.js';
 import type { BBox } from '../../geo/bbox.js';
@@ -12,6 +12,7 @@ import type { FeatureSource } from '../feature-source.js';
 import { decodePosition, encodePosition } from './layer-cursor.js';
 import { mergeVersions } from './merged-feature.js';
 import { isTombstone } from './tombstones.js';
+import { compareKeys, type LayerPosition, type LayerRow, mergeSorted, positionOf } from './sorted-merge.js';
 
 /**
  * `group` shows every layer's features; `override` shows each id once, from the last layer holding it;
@@ -131,13 +132,8 @@ export class LayeredSource implements FeatureSource {
   private async resolve(layer: number, rows: FeatureRow[], query: FeatureQuery, signal?: AbortSignal): Promise<FeatureRow[]> {
     const ids = rows.map((row) => storedFeatureId(row.json));
     if (this.combination === 'override') {
-      const later = this.layers.map((_, index) => index).filter((index) => index > layer);
-      const found = later.length === 0 ? new Map() : await this.lookup(ids, signal, { version: query.version }, later);
-      return rows.flatMap((row, index) => {
-        if ([...found.values()].some((held) => held.has(ids[index]))) return [];
-        if (this.masking && isTombstone(row.json)) return [];
-        return [{ seq: encodePosition(layer, row.seq), json: row.json }];
-      });
+      const shown = await this.overridden(layer, ids, rows.map((row) => row.json), query.version, signal);
+      return rows.flatMap((row, index) => (shown[index] ? [{ seq: encodePosition(layer, row.seq), json: row.json }] : []));
     }
     const earlier = this.layers.map((_, index) => index).filter((index) => index < layer);
     const shownEarlier = earlier.length === 0 ? new Map() : await this.lookup(ids, signal, conditionsOf(query), earlier);
@@ -151,6 +147,13 @@ export class LayeredSource implements FeatureSource {
       });
       return [{ seq: encodePosition(layer, row.seq), json: all.length === 1 ? row.json : mergeVersions(all) }];
     });
+  }
+
+  /** Override: which of these versions of layer `layer` the read shows, those no later layer holds (a later tombstone hides too), tombstones never. */
+  private async overridden(layer: number, ids: string[], texts: string[], version: number | undefined, signal?: AbortSignal): Promise<boolean[]> {
+    const later = this.layers.map((_, index) => index).filter((index) => index > layer);
+    const found = later.length === 0 ? new Map<number, Map<string, FeatureRow>>() : await this.lookup(ids, signal, { version }, later);
+    return ids.map((id, index) => ![...found.values()].some((held) => held.has(id)) && !(this.masking && isTombstone(texts[index])));
   }
 
   /** Layer by layer from the position after `afterSeq`, each in insertion order, until `limit` rows are shown. */
@@ -261,11 +264,42 @@ export class LayeredSource implements FeatureSource {
   }
 
   /**
-   * Not served: the layers' sorted pages would have to be merged by key, overridden ids dropped and tombstones applied
-   * (docs/ogc-filtering.md, "Sorting").
+   * Each layer read in the sort order by its engine, up to `limit` rows it shows, then merged k-way (sorted-merge.ts).
+   * Merge is refused: a merged feature's key values come from several versions, so no layer's order places it.
    */
-  sortedPage(): Promise<SortedPage> {
-    return Promise.reject(hubError('ogcInvalidSortby', { problem: 'the items of a virtual or composite space cannot be sorted' }));
+  async sortedPage(query: SortedQuery, signal?: AbortSignal): Promise<SortedPage> {
+    if (this.combination === 'merge') throw hubError('ogcInvalidSortby', { problem: 'the items of a virtual space that merges its layers cannot be sorted (docs/ogc-filtering.md)' });
+    const start = query.after ? positionOf(query.after) : undefined;
+    const lists = await Promise.all(this.layers.map((_, layer) => this.sortedRows(layer, query, start, signal)));
+    return mergeSorted(query.sort, lists, query.limit);
+  }
+
+  /** Up to `limit` rows of one layer the read shows, in the sort order after `start`, read in steps as `query` reads them. */
+  private async sortedRows(layer: number, query: SortedQuery, start: LayerPosition | undefined, signal?: AbortSignal): Promise<LayerRow[]> {
+    const { key } = this.layers[layer];
+    const { after: _after, ...first } = query;
+    const rows: LayerRow[] = [];
+    if (start && this.combination === 'group' && layer > start.layer) {
+      // The same id as the last row, in a later layer and equal on every key, comes right after it.
+      const id = start.keys[start.keys.length - 1][2];
+      const same = await this.storage.features.sortedPage(key, this.at(layer, { ...first, properties: [...(query.properties ?? []), { path: ['id'], op: 'eq', values: [id] }], limit: 1 }), signal);
+      if (same.keys.length > 0 && compareKeys(query.sort, same.keys[0], start.keys) === 0) rows.push({ layer, text: same.texts[0], keys: same.keys[0] });
+    }
+    let after = start?.keys;
+    while (rows.length < query.limit) {
+      // Each step sorts the layer's matches again: an override step reads twice what is missing, as some rows are hidden.
+      const missing = query.limit - rows.length;
+      const step = Math.min(this.combination === 'group' ? missing : 2 * missing, STEP_ROWS);
+      const page = await this.storage.features.sortedPage(key, this.at(layer, { ...first, ...(after ? { after } : {}), limit: step }), signal);
+      const shown = this.combination === 'group' ? page.texts.map(() => true)
+        : await this.overridden(layer, page.texts.map((text) => storedFeatureId(text)), page.texts, query.version, signal);
+      page.texts.forEach((text, index) => {
+        if (shown[index] && rows.length < query.limit) rows.push({ layer, text, keys: page.keys[index] });
+      });
+      if (page.texts.length < step || !page.last) break;
+      after = page.last;
+    }
+    return rows;
   }
 
   async countUpTo(query: Omit<FeatureQuery, 'ids'>, signal?: AbortSignal): Promise<number> {

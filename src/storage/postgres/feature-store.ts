@@ -469,15 +469,13 @@ export class PostgresFeatureStore implements FeatureStore {
     const columns = sortColumns(query.sort, params);
     const casts = { integer: 'int', number: 'float8', text: 'text COLLATE "C"' };
     const after = query.after ? afterCondition(query.sort, query.after, (value, kind) => `${params.add(value)}::${casts[kind]}`) : 'true';
-    const keys = query.sort.flatMap((_, index) => keyColumns(index)).join(', ');
+    const columnNames = query.sort.flatMap((_, index) => keyColumns(index)).join(', ');
     const rows = await db.queryArrays<unknown[]>(
-      `SELECT s.feature, ${keys} FROM (SELECT f.feature, ${columns} FROM ${from} f WHERE f.sid = ${sid} AND ${where}) s
+      `SELECT s.feature, ${columnNames} FROM (SELECT f.feature, ${columns} FROM ${from} f WHERE f.sid = ${sid} AND ${where}) s
         WHERE ${after} ORDER BY ${sortOrder(query.sort)} LIMIT ${params.add(query.limit)}`, params.values, signal);
-    const last = rows[rows.length - 1];
-    return {
-      texts: rows.map((row) => row[0] as string),
-      ...(last ? { last: query.sort.map((_, index): SortValue => [Number(last[1 + 3 * index]), Number(last[2 + 3 * index]), String(last[3 + 3 * index])]) } : {}),
-    };
+    const keys = rows.map((row) => query.sort.map((_, index): SortValue => [Number(row[1 + 3 * index]), Number(row[2 + 3 * index]), String(row[3 + 3 * index])]));
+    const last = keys[keys.length - 1];
+    return { texts: rows.map((row) => row[0] as string), keys, ...(last ? { last } : {}) };
   }
 
   /**

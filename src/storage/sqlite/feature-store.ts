@@ -532,18 +532,16 @@ export class SqliteFeatureStore implements FeatureStore {
     const [from, fromParams] = at === undefined ? ['features f WHERE f.sid = ? AND', [sid]] : [`${AT_VERSION} f WHERE`, atVersion(sid, at)];
     const afterParams: unknown[] = [];
     const after = query.after ? afterCondition(query.sort, query.after, (value) => { afterParams.push(value); return '?'; }) : 'true';
-    const keys = query.sort.flatMap((_, index) => keyColumns(index)).join(', ');
-    const sql = `SELECT s.json, ${keys} FROM (SELECT f.json AS json, ${sortColumns(query.sort)} FROM ${from} ${where.sql}) s
+    const columnNames = query.sort.flatMap((_, index) => keyColumns(index)).join(', ');
+    const sql = `SELECT s.json, ${columnNames} FROM (SELECT f.json AS json, ${sortColumns(query.sort)} FROM ${from} ${where.sql}) s
       WHERE ${after} ORDER BY ${sortOrder(query.sort)} LIMIT ?`;
     const start = performance.now();
     const run = () => this.statement(sql).raw(true).all(...fromParams, ...where.params, ...afterParams, query.limit) as unknown[][];
     const rows = spatial ? spatial.during(run) : run();
     checkDeadline(performance.now() - start, { deadlineMs: this.deadlineMs, signal });
-    const last = rows[rows.length - 1];
-    return {
-      texts: rows.map((row) => row[0] as string),
-      ...(last ? { last: query.sort.map((_, index): SortValue => [Number(last[1 + 3 * index]), Number(last[2 + 3 * index]), String(last[3 + 3 * index])]) } : {}),
-    };
+    const keys = rows.map((row) => query.sort.map((_, index): SortValue => [Number(row[1 + 3 * index]), Number(row[2 + 3 * index]), String(row[3 + 3 * index])]));
+    const last = keys[keys.length - 1];
+    return { texts: rows.map((row) => row[0] as string), keys, ...(last ? { last } : {}) };
   }
 
   async count(space: SpaceKey, filter: FeatureFilter, signal?: AbortSignal): Promise<number> {
