@@ -1,14 +1,7 @@
 // Finding the ends of JSON values in UTF-8 bytes without parsing them: for reshaping stored feature texts as they stream.
 // JSON's structural characters are ASCII, and no byte of a multi-byte UTF-8 sequence is, so bytes can be scanned as characters.
 
-export const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-export const CLOSE_BRACE = 0x7d;
-export const OPEN_BRACKET = 0x5b;
-export const CLOSE_BRACKET = 0x5d;
-export const COMMA = 0x2c;
-export const COLON = 0x3a;
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './json-bytes.js';
 
 /** The index after the JSON string that starts (with its quote) at `start`. */
 export function stringEnd(bytes: Buffer, start: number): number {

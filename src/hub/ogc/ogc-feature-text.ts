@@ -1,7 +1,8 @@
 // The feature texts OGC clients get: flat properties (the hub's namespace becomes createdAt, updatedAt and tags) and 2D where the hub padded z.
 import { ByteWriter } from '../../core/byte-writer.js';
 import { isObject } from '../../core/json.js';
-import { bytesAt, CLOSE_BRACE, COLON, COMMA, QUOTE, stringEnd, valueEnd } from '../../core/json-bytes-scan.js';
+import { CLOSE_BRACE, COLON, COMMA, QUOTE } from '../../core/json-bytes.js';
+import { bytesAt, stringEnd, valueEnd } from '../../core/json-bytes-scan.js';
 import { appendZeroZDropped } from '../../geo/planar-text.js';
 import { NS } from '../namespace.js';
 

@@ -12,7 +12,7 @@ import type { WriterFactory } from '../transfer-feature.js';
 import { FlatGeobufFeatureEncoder } from './flatgeobuf-feature.js';
 import { buildHeader } from './flatgeobuf-header.js';
 import { OutputBatch, put } from './output-stream.js';
-import { Spool, type ValueKind } from './spool.js';
+import { spooledWriter, type ValueKind } from './spool.js';
 
 const COLUMN_TYPES: Record<ValueKind, ColumnType> = {
   boolean: ColumnType.Bool, integer: ColumnType.Long, number: ColumnType.Double, string: ColumnType.String, json: ColumnType.Json,
@@ -22,33 +22,26 @@ const column = (name: string, type: ColumnType): ColumnMeta => ({
   name, type, title: null, description: null, width: -1, precision: -1, scale: -1, nullable: true, unique: false, primary_key: false,
 });
 
-export const writeFlatGeobuf: WriterFactory = (out) => {
-  const spool = new Spool();
-  return {
-    write: (feature) => spool.add(feature),
-    writeText: (text) => spool.addText(text),
-    async end() {
-      const names = [...spool.columns.keys()].filter((name) => name !== 'id');
-      const columns = [column('id', ColumnType.String), ...names.map((name) => column(name, COLUMN_TYPES[spool.columns.get(name) ?? 'string']))];
-      const types = [...spool.geometryTypes].filter((type) => type !== 'null');
-      const single = types.length === 1 ? (GeometryType as unknown as Record<string, GeometryType>)[types[0]] : undefined;
-      const header: HeaderMeta = {
-        geometryType: single ?? GeometryType.Unknown, columns, envelope: null, featuresCount: spool.count, indexNodeSize: 0,
-        crs: null, title: null, description: null, metadata: null,
-      };
-      await put(out, magicbytes);
-      await put(out, buildHeader({ ...header, columns, hasZ: spool.hasZ }));
-      const batch = new OutputBatch(out);
-      const encoder = new FlatGeobufFeatureEncoder(columns, names);
-      for await (const feature of spool.replay()) {
-        // A file is 3D or not as a whole: in a 3D one, a 2D geometry gets z = 0 (GDAL refuses a feature without Z data there).
-        const geometry = (spool.hasZ && feature.geometry ? pad3D(feature.geometry as Geometry) : feature.geometry) as GeoJsonGeometry | null;
-        const parsed = geometry === null ? { xy: [], ends: [], parts: [], type: GeometryType.Unknown }
-          : geometry.type === 'GeometryCollection' ? parseGC(geometry as GeometryCollection) : parseGeometry(geometry as Exclude<GeoJsonGeometry, GeometryCollection>);
-        batch.add(encoder.encode(parsed as Parameters<typeof encoder.encode>[0], feature.id, feature.properties));
-        await batch.settle();
-      }
-      await batch.flush();
-    },
+export const writeFlatGeobuf: WriterFactory = (out) => spooledWriter(async (spool) => {
+  const names = [...spool.columns.keys()].filter((name) => name !== 'id');
+  const columns = [column('id', ColumnType.String), ...names.map((name) => column(name, COLUMN_TYPES[spool.columns.get(name) ?? 'string']))];
+  const types = [...spool.geometryTypes].filter((type) => type !== 'null');
+  const single = types.length === 1 ? (GeometryType as unknown as Record<string, GeometryType>)[types[0]] : undefined;
+  const header: HeaderMeta = {
+    geometryType: single ?? GeometryType.Unknown, columns, envelope: null, featuresCount: spool.count, indexNodeSize: 0,
+    crs: null, title: null, description: null, metadata: null,
   };
-};
+  await put(out, magicbytes);
+  await put(out, buildHeader({ ...header, columns, hasZ: spool.hasZ }));
+  const batch = new OutputBatch(out);
+  const encoder = new FlatGeobufFeatureEncoder(columns, names);
+  for await (const feature of spool.replay()) {
+    // A file is 3D or not as a whole: in a 3D one, a 2D geometry gets z = 0 (GDAL refuses a feature without Z data there).
+    const geometry = (spool.hasZ && feature.geometry ? pad3D(feature.geometry as Geometry) : feature.geometry) as GeoJsonGeometry | null;
+    const parsed = geometry === null ? { xy: [], ends: [], parts: [], type: GeometryType.Unknown }
+      : geometry.type === 'GeometryCollection' ? parseGC(geometry as GeometryCollection) : parseGeometry(geometry as Exclude<GeoJsonGeometry, GeometryCollection>);
+    batch.add(encoder.encode(parsed as Parameters<typeof encoder.encode>[0], feature.id, feature.properties));
+    await batch.settle();
+  }
+  await batch.flush();
+});

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Geometry, WriterFactory } from '../transfer-feature.js';
 import { put } from './output-stream.js';
-import { Spool, type ValueKind } from './spool.js';
+import { Spool, spooledWriter, type ValueKind } from './spool.js';
 import { boundsOf, encodeWkb } from './wkb-writer.js';
 
 /** The layer's table, its key and geometry column: fixed names, so that the R-tree's triggers below are plain text. */
@@ -89,23 +89,16 @@ function columnNames(names: string[]): string[] {
   });
 }
 
-export const writeGeoPackage: WriterFactory = (out) => {
-  const spool = new Spool();
-  return {
-    write: (feature) => spool.add(feature),
-    writeText: (text) => spool.addText(text),
-    async end() {
-      const dir = mkdtempSync(join(tmpdir(), 'spatial-hub-gpkg-'));
-      try {
-        const file = join(dir, 'export.gpkg');
-        await fill(file, spool);
-        for await (const chunk of createReadStream(file)) await put(out, chunk as Buffer);
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
-    },
-  };
-};
+export const writeGeoPackage: WriterFactory = (out) => spooledWriter(async (spool) => {
+  const dir = mkdtempSync(join(tmpdir(), 'spatial-hub-gpkg-'));
+  try {
+    const file = join(dir, 'export.gpkg');
+    await fill(file, spool);
+    for await (const chunk of createReadStream(file)) await put(out, chunk as Buffer);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
 
 /** Fills the file from the spool in transactions of 10,000 rows, then the R-tree, the layer's extent and the triggers. */
 async function fill(file: string, spool: Spool): Promise<void> {

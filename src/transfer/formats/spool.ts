@@ -2,7 +2,7 @@
 import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type FeatureText, featureTextString, type TransferFeature } from '../transfer-feature.js';
+import { type FeatureText, featureTextString, type FormatWriter, type TransferFeature } from '../transfer-feature.js';
 import { hasZ } from './wkt.js';
 import { OutputBatch } from './output-stream.js';
 
@@ -80,4 +80,10 @@ export class Spool {
       rmSync(this.dir, { recursive: true, force: true });
     }
   }
+}
+
+/** A writer that spools every feature (as an object or as plain text) and writes the file at the end, from the spool. */
+export function spooledWriter(end: (spool: Spool) => Promise<void>): FormatWriter {
+  const spool = new Spool();
+  return { write: (feature) => spool.add(feature), writeText: (text) => spool.addText(text), end: () => end(spool) };
 }
