@@ -46,7 +46,7 @@ export async function collectProbe(file: string, pids: number[]): Promise<ProbeD
   for (const pid of pids) process.kill(pid, 'SIGUSR2');
   const mine = () => readdirSync(dirname(file)).filter((name) => name.startsWith(`${basename(file)}.`));
   for (let wait = 0; wait < 50 && mine().length < pids.length; wait++) await new Promise((resolve) => setTimeout(resolve, 100));
-  // A dump is written whole by one writeFileSync before the next poll sees it complete; read, then remove for the next round.
+  // A dump's file appears when its writer opens it: a short wait lets the last one finish. Removed once read, for the next round.
   await new Promise((resolve) => setTimeout(resolve, 100));
   return mine().map((name) => {
     const path = `${dirname(file)}/${name}`;
