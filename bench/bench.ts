@@ -3,6 +3,7 @@ import autocannon from 'autocannon';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { featureTexts } from '../src/hub/feature-text.js';
 import type { PropertyCondition } from '../src/core/feature-query.js';
 import type { FeatureWrite, SpaceKey, Storage } from '../src/storage/storage.js';
@@ -26,6 +27,7 @@ import { ogcItems } from './ogc-items.js';
 import { processorsIngest } from './processors-ingest.js';
 import { spaceList } from './space-list.js';
 import { scaleSpace } from './scale-space.js';
+import { PROBE_FILE_ENV } from './probe-records.js';
 import { transferBench } from './transfer-bench.js';
 import { spatialReads } from './spatial-reads.js';
 import { uploadMemory } from './upload-memory.js';
@@ -50,6 +52,8 @@ interface Settings {
   profileDir?: string;
   /** Features of the scale section's space or the transfer section's import (`--size 10m`), when given. */
   size?: number;
+  /** `--probe`: the hub records what each timed small box waited for (hub-probe.ts), and the scale section prints it. */
+  probe: boolean;
 }
 
 /** `10m`, `2.5m`, `500k` or a bare number of features. */
@@ -66,6 +70,7 @@ function parseArguments(argv: string[]): Settings {
   let sections = new Set<Section>(SECTIONS.filter((section) => !NAMED_ONLY.includes(section)));
   let profileDir: string | undefined;
   let size: number | undefined;
+  let probe = false;
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split(/=(.*)/s, 2);
     const value = () => inline ?? argv[++i];
@@ -78,13 +83,14 @@ function parseArguments(argv: string[]): Settings {
       sections = new Set(names as Section[]);
     } else if (flag === '--profile') profileDir = inline ?? join(tmpdir(), 'hub-bench-profiles');
     else if (flag === '--size') size = parseSize(value());
-    else throw new Error(`Unknown argument "${argv[i]}". Usage: bench [--storage ${Object.keys(ENGINES).join('|')}] [--quick] [--only ${SECTIONS.join(',')}] [--size 10m] [--profile[=dir]]`);
+    else if (flag === '--probe') probe = true;
+    else throw new Error(`Unknown argument "${argv[i]}". Usage: bench [--storage ${Object.keys(ENGINES).join('|')}] [--quick] [--only ${SECTIONS.join(',')}] [--size 10m] [--profile[=dir]] [--probe]`);
   }
   const engine = ENGINES[engineName];
   if (!engine) throw new Error(`Unknown storage "${engineName}"; known: ${Object.keys(ENGINES).join(', ')}`);
   // The read figures run on the city space, so they need the ingest.
   if (['get', 'iterate', 'search'].some((section) => sections.has(section as Section))) sections.add('ingest');
-  return { engine, quick, sections, profileDir, size };
+  return { engine, quick, sections, profileDir, size, probe };
 }
 
 /** Work sizes: the default run stays within a few minutes on two cores; `--quick` within one. */
@@ -606,11 +612,13 @@ async function main(): Promise<void> {
     mkdirSync(settings.profileDir, { recursive: true });
     nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${settings.profileDir}`);
   }
+  const probeFile = settings.probe ? join(root, 'probe') : undefined;
+  if (probeFile) nodeArgs.push('--import', fileURLToPath(new URL('./hub-probe.js', import.meta.url)));
   const started = performance.now();
   await settings.engine.start?.();
   // Without the answer cache: the read figures measure the read path against floors that have none; the cache section
   // starts a hub of its own with it.
-  const hub = await startBenchHub({ dataDir: hubDir, env: { ...settings.engine.hubEnv(hubDir), HUB_CACHE_SIZE: '0' }, nodeArgs });
+  const hub = await startBenchHub({ dataDir: hubDir, env: { ...settings.engine.hubEnv(hubDir), HUB_CACHE_SIZE: '0', ...(probeFile ? { [PROBE_FILE_ENV]: probeFile } : {}) }, nodeArgs });
   const client = new HubClient(hub.origin, hub.token);
   const floorSpec = settings.engine.floorSpec(floorDir);
   const floor: Floor = {
@@ -689,7 +697,7 @@ async function main(): Promise<void> {
     if (sections.has('bigspace')) await bigSpaceSection(hub, settings);
     if (sections.has('scale')) {
       await scaleSpace({
-        hub, client, reads: floor.reads, engine: settings.engine, plainSpec: floor.plainSpec, features: settings.size ?? DEFAULT_SCALE_SIZE,
+        hub, client, reads: floor.reads, engine: settings.engine, plainSpec: floor.plainSpec, features: settings.size ?? DEFAULT_SCALE_SIZE, probeFile,
         afterBulkLoad: async () => { await settings.engine.afterBulkLoad?.(); },
         table: (heading, lines) => sectionTables.push({ heading, lines }), log,
       });

@@ -6,10 +6,12 @@ import { featureTexts } from '../src/hub/feature-text.js';
 import { scatteredPlace, scatteredPointFeature, scatteredPointParts } from './data.js';
 import type { BenchEngine } from './engines.js';
 import type { FloorReads } from './floor-reads.js';
+import { type BoxTiming, boxWaits, machineCounters, waitsTable, watchOwnPauses } from './box-waits.js';
 import { type BenchHub, readMemory, watchMemory } from './hub-server.js';
 import { countFeatures, type HubClient, iterateHttpTimed } from './http.js';
 import { type Measured, perSecond } from './measure.js';
 import { plainTable } from './plain-tables.js';
+import { collectProbe, hubProcesses, PROBE_HEADER } from './probe-records.js';
 import { readCpuSeconds, withCpu } from './process-cpu.js';
 import { ingestOverHttp, type IngestStep } from './scale-ingest.js';
 import { side, takeTurns } from './turns.js';
@@ -21,6 +23,8 @@ const BOXES = 200;
 /** Features a small box holds on average: its side follows from the size of the space. */
 const BOX_FEATURES = 100;
 const STATISTICS_CALLS = 5;
+/** Boxes shown one by one in the probe's table: the p99 of 200 is the second slowest. */
+const SLOWEST_BOXES = 8;
 const ITERATE_LIMIT = 100_000;
 const PLAIN_TABLE = 'plain_scale';
 const PLAIN_BATCH = 10_000;
@@ -36,6 +40,8 @@ export interface ScaleBench {
   engine: BenchEngine;
   plainSpec: StorageSpec;
   features: number;
+  /** Set by `bench --probe`: where the hub's probe writes what each timed box waited for. */
+  probeFile?: string;
   afterBulkLoad(): Promise<void>;
   /** Prints a table under a heading with the run's other tables. */
   table(heading: string, lines: string[][]): void;
@@ -106,21 +112,30 @@ async function loadPlain(bench: ScaleBench, space: string, step: number): Promis
   return rates;
 }
 
-/** One connection, the boxes one after another; the latency of each and the hub's CPU over all of them. */
+/**
+ * One connection, the boxes one after another; the latency of each and the hub's CPU over all of them. With the
+ * probe, each box is labelled for the hub's records and the machine's counters are read around it, outside its time.
+ */
 async function timeBoxes(bench: ScaleBench, space: string, boxes: BBox[]) {
   const latencies: number[] = [];
+  const timings: BoxTiming[] = [];
   let features = 0;
   const run = await withCpu(() => readCpuSeconds(bench.hub.pid), bench.engine.serverPid?.(), async () => {
     const began = performance.now();
-    for (const [west, south, east, north] of boxes) {
+    for (const [index, [west, south, east, north]] of boxes.entries()) {
+      const label = `box ${index}`;
+      const before = bench.probeFile ? machineCounters() : undefined;
       const start = performance.now();
-      const body = await bench.client.expect(200, 'GET', `/hub/spaces/${space}/bbox?west=${west}&south=${south}&east=${east}&north=${north}`);
-      latencies.push(performance.now() - start);
+      const body = await bench.client.expect(200, 'GET', `/hub/spaces/${space}/bbox?west=${west}&south=${south}&east=${east}&north=${north}`, undefined,
+        bench.probeFile ? { [PROBE_HEADER]: label } : undefined);
+      const latencyMs = performance.now() - start;
+      latencies.push(latencyMs);
+      if (before) timings.push({ label, start: performance.timeOrigin + start, latencyMs, before, after: machineCounters() });
       features += countFeatures(body);
     }
     return { items: boxes.length, requests: boxes.length, seconds: (performance.now() - began) / 1000 };
   });
-  return { latencies: [...latencies].sort((a, b) => a - b), features: features / boxes.length, run };
+  return { latencies: [...latencies].sort((a, b) => a - b), features: features / boxes.length, run, timings };
 }
 
 export async function scaleSpace(bench: ScaleBench): Promise<void> {
@@ -154,7 +169,10 @@ export async function scaleSpace(bench: ScaleBench): Promise<void> {
   const boxes = smallBoxes(features, 22);
   // A warm-up at other places, so the first timed box does not pay for the statements' preparation.
   await timeBoxes(bench, space, smallBoxes(features, 7).slice(0, 20));
+  if (bench.probeFile) await collectProbe(bench.probeFile, hubProcesses(hub.pid));
+  const benchPauses = watchOwnPauses();
   const small = await timeBoxes(bench, space, boxes);
+  const waits = bench.probeFile ? boxWaits(small.timings, await collectProbe(bench.probeFile, hubProcesses(hub.pid)), benchPauses.stop()) : undefined;
   const plainBoxes = await bench.reads.run('plainSpatial', {
     spec: bench.plainSpec, table: PLAIN_TABLE, reads: boxes.map((box) => ({ box, limit: 30_000 })), seconds: 2, concurrency: 1,
   });
@@ -214,6 +232,7 @@ export async function scaleSpace(bench: ScaleBench): Promise<void> {
     iterateGoal,
     { label: `hub RSS under ${GOALS.rssMiB} MiB throughout`, value: `${peakMiB.toFixed(0)} MiB peak`, met: peakMiB < GOALS.rssMiB },
   ];
+  if (waits) bench.table(`Scale: what the ${BOXES} small boxes waited for (--probe; p50 / p99, then the ${SLOWEST_BOXES} slowest)`, waitsTable(waits, SLOWEST_BOXES));
   bench.table('Scale goals (issue 22, part 3)', [['goal', 'value', ''], ...goals.map((goal) => [goal.label, goal.value, goal.met ? 'met' : 'MISSED'])]);
 }
 
