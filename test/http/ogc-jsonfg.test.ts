@@ -118,6 +118,8 @@ describe('JSON-FG items', () => {
         }
         const own = pages.flatMap((page) => page.body.features ?? []).find((feature) => feature.id === 'own-3');
         assert.equal(own?.properties.updatedAt, 'its own', 'a property of that name stays the property');
+        const stored = geojson.flatMap((page) => page.body.features ?? []).find((feature) => feature.id === 'own-3');
+        assert.deepEqual(stored?.place, { type: 'Point', coordinates: [7, 7] }, 'GeoJSON keeps the foreign member the JSON-FG answer replaces');
         assert.ok(pages.some((page) => page.body.features?.some((feature) => feature.geometry === null)), 'a feature without geometry');
       });
 
