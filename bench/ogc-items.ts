@@ -1,12 +1,16 @@
-// Benchmark section `ogc`: OGC API Features items pages against iterate over the same 135,000-feature space, in the same run and with the same client.
+// Benchmark section `ogc`: OGC API Features items pages (GeoJSON and JSON-FG) against iterate over the same 135,000-feature space, in the same run and with the same client.
 import { cityParts, fillDirectly, loadCities } from './data.js';
 import { type BenchEngine, openStorage, spaceKey } from './engines.js';
 import type { BenchHub } from './hub-server.js';
 import { countFeatures, handleOf, type HubClient, iterateHttp } from './http.js';
-import { fastest, type Rate } from './measure.js';
+import { type CpuSpent, fastest, type Rate } from './measure.js';
+import { cpuWindow, readCpuSeconds } from './process-cpu.js';
 
-/** The issue's page size, for both walks. */
+/** The issue's page size, for every walk. */
 const PAGE = 1000;
+
+/** JSON-FG adds two members to each feature in the same scan: it should cost little beside the GeoJSON page (docs/jsonfg.md). */
+const JSON_FG_GOAL = 0.9;
 
 export interface OgcItemsBench {
   hub: BenchHub;
@@ -31,13 +35,13 @@ function nextPathOf(tail: Buffer): string | undefined {
   return url.pathname + url.search;
 }
 
-const firstPage = (space: string) => `/ogc/collections/${space}/items?limit=${PAGE}`;
+const firstPage = (space: string, format = '') => `/ogc/collections/${space}/items?limit=${PAGE}${format}`;
 const iteratePath = (space: string, handle: string) => `/hub/spaces/${space}/iterate?limit=${PAGE}&handle=${handle}`;
 
 /** Follows the `next` links to the end and counts the features of every page. */
-async function itemsHttp(client: HubClient, space: string): Promise<number> {
+async function itemsHttp(client: HubClient, space: string, format = ''): Promise<number> {
   let total = 0;
-  for (let path: string | undefined = firstPage(space); path !== undefined;) {
+  for (let path: string | undefined = firstPage(space, format); path !== undefined;) {
     const body = await client.expect(200, 'GET', path);
     total += countFeatures(body);
     path = nextPathOf(body.subarray(Math.max(0, body.length - 512)));
@@ -45,46 +49,56 @@ async function itemsHttp(client: HubClient, space: string): Promise<number> {
   return total;
 }
 
-/** Where a walk is: the path of its next page, or undefined once it has ended; its time so far and its pages. */
+/** Where a walk is: the path of its next page, or undefined once it has ended; its time and CPU so far and its pages. */
 interface Walk {
   next: string | undefined;
   seconds: number;
   pages: number;
+  cpu: { process: number; database: number };
+  nextOf(tail: Buffer): string | undefined;
 }
 
 /** One page of a walk, timed from request to the answer's last byte; reads only the tail, as the timed iterate does. */
-async function step(client: HubClient, walk: Walk, nextOf: (tail: Buffer) => string | undefined): Promise<void> {
+async function step(client: HubClient, walk: Walk, cpuOf: () => () => CpuSpent): Promise<void> {
   if (walk.next === undefined) return;
+  const stop = cpuOf();
   const start = performance.now();
   const tail = await client.tail(walk.next);
   walk.seconds += (performance.now() - start) / 1000;
+  const cpu = stop();
+  walk.cpu.process += cpu.process;
+  walk.cpu.database += cpu.database ?? 0;
   walk.pages++;
-  walk.next = nextOf(tail);
+  walk.next = walk.nextOf(tail);
+}
+
+/** The three walks of one turn: OGC items as GeoJSON and as JSON-FG, and iterate. */
+interface Walked {
+  items: Walk;
+  jsonFg: Walk;
+  iterate: Walk;
 }
 
 /**
- * Both walks at once, a page of each in turn and the first of each pair alternating, so that both see the
- * machine (two shared cores) alike; each side's time is the sum of its own requests.
+ * The walks at once, a page of each in turn and the first of each round rotating, so that all see the machine (two
+ * shared cores) alike; each side's time and CPU is the sum of its own requests.
  */
-async function walkBoth(client: HubClient, space: string, features: number): Promise<{ items: Rate; iterate: Rate }> {
-  const items: Walk = { next: firstPage(space), seconds: 0, pages: 0 };
-  const iterate: Walk = { next: iteratePath(space, '0'), seconds: 0, pages: 0 };
-  const itemsStep = () => step(client, items, nextPathOf);
-  const iterateStep = () => step(client, iterate, (tail) => {
-    const handle = handleOf(tail);
-    return handle === undefined ? undefined : iteratePath(space, handle);
-  });
-  for (let pair = 0; items.next !== undefined || iterate.next !== undefined; pair++) {
-    if (pair % 2 === 0) {
-      await itemsStep();
-      await iterateStep();
-    } else {
-      await iterateStep();
-      await itemsStep();
-    }
+async function walkAll(client: HubClient, space: string, cpuOf: () => () => CpuSpent): Promise<Walked> {
+  const walk = (next: string, nextOf: (tail: Buffer) => string | undefined): Walk => ({ next, seconds: 0, pages: 0, cpu: { process: 0, database: 0 }, nextOf });
+  const walked: Walked = {
+    items: walk(firstPage(space), nextPathOf),
+    jsonFg: walk(firstPage(space, '&f=jsonfg'), nextPathOf),
+    iterate: walk(iteratePath(space, '0'), (tail) => {
+      const handle = handleOf(tail);
+      return handle === undefined ? undefined : iteratePath(space, handle);
+    }),
+  };
+  const sides = [walked.items, walked.jsonFg, walked.iterate];
+  for (let round = 0; sides.some((side) => side.next !== undefined); round++) {
+    for (let at = 0; at < sides.length; at++) await step(client, sides[(round + at) % sides.length], cpuOf);
   }
-  if (items.pages !== iterate.pages) throw new Error(`OGC items took ${items.pages} pages and iterate ${iterate.pages}`);
-  return { items: { items: features, seconds: items.seconds }, iterate: { items: features, seconds: iterate.seconds } };
+  if (new Set(sides.map((side) => side.pages)).size !== 1) throw new Error(`the walks took ${sides.map((side) => side.pages).join(', ')} pages`);
+  return walked;
 }
 
 async function fill(bench: OgcItemsBench, space: string): Promise<void> {
@@ -108,26 +122,38 @@ export async function ogcItems(bench: OgcItemsBench): Promise<void> {
   await fill(bench, space);
 
   // The counted walks check that both return every feature, and warm up both paths before anything is timed.
-  bench.log(`ogc: items and iterate, limit ${PAGE}, ${bench.turns} walks each, taking turns page by page`);
+  bench.log(`ogc: items (GeoJSON, JSON-FG) and iterate, limit ${PAGE}, ${bench.turns} walks each, taking turns page by page`);
   const check = (walk: string, count: number) => {
     if (count !== bench.features) throw new Error(`${walk} returned ${count} of ${bench.features} features`);
   };
   check('iterate', await iterateHttp(bench.client, space, PAGE));
   check('OGC items', await itemsHttp(bench.client, space));
+  check('OGC items in JSON-FG', await itemsHttp(bench.client, space, '&f=jsonfg'));
 
-  const itemsRuns: Rate[] = [];
-  const iterateRuns: Rate[] = [];
-  for (let turn = 0; turn < bench.turns; turn++) {
-    const walked = await walkBoth(bench.client, space, bench.features);
-    itemsRuns.push(walked.items);
-    iterateRuns.push(walked.iterate);
-  }
-  const ratios = itemsRuns.map((run, turn) => `${((100 * iterateRuns[turn].seconds) / run.seconds).toFixed(0)}%`);
-  bench.note(`OGC items features/s against iterate's, walk by walk: ${ratios.join(', ')}.`);
+  const cpuOf = () => cpuWindow(() => readCpuSeconds(bench.hub.pid), bench.engine.serverPid?.());
+  const runs: Walked[] = [];
+  for (let turn = 0; turn < bench.turns; turn++) runs.push(await walkAll(bench.client, space, cpuOf));
+  const rate = (walk: Walk): Rate => ({ items: bench.features, seconds: walk.seconds });
+  const itemsRuns = runs.map((run) => rate(run.items));
+  const jsonFgRuns = runs.map((run) => rate(run.jsonFg));
+  const iterateRuns = runs.map((run) => rate(run.iterate));
+  const percent = (part: Rate, whole: Rate) => `${((100 * whole.seconds) / part.seconds).toFixed(0)}%`;
+  bench.note(`OGC items features/s against iterate's, walk by walk: ${itemsRuns.map((run, turn) => percent(run, iterateRuns[turn])).join(', ')}.`);
+  bench.note(`OGC items in JSON-FG against GeoJSON items, walk by walk: ${jsonFgRuns.map((run, turn) => percent(run, itemsRuns[turn])).join(', ')}.`);
+  const perPage = (walk: (run: Walked) => Walk) => {
+    const pages = runs.reduce((sum, run) => sum + walk(run).pages, 0);
+    const ms = (part: 'process' | 'database') => ((1000 * runs.reduce((sum, run) => sum + walk(run).cpu[part], 0)) / pages).toFixed(2);
+    return `hub ${ms('process')} ms${bench.engine.serverPid ? `, database ${ms('database')} ms` : ''}`;
+  };
+  bench.note(`OGC CPU per ${PAGE}-feature page, all walks: GeoJSON items ${perPage((run) => run.items)}; JSON-FG items ${perPage((run) => run.jsonFg)}; iterate ${perPage((run) => run.iterate)}.`);
   const quick = bench.features < 135_000 ? ' (--quick; 135,000 in a full run)' : '';
+  const walks = `${bench.features.toLocaleString('en-US')} cities${quick}; the walks take turns page by page, best of ${bench.turns}`;
   bench.addRow({
     figure: `OGC items vs iterate (limit ${PAGE}, to the end)`, unit: 'features/s', http: fastest(itemsRuns), floor: fastest(iterateRuns), goal: bench.goal,
-    note: `floor: iterate?limit=${PAGE} over HTTP, same space and client; ${bench.features.toLocaleString('en-US')} cities${quick}; ` +
-      `the walks take turns page by page, best of ${bench.turns}`,
+    note: `floor: iterate?limit=${PAGE} over HTTP, same space and client; ${walks}`,
+  });
+  bench.addRow({
+    figure: `OGC items f=jsonfg vs GeoJSON items (limit ${PAGE}, to the end)`, unit: 'features/s', http: fastest(jsonFgRuns), floor: fastest(itemsRuns), goal: JSON_FG_GOAL,
+    note: `floor: the GeoJSON items walk, same space and client; ${walks}`,
   });
 }

@@ -74,7 +74,7 @@ export const QUERY_PARAMETERS = {
   h3Index: text('An H3 cell to search in.'),
   paginate: flag('Answer {projects, handle} pages instead of an array.'),
   published: flag('List every account\'s published projects.'),
-  f: oneOf('Answer format; jsonseq (GeoJSON text sequence), csv and fgb (FlatGeobuf) on items only (docs/output-formats.md).', ['json', 'html', 'jsonseq', 'csv', 'fgb']),
+  f: oneOf('Answer format; jsonfg (JSON-FG) on items and one item (docs/jsonfg.md); jsonseq (GeoJSON text sequence), csv and fgb (FlatGeobuf) on items only (docs/output-formats.md).', ['json', 'html', 'jsonfg', 'jsonseq', 'csv', 'fgb']),
   bbox: { schema: { type: 'array', minItems: 4, maxItems: 6, items: { type: 'number' } }, description: 'west,south,east,north (or with heights) in CRS84.' },
   'bbox-crs': text('The CRS of bbox: CRS84 only.'),
   crs: text('The CRS of the answer: CRS84 only.'),

@@ -141,6 +141,15 @@ const CASES: Record<string, Case> = {
   'GET /viewer/lib/:file': { kind: 'public', request: () => ({ path: '/viewer/lib/maplibre-gl.css' }) },
 };
 
+/**
+ * The same routes in their other answer formats (docs/output-formats.md, docs/jsonfg.md): a format is written by its own
+ * code after the read, so each is checked against every caller too.
+ */
+const FORMAT_CASES: Record<string, Case[]> = {
+  [`GET ${COLLECTION}/items`]: ['jsonfg', 'jsonseq', 'csv', 'fgb', 'html'].map((f): Case => ({ kind: 'read', request: (s) => ({ path: `/ogc/collections/${s}/items?bbox=8,50,9,51&f=${f}` }) })),
+  [`GET ${ITEM}`]: ['jsonfg', 'html'].map((f): Case => ({ kind: 'read', request: (s) => ({ path: `/ogc/collections/${s}/items/f1?f=${f}` }) })),
+};
+
 /** The token the public token lookup asks about: A's full token, known once the tokens are issued. */
 let lookedUp = '';
 
@@ -270,9 +279,8 @@ for (const backend of BACKENDS) {
 
     for (const route of routes) {
       const key = `${route.method} ${route.path}`;
-      const row = CASES[key];
-      if (!row) continue;
-      test(key, async () => {
+      if (!CASES[key]) continue;
+      for (const [variant, row] of [CASES[key], ...(FORMAT_CASES[key] ?? [])].entries()) test(variant === 0 ? key : `${key} (${row.request(':spaceId').path.split('?')[1]})`, async () => {
         for (const caller of CALLERS) {
           const project = isProjectKind(row.kind);
           const job = isJobKind(row.kind) ? row.kind : undefined;

@@ -1,8 +1,8 @@
-// sortby on OGC items of virtual (group, override) and composite spaces (issue 26): pages by next links equal a sort done here over the features the space shows, on both engines.
+// sortby on OGC items of virtual (group, override, merge by id) and composite spaces (issue 26): pages by next links equal a sort done here over the features the space shows, on both engines.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { call, createSpace, type TestResponse } from '../helpers/http-client.js';
+import { call, createSpace, type FeatureJson, type TestResponse } from '../helpers/http-client.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
 import { seededRandom } from '../helpers/seeded-random.js';
 
@@ -121,9 +121,10 @@ for (const backend of BACKENDS) {
       assert.equal(response.status, 200, response.text);
     };
 
-    /** Every page by next links: the features as `id/src`, and how many pages it took. */
-    async function walk(space: string, query: Record<string, string>): Promise<{ labels: string[]; pages: number; limits: boolean }> {
+    /** Every page by next links: the features as `id/src` and as read, and how many pages it took. */
+    async function walk(space: string, query: Record<string, string>): Promise<{ labels: string[]; features: FeatureJson[]; pages: number; limits: boolean }> {
       const labels: string[] = [];
+      const features: FeatureJson[] = [];
       let pages = 0;
       let limits = true;
       let path: string | undefined = `/ogc/collections/${space}/items?${new URLSearchParams(query)}`;
@@ -132,12 +133,13 @@ for (const backend of BACKENDS) {
         assert.equal(response.status, 200, response.text);
         const found = labelsOf(response);
         labels.push(...found);
+        features.push(...(response.body.features ?? []));
         pages++;
         const next = linkOf(response, 'next');
         if (found.length > Number(query.limit) || (next !== undefined && found.length !== Number(query.limit))) limits = false;
         path = next ? new URL(next).pathname + new URL(next).search : undefined;
       }
-      return { labels, pages, limits };
+      return { labels, features, pages, limits };
     }
 
     before(async () => {
@@ -233,7 +235,59 @@ for (const backend of BACKENDS) {
       assert.equal(response.status, 400, response.text);
     });
 
-    test('a merge space is refused, naming why; a handle of another sort is refused', async () => {
+    /** Merge: each id of A and B once; its `src` is B's where B holds it (later upstreams win). */
+    const MERGED = [...new Set([...A, ...B].map((held) => held.id))];
+    const byUtf8 = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+    /** The merge's features by id as its unsorted items read shows them. */
+    async function unsortedMerge(space: string): Promise<Map<string, FeatureJson>> {
+      const response = await call(hub, 'GET', `/ogc/collections/${space}/items?limit=1000`);
+      assert.equal(response.status, 200, response.text);
+      return new Map((response.body.features ?? []).map((item) => [item.id, item]));
+    }
+
+    test('merge: sortby=id and -id page by next links through each feature once, as the unsorted read merges it', async () => {
+      const shown = await unsortedMerge(spaces.merge);
+      assert.deepEqual([...shown.keys()].sort(byUtf8), [...MERGED].sort(byUtf8), 'the unsorted read shows each id once');
+      const mixed = shown.get(B.find((held) => A.some((other) => other.id === held.id))?.id ?? '');
+      assert.equal(mixed?.properties.src, 'B', 'a feature of both layers is merged, the later layer winning');
+      for (const [sortby, limit] of [['id', '6'], ['-id', '6'], ['id', '1'], ['+id,-n', '7'], ['-id', '100']]) {
+        const { features, pages, limits } = await walk(spaces.merge, { sortby, limit });
+        const ids = [...MERGED].sort(byUtf8);
+        if (sortby.startsWith('-')) ids.reverse();
+        assert.deepEqual(features.map((item) => item.id), ids, `sortby=${sortby} limit=${limit}`);
+        assert.deepEqual(features, ids.map((id) => shown.get(id)), `sortby=${sortby}: the merged features`);
+        assert.ok(limits, `sortby=${sortby}: every page but the last holds the limit`);
+        assert.equal(pages, Math.floor(ids.length / Number(limit)) + 1, `sortby=${sortby} limit=${limit}`);
+      }
+    });
+
+    test('merge: a filter selects a feature when one of its versions matches, as the unsorted read does', async () => {
+      const matches = (held: Feature) => typeof held.properties.k === 'number' && held.properties.k > 1;
+      const expected = MERGED.filter((id) => [...A, ...B].some((held) => held.id === id && matches(held))).sort(byUtf8).reverse();
+      const { features } = await walk(spaces.merge, { sortby: '-id', filter: 'k > 1', limit: '4' });
+      assert.deepEqual(features.map((item) => item.id), expected);
+      const unsorted = await call(hub, 'GET', `/ogc/collections/${spaces.merge}/items?filter=${encodeURIComponent('k > 1')}&limit=1000`);
+      assert.deepEqual((unsorted.body.features ?? []).map((item) => item.id).sort(byUtf8).reverse(), expected, 'the unsorted read agrees');
+    });
+
+    test('merge: writes between pages neither repeat nor skip what stays after the position (keyset)', async () => {
+      const first = await createSpace(hub, { title: 'merge keyset A' });
+      const second = await createSpace(hub, { title: 'merge keyset B' });
+      const point = (id: string, n: number): Feature => ({ type: 'Feature', id, geometry: { type: 'Point', coordinates: [1, 1] }, properties: { n, src: 'x' } });
+      await put(first, ['b1', 'b3', 'b5', 'b7'].map((id, n) => point(id, n)));
+      await put(second, ['b2', 'b3', 'b6', 'b8'].map((id, n) => point(id, n)));
+      const merge = await createSpace(hub, virtual('merge', [first, second]));
+      const page = await call(hub, 'GET', `/ogc/collections/${merge}/items?sortby=id&limit=3`);
+      assert.deepEqual((page.body.features ?? []).map((item) => item.id), ['b1', 'b2', 'b3']);
+      // Before the position (not shown any more on the pages to come), at it in the other layer, and after it.
+      await put(second, [point('b0', 0), point('b1', 9), point('b4', 0)]);
+      await call(hub, 'DELETE', `/hub/spaces/${first}/features/b5`);
+      const next = new URL(linkOf(page, 'next')!);
+      const rest = await walk(merge, Object.fromEntries(next.searchParams));
+      assert.deepEqual(rest.features.map((item) => item.id), ['b4', 'b6', 'b7', 'b8']);
+    });
+
+    test('merge: any other key is refused, naming why; a handle of another sort is refused', async () => {
       const refused = async (path: string, code: string, part: string) => {
         const response = await call(hub, 'GET', path);
         assert.equal(response.status, 400, response.text);
@@ -241,10 +295,14 @@ for (const backend of BACKENDS) {
         assert.equal(response.body.code, code, response.text);
         assert.ok(String(response.body.description).includes(part), `${part} not in ${response.text}`);
       };
-      await refused(`/ogc/collections/${spaces.merge}/items?sortby=n`, 'ogcInvalidSortby', 'merges');
+      await refused(`/ogc/collections/${spaces.merge}/items?sortby=n`, 'ogcInvalidSortby', 'sorts by id alone');
+      await refused(`/ogc/collections/${spaces.merge}/items?sortby=-n,id`, 'ogcInvalidSortby', 'several versions');
       const first = await call(hub, 'GET', `/ogc/collections/${spaces.group}/items?sortby=n&limit=2`);
       const handle = new URL(linkOf(first, 'next')!).searchParams.get('handle')!;
       await refused(`/ogc/collections/${spaces.group}/items?sortby=-n&limit=2&handle=${handle}`, 'ogcInvalidSortHandle', '-n');
+      const merged = await call(hub, 'GET', `/ogc/collections/${spaces.merge}/items?sortby=id&limit=2`);
+      const mergeHandle = new URL(linkOf(merged, 'next')!).searchParams.get('handle')!;
+      await refused(`/ogc/collections/${spaces.merge}/items?sortby=-id&limit=2&handle=${mergeHandle}`, 'ogcInvalidSortHandle', '-id');
     });
   });
 }

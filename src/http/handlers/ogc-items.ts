@@ -2,14 +2,16 @@
 import type { ItemsPage } from '../../hub/ogc/ogc-service.js';
 import { ogcInputFeature } from '../../hub/ogc/ogc-feature-input.js';
 import { ogcFeatureTexts } from '../../hub/ogc/ogc-feature-text.js';
+import { bodyEtag } from '../../core/body-etag.js';
 import { bodyStream } from '../body/body-stream.js';
 import { readJsonObject } from '../body/json-body.js';
 import { checkCrs, ogcBbox, ogcDatetime, ogcFilter, ogcHandle, ogcLimit, ogcPropertyFilters, ogcSortby } from '../query/ogc-parameters.js';
 import { featureDetail, featureRows, type Link, linkList, page } from '../reply/ogc-html.js';
+import { JSON_FG_TYPE, jsonFgItem, jsonFgRoot } from '../reply/jsonfg-document.js';
 import { sendFeatureCollection, sendFeatureText, sendTextRead } from '../reply/read-reply.js';
 import { callerOf, type HandlerContext } from '../request-context.js';
 import { versionRefOf } from '../query/version-ref.js';
-import { type LinkBase, linkBase, ogcFormat, ogcItemsFormat, ogcReadOptions } from './ogc-request.js';
+import { type FeatureFormat, type LinkBase, linkBase, ogcItemsFormat, ogcReadOptions } from './ogc-request.js';
 import { type FileFormat, fileFormatType, linkHeader, sendFeatureFile } from '../reply/feature-formats.js';
 
 const GEOJSON = 'application/geo+json';
@@ -27,20 +29,27 @@ function pageParameters(context: HandlerContext): Record<string, string> {
   return kept;
 }
 
+/** The media type of a feature answer in each format. */
+const typeOf = (format: FeatureFormat | FileFormat): string =>
+  format === 'json' ? GEOJSON : format === 'html' ? HTML_TYPE : format === 'jsonfg' ? JSON_FG_TYPE : fileFormatType(format);
+
+/** The formats a page in `format` links to as `alternate`: the documents' other formats (the file formats link none). */
+const ALTERNATES: Record<FeatureFormat, FeatureFormat[]> = { json: ['html', 'jsonfg'], html: ['json', 'jsonfg'], jsonfg: ['json', 'html'] };
+
 /**
- * `self`, the other format (JSON or HTML), `collection`, and `next` when the page came full (keyset: the handle is its last
+ * `self`, the other formats, `collection`, and `next` when the page came full (keyset: the handle is its last
  * sequence, or its sort position). A file format's page links to itself and its next page in that format.
  */
-function pageLinks(context: HandlerContext, base: LinkBase, result: ItemsPage, format: 'json' | 'html' | FileFormat): Link[] {
+function pageLinks(context: HandlerContext, base: LinkBase, result: ItemsPage, format: FeatureFormat | FileFormat): Link[] {
   const { spaceId } = context.params;
   const parameters = pageParameters(context);
   const given = context.query.first('handle');
   const here = given ? { ...parameters, handle: given } : parameters;
-  const type = format === 'json' ? GEOJSON : format === 'html' ? HTML_TYPE : fileFormatType(format);
-  const other = format === 'html' ? 'json' : 'html';
+  const type = typeOf(format);
+  const alternates = format === 'json' || format === 'html' || format === 'jsonfg' ? ALTERNATES[format] : [];
   const links: Link[] = [
     { href: base.href(itemsPath(spaceId), { ...here, f: format }), rel: 'self', type, title: 'this page' },
-    { href: base.href(itemsPath(spaceId), { ...here, f: other }), rel: 'alternate', type: other === 'html' ? HTML_TYPE : GEOJSON, title: 'this page in the other format' },
+    ...alternates.map((other): Link => ({ href: base.href(itemsPath(spaceId), { ...here, f: other }), rel: 'alternate', type: typeOf(other), title: `this page as ${other}` })),
     { href: base.href(`/collections/${encodeURIComponent(spaceId)}`), rel: 'collection', type: 'application/json', title: 'the collection' },
   ];
   const handle = result.next();
@@ -69,10 +78,12 @@ export async function ogcItems(context: HandlerContext): Promise<unknown> {
   };
   const base = linkBase(context);
   const result = await context.hub.ogc.items(callerOf(context), context.params.spaceId, query, ogcReadOptions(context, format), versionRefOf(context.query));
-  if (format === 'json') {
-    const trailer = () => ({ links: pageLinks(context, base, result, 'json'), numberReturned: result.returned() });
+  if (format === 'json' || format === 'jsonfg') {
+    const trailer = () => ({ links: pageLinks(context, base, result, format), numberReturned: result.returned() });
     // The time of the answer is not part of what it holds: left out of the ETag, or no page would ever be answered 304.
-    return sendFeatureCollection(context.request, context.reply, { ...result, trailer }, () => ({ timeStamp: new Date().toISOString() }));
+    const untagged = () => ({ timeStamp: new Date().toISOString() });
+    const form = format === 'jsonfg' ? { type: JSON_FG_TYPE, head: jsonFgRoot(context.params.spaceId) } : undefined;
+    return sendFeatureCollection(context.request, context.reply, { ...result, trailer }, untagged, form);
   }
   if (format !== 'html') {
     const links = () => pageLinks(context, base, result, format).filter((link) => link.rel !== 'alternate').map((link) => linkHeader(link.href, link.rel, link.type));
@@ -87,10 +98,14 @@ export async function ogcItems(context: HandlerContext): Promise<unknown> {
 }
 
 export async function ogcItem(context: HandlerContext): Promise<unknown> {
-  const format = ogcFormat(context);
+  const format = ogcItemsFormat(context, 'item');
   const { spaceId, featureId } = context.params;
   const feature = await context.hub.ogc.item(callerOf(context), spaceId, featureId, ogcReadOptions(context, format), versionRefOf(context.query));
   if (format === 'json') return sendFeatureText(context.request, context.reply, feature.json, feature.etag, feature.cacheTTL);
+  if (format === 'jsonfg') {
+    const document = jsonFgItem(spaceId, feature.json);
+    return sendFeatureText(context.request, context.reply, document, bodyEtag(document), feature.cacheTTL, JSON_FG_TYPE);
+  }
   const base = linkBase(context);
   const links: Link[] = [
     { href: base.href(`${itemsPath(spaceId)}/${encodeURIComponent(featureId)}`, { f: 'json' }), rel: 'alternate', type: GEOJSON, title: 'this item as GeoJSON' },

@@ -4,6 +4,7 @@ import { sortablesOf } from '../../hub/ogc/ogc-sort.js';
 import { apiDocument, type PathItems, queryParameter } from '../api-document.js';
 import { CRS84 } from '../query/ogc-parameters.js';
 import { collectionRows, escapeHtml, type Link, linkList, page, queryableRows } from '../reply/ogc-html.js';
+import { JSON_FG_CORE, JSON_FG_TYPE } from '../reply/jsonfg-document.js';
 import { sendTextRead } from '../reply/read-reply.js';
 import { callerOf, type HandlerContext } from '../request-context.js';
 import { routes } from '../routes.js';
@@ -17,7 +18,8 @@ const OPENAPI = 'application/vnd.oai.openapi+json;version=3.0';
 /**
  * The conformance classes served: Part 1 core, GeoJSON, HTML and OpenAPI 3.0; Part 4 create/replace/delete and update;
  * Part 3 filtering with CQL2 text and JSON, basic CQL2 with LIKE, BETWEEN and IN, and the spatial functions; Part 8 sorting (docs/ogc-filtering.md);
- * OGC API Tiles with MVT tilesets of each collection in WebMercatorQuad, and that tile matrix set's definition (docs/vector-tiles.md).
+ * OGC API Tiles with MVT tilesets of each collection in WebMercatorQuad, and that tile matrix set's definition (docs/vector-tiles.md);
+ * JSON-FG core for items and one item (docs/jsonfg.md).
  */
 export const CONFORMANCE = [
   'http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core',
@@ -46,6 +48,7 @@ export const CONFORMANCE = [
   'http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/mvt',
   'http://www.opengis.net/spec/tms/2.0/conf/tilematrixset',
   'http://www.opengis.net/spec/tms/2.0/conf/json-tilematrixset',
+  JSON_FG_CORE,
 ];
 
 /** The link to this document in the other format, after `self`. */
@@ -130,6 +133,7 @@ function collectionBody(base: LinkBase, collection: Collection, format: OgcForma
     ...(self ? selfLinks(base, path, format) : [{ href: base.href(path), rel: 'collection', type: JSON_TYPE, title: collection.title }]),
     { href: base.href(`${path}/items`), rel: 'items', type: GEOJSON, title: 'items' },
     { href: base.href(`${path}/items`, { f: 'html' }), rel: 'items', type: HTML_TYPE, title: 'items as HTML' },
+    { href: base.href(`${path}/items`, { f: 'jsonfg' }), rel: 'items', type: JSON_FG_TYPE, title: 'items as JSON-FG' },
     { href: base.href(`${path}/queryables`), rel: 'http://www.opengis.net/def/rel/ogc/1.0/queryables', type: 'application/schema+json', title: 'queryables' },
     { href: base.href(`${path}/sortables`), rel: 'http://www.opengis.net/def/rel/ogc/1.0/sortables', type: 'application/schema+json', title: 'sortables' },
     { href: base.href(`${path}/tiles`), rel: 'http://www.opengis.net/def/rel/ogc/1.0/tilesets-vector', type: JSON_TYPE, title: 'vector tilesets' },

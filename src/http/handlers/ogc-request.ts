@@ -1,43 +1,59 @@
 // What every OGC API handler needs from the request: the format asked for, the links' origin, and the read options.
 import { hubError } from '../../core/errors.js';
 import type { ReadOptions } from '../../hub/features/read-pipeline.js';
-import { ogcFeatureTexts } from '../../hub/ogc/ogc-feature-text.js';
+import { jsonFgFeatureTexts, ogcFeatureTexts } from '../../hub/ogc/ogc-feature-text.js';
 import { OGC_ROOT } from '../api-document.js';
-import { acceptedFileFormat, FILE_FORMAT_NAMES, type FileFormat, fileFormatNamed } from '../reply/feature-formats.js';
+import { acceptedFileFormat, FILE_FORMAT_NAMES, type FileFormat, fileFormatNamed, fileFormatType } from '../reply/feature-formats.js';
+import { JSON_FG_TYPE } from '../reply/jsonfg-document.js';
 import { clientGone } from '../reply/read-reply.js';
 import type { HandlerContext } from '../request-context.js';
 import { etagKey } from './read-parameters.js';
 
 export type OgcFormat = 'json' | 'html';
 
+/** What a feature answer (items, one item) may be besides: JSON-FG (docs/jsonfg.md). */
+export type FeatureFormat = OgcFormat | 'jsonfg';
+
+/** What a path serves: documents (JSON, HTML), one item (also JSON-FG), items (also JSON-FG and the file formats). */
+type Serves = 'document' | 'item' | 'items';
+
 /** `f=json|html` wins; else HTML only when `Accept` names text/html before any JSON type (a browser), else JSON. */
 export function ogcFormat(context: HandlerContext): OgcFormat {
-  const format = ogcItemsFormat(context, false);
-  return format === 'json' || format === 'html' ? format : 'json';
+  const format = ogcItemsFormat(context, 'document');
+  return format === 'html' ? 'html' : 'json';
 }
 
+/** Where `Accept` names a media type first, -1 when it does not. */
+const named = (accept: string, type: RegExp | string): number => (typeof type === 'string' ? accept.indexOf(type) : accept.search(type));
+
 /**
- * The format of an answer that may also be a file (items): `f` wins (`jsonseq`, `csv`, `fgb` or their other names), else
- * a file format's media type in `Accept` before any JSON or HTML type, else as `ogcFormat`. A wrong `f` is a 400 listing
- * what the path serves.
+ * The format of a feature answer: `f` wins (`jsonfg`, and on items `jsonseq`, `csv`, `fgb` or their other names), else
+ * the format whose media type `Accept` names first (JSON-FG's, a file format's, GeoJSON or JSON, HTML), else JSON. A
+ * wrong `f` is a 400 listing what the path serves.
  */
-export function ogcItemsFormat(context: HandlerContext, files = true): OgcFormat | FileFormat {
+export function ogcItemsFormat(context: HandlerContext, serves: Serves = 'items'): FeatureFormat | FileFormat {
   const f = context.query.first('f');
   if (f !== undefined) {
     const wanted = f.toLowerCase();
     if (wanted === 'json' || wanted === 'geojson') return 'json';
     if (wanted === 'html') return 'html';
-    const file = files ? fileFormatNamed(wanted) : undefined;
+    if (wanted === 'jsonfg' && serves !== 'document') return 'jsonfg';
+    const file = serves === 'items' ? fileFormatNamed(wanted) : undefined;
     if (file) return file;
-    throw hubError('ogcInvalidFormat', { formats: ['json', 'html', ...(files ? FILE_FORMAT_NAMES : [])].join(', ') });
+    const formats = ['json', 'html', ...(serves === 'document' ? [] : ['jsonfg']), ...(serves === 'items' ? FILE_FORMAT_NAMES : [])];
+    throw hubError('ogcInvalidFormat', { formats: formats.join(', ') });
   }
   const accept = (context.request.headers.accept ?? '').toLowerCase();
-  const file = files ? acceptedFileFormat(accept) : undefined;
-  if (file) return file;
-  const html = accept.indexOf('text/html');
-  if (html < 0) return 'json';
-  const json = accept.search(/application\/(geo\+)?json/);
-  return json >= 0 && json < html ? 'json' : 'html';
+  const offered: Array<{ format: FeatureFormat | FileFormat; at: number }> = [
+    { format: 'json', at: named(accept, /application\/(geo\+)?json(?!-seq)/) },
+    { format: 'html', at: named(accept, 'text/html') },
+  ];
+  if (serves !== 'document') offered.push({ format: 'jsonfg', at: named(accept, JSON_FG_TYPE) });
+  // A file format's type is offered only when no JSON or HTML type comes before it (feature-formats.ts).
+  const file = serves === 'items' ? acceptedFileFormat(accept) : undefined;
+  if (file) offered.push({ format: file, at: named(accept, fileFormatType(file).split(';')[0]) });
+  const first = offered.filter(({ at }) => at >= 0).sort((a, b) => a.at - b.at)[0];
+  return first?.format ?? 'json';
 }
 
 /** Host names and ports only: anything else in `Host` is not put into a link. */
@@ -74,6 +90,7 @@ export function linkBase(context: HandlerContext): LinkBase {
  * Read options without transforms, in the OGC form (flat properties, 2D where the hub padded z: ogc-feature-text.ts);
  * the ETag tells formats and origins apart, as their bodies differ.
  */
-export function ogcReadOptions(context: HandlerContext, format: OgcFormat | FileFormat): ReadOptions {
-  return { transforms: [], etagKey: `${etagKey(context)}\n${format}\n${linkBase(context).root}`, signal: clientGone(context.reply), shape: ogcFeatureTexts };
+export function ogcReadOptions(context: HandlerContext, format: FeatureFormat | FileFormat): ReadOptions {
+  const shape = format === 'jsonfg' ? jsonFgFeatureTexts : ogcFeatureTexts;
+  return { transforms: [], etagKey: `${etagKey(context)}\n${format}\n${linkBase(context).root}`, signal: clientGone(context.reply), shape };
 }

@@ -11,11 +11,12 @@ export function members(values: Record<string, unknown>): string {
 
 /**
  * A FeatureCollection without its closing brace, so that members can still follow (the ETag of a read comes after
- * what it hashes). Pages are comma-joined feature texts, copied as they come (strings or UTF-8 bytes); `trailer` is
- * read once they are done.
+ * what it hashes). `head` are members before the features (JSON-FG's); pages are comma-joined feature texts, copied as
+ * they come (strings or UTF-8 bytes); `trailer` is read once they are done.
  */
-export async function* openCollection(pages: AsyncIterable<string | Buffer> | Iterable<string | Buffer>, trailer: () => Record<string, unknown>): AsyncIterable<string | Buffer> {
-  yield '{"type":"FeatureCollection","features":[';
+export async function* openCollection(pages: AsyncIterable<string | Buffer> | Iterable<string | Buffer>, trailer: () => Record<string, unknown>,
+  head: Record<string, unknown> = {}): AsyncIterable<string | Buffer> {
+  yield `{"type":"FeatureCollection"${members(head)},"features":[`;
   let first = true;
   for await (const page of pages) {
     if (page.length === 0) continue;

@@ -80,6 +80,14 @@ export async function started<T>(pages: AsyncIterable<T>): Promise<AsyncIterable
  */
 const HASHED_ANSWER = 4 * 1024 * 1024;
 
+/** What a collection answer is besides its features: its media type and the members before `features`. */
+export interface CollectionForm {
+  type: string;
+  head?: Record<string, unknown>;
+}
+
+const GEOJSON_FORM: CollectionForm = { type: GEOJSON };
+
 /** The last members of a collection and its closing brace. */
 const closing = (tail: Record<string, unknown>) => Buffer.from(`${members(tail)}}`);
 
@@ -90,14 +98,14 @@ const closing = (tail: Record<string, unknown>) => Buffer.from(`${members(tail)}
  * the answer cache goes out as its bytes; one made whole here is offered to it (`keep`), a streamed one is not.
  */
 export async function sendFeatureCollection(request: FastifyRequest, reply: FastifyReply, result: FeatureCollectionStream,
-  untagged: () => Record<string, unknown> = () => ({})): Promise<FastifyReply> {
+  untagged: () => Record<string, unknown> = () => ({}), form: CollectionForm = GEOJSON_FORM): Promise<FastifyReply> {
   if (result.cached) {
     if (notModified(request, reply, result.cached.etag, result.cacheTTL)) return reply;
-    return reply.type(GEOJSON).send(result.cached.body);
+    return reply.type(form.type).send(result.cached.body);
   }
   const remembered = request.headers['if-none-match'] ? etagMemory.get(result.key) : undefined;
   if (remembered !== undefined && notModified(request, reply, remembered, result.cacheTTL)) return reply;
-  const body = openCollection(result.features, result.trailer)[Symbol.asyncIterator]();
+  const body = openCollection(result.features, result.trailer, form.head)[Symbol.asyncIterator]();
   const hasher = bodyHasher();
   const head: Buffer[] = [];
   let size = 0;
@@ -105,7 +113,7 @@ export async function sendFeatureCollection(request: FastifyRequest, reply: Fast
     const chunk = typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
     head.push(chunk);
     size += chunk.length;
-    if (size > HASHED_ANSWER) return streamed(request, reply, result, head, body, untagged);
+    if (size > HASHED_ANSWER) return streamed(request, reply, result, head, body, untagged, form.type);
     hasher.update(chunk);
   }
   hasher.update('}');
@@ -114,12 +122,12 @@ export async function sendFeatureCollection(request: FastifyRequest, reply: Fast
   const whole = Buffer.concat([...head, closing({ ...untagged(), etag })]);
   result.keep?.({ body: whole, etag });
   if (notModified(request, reply, etag, result.cacheTTL)) return reply;
-  return reply.type(GEOJSON).send(whole);
+  return reply.type(form.type).send(whole);
 }
 
 /** A collection past HASHED_ANSWER: its first chunks are in `head`, the rest still in `body`. */
 async function streamed(request: FastifyRequest, reply: FastifyReply, result: FeatureCollectionStream, head: Buffer[],
-  body: AsyncIterator<string | Buffer>, untagged: () => Record<string, unknown>): Promise<FastifyReply> {
+  body: AsyncIterator<string | Buffer>, untagged: () => Record<string, unknown>, type: string): Promise<FastifyReply> {
   const etag = `"${result.key}"`;
   etagMemory.set(result.key, etag);
   if (notModified(request, reply, etag, result.cacheTTL)) {
@@ -137,12 +145,12 @@ async function streamed(request: FastifyRequest, reply: FastifyReply, result: Fe
       await body.return?.();
     }
   }
-  return reply.type(GEOJSON).send(Readable.from(rest(), { objectMode: false }));
+  return reply.type(type).send(Readable.from(rest(), { objectMode: false }));
 }
 
-export function sendFeatureText(request: FastifyRequest, reply: FastifyReply, json: string, etag: string, cacheTTL?: number): FastifyReply {
+export function sendFeatureText(request: FastifyRequest, reply: FastifyReply, json: string, etag: string, cacheTTL?: number, type = GEOJSON): FastifyReply {
   if (notModified(request, reply, etag, cacheTTL)) return reply;
-  return reply.type(GEOJSON).send(json);
+  return reply.type(type).send(json);
 }
 
 /** A vector tile; a tile without features has no body, hence 204 (API.md 1.9: a 200 always carries a body). */

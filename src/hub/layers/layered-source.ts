@@ -1,5 +1,5 @@
 // Reads through a virtual space (group, merge, override) or a composite space: several spaces' features as one.
-import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage, SortedPage, SortedQuery } from '../../core/feature-query.js';
+import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage, SortedPage, SortedQuery, SortValue } from '../../core/feature-query.js';
 import type { VectorTileRequest } from '../../core/vector-tile-request.js';
 import { vectorTileOf } from '../../geo/vector-tile.js';
 import type { BBox } from '../../geo/bbox.js';
@@ -265,13 +265,58 @@ export class LayeredSource implements FeatureSource {
 
   /**
    * Each layer read in the sort order by its engine, up to `limit` rows it shows, then merged k-way (sorted-merge.ts).
-   * Merge is refused: a merged feature's key values come from several versions, so no layer's order places it.
+   * A merge sorts by id alone (`mergedSortedPage`).
    */
   async sortedPage(query: SortedQuery, signal?: AbortSignal): Promise<SortedPage> {
-    if (this.combination === 'merge') throw hubError('ogcInvalidSortby', { problem: 'the items of a virtual space that merges its layers cannot be sorted (docs/ogc-filtering.md)' });
+    if (this.combination === 'merge') return this.mergedSortedPage(query, signal);
     const start = query.after ? positionOf(query.after) : undefined;
     const lists = await Promise.all(this.layers.map((_, layer) => this.sortedRows(layer, query, start, signal)));
     return mergeSorted(query.sort, lists, query.limit);
+  }
+
+  /**
+   * A merge sorted by id alone: a merged feature has its id in every layer holding a version of it, so each layer's
+   * matches in id order, up to `limit` of them, merged k-way with equal ids taken once, are the page's ids in order,
+   * as the merge shows a feature when one of its versions matches (the unsorted read's rule). The page's texts are
+   * then the merged versions, as the unsorted read shows them. The handle resumes after the last id in every layer
+   * (the id key's number is 0 here: no layer is named, as each id is shown once).
+   * Any other key's value comes from several versions, so no layer's order places the merged feature: a 400.
+   */
+  private async mergedSortedPage(query: SortedQuery, signal?: AbortSignal): Promise<SortedPage> {
+    const [key, ...others] = query.sort;
+    if (others.length > 0 || key.path.length !== 1 || key.path[0] !== 'id') {
+      throw hubError('ogcInvalidSortby', { problem: 'a virtual space that merges its layers sorts by id alone (sortby=id or -id): the values of other keys come from several versions of a feature, so no layer\'s order places it (docs/ogc-filtering.md)' });
+    }
+    const { after: _after, ...first } = query;
+    const texts: string[] = [];
+    const keys: SortValue[][] = [];
+    let after = query.after ? positionOf(query.after).keys : undefined;
+    // A second round only when features were deleted from every layer between the sorted reads and the lookup.
+    while (texts.length < query.limit) {
+      const limit = query.limit - texts.length;
+      const lists = await Promise.all(this.layers.map(async (layer, index): Promise<LayerRow[]> => {
+        const page = await this.storage.features.sortedPage(layer.key, this.at(index, { ...first, ...(after ? { after } : {}), limit }), signal);
+        return page.texts.map((text, row) => ({ layer: index, text, keys: page.keys[row] }));
+      }));
+      const page = mergeSorted(query.sort, lists, limit, true);
+      const ids = page.keys.map((rowKeys) => rowKeys[0][2]);
+      const found = await this.lookup(ids, signal, { version: query.version });
+      ids.forEach((id, index) => {
+        const shown = this.effective(this.layers.flatMap((_, layer) => {
+          const row = found.get(layer)?.get(id);
+          return row ? [{ layer, row }] : [];
+        }));
+        if (shown) {
+          texts.push(shown.json);
+          keys.push(page.keys[index]);
+        }
+      });
+      if (ids.length < limit) break;
+      // The engines' own keys: `page.last` names a layer in the id key's number, which they would compare.
+      after = page.keys[page.keys.length - 1];
+    }
+    const last = keys[keys.length - 1];
+    return { texts, keys, ...(last ? { last } : {}) };
   }
 
   /** Up to `limit` rows of one layer the read shows, in the sort order after `start`, read in steps as `query` reads them. */

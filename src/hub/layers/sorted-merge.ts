@@ -44,8 +44,12 @@ export function positionOf(after: readonly SortValue[]): LayerPosition {
   return { layer, keys };
 }
 
-/** The layers' rows (each list in the sort order) merged k-way, ties by layer, up to `limit`; `last` names the last row's layer. */
-export function mergeSorted(sort: readonly SortKey[], lists: ReadonlyArray<readonly LayerRow[]>, limit: number): SortedPage {
+/**
+ * The layers' rows (each list in the sort order) merged k-way, ties by layer, up to `limit`; `last` names the last row's
+ * layer. With `distinct`, rows equal on every key (in a sort by id alone: one feature's versions) are one row, the
+ * lowest layer's, and every list holding it moves past it.
+ */
+export function mergeSorted(sort: readonly SortKey[], lists: ReadonlyArray<readonly LayerRow[]>, limit: number, distinct = false): SortedPage {
   const heads = lists.map(() => 0);
   const rows: LayerRow[] = [];
   while (rows.length < limit) {
@@ -56,8 +60,11 @@ export function mergeSorted(sort: readonly SortKey[], lists: ReadonlyArray<reado
       if (best < 0 || compareKeys(sort, rowsOfList[heads[list]].keys, lists[best][heads[best]].keys) < 0) best = list;
     }
     if (best < 0) break;
-    rows.push(lists[best][heads[best]]);
-    heads[best] += 1;
+    const row = lists[best][heads[best]];
+    rows.push(row);
+    for (const [list, rowsOfList] of lists.entries()) {
+      if (list === best || (distinct && heads[list] < rowsOfList.length && compareKeys(sort, rowsOfList[heads[list]].keys, row.keys) === 0)) heads[list] += 1;
+    }
   }
   const last = rows[rows.length - 1];
   const position = last ? last.keys.map((value, index): SortValue => (index === last.keys.length - 1 ? [value[0], last.layer, value[2]] : value)) : undefined;

@@ -1,4 +1,4 @@
-// The feature texts OGC clients get: flat properties (the hub's namespace becomes createdAt, updatedAt and tags) and 2D where the hub padded z.
+// The feature texts OGC clients get: flat properties (the hub's namespace becomes createdAt, updatedAt and tags) and 2D where the hub padded z; in JSON-FG also `time` and `place`.
 import { ByteWriter } from '../../core/byte-writer.js';
 import { isObject } from '../../core/json.js';
 import { CLOSE_BRACE, COLON, COMMA, QUOTE } from '../../core/json-bytes.js';
@@ -27,12 +27,23 @@ const NO_TAGS = Buffer.from('[]');
 const DIGIT_0 = 0x30;
 const DIGIT_9 = 0x39;
 
-/** A hub time as its member (`"createdAt":"…ISO 8601…"`); the features of one write share their times, so recent ones are remembered. */
-const timeMembers = { createdAt: new Map<number, Buffer>(), updatedAt: new Map<number, Buffer>() };
-const lastTime: Record<(typeof TIMES)[number], { millis: number; member: Buffer }> = {
-  createdAt: { millis: NaN, member: Buffer.alloc(0) }, updatedAt: { millis: NaN, member: Buffer.alloc(0) },
+/** The members a hub time becomes: a property, or JSON-FG's `time` (from `updatedAt`, the instant `datetime` selects on). */
+type TimeMember = (typeof TIMES)[number] | 'time';
+const TIME_TEXT: Record<TimeMember, (iso: string) => string> = {
+  createdAt: (iso) => `"createdAt":"${iso}"`,
+  updatedAt: (iso) => `"updatedAt":"${iso}"`,
+  time: (iso) => `"time":{"timestamp":"${iso}"}`,
 };
-function timeMember(name: (typeof TIMES)[number], millis: number): Buffer | undefined {
+/** JSON-FG's members of a feature without a time, and its `place`: null, as `geometry` holds the CRS84 geometry. */
+const NO_TIME = Buffer.from(',"time":null');
+const NULL_PLACE = Buffer.from(',"place":null}');
+
+/** A hub time as its member (`"createdAt":"…ISO 8601…"`); the features of one write share their times, so recent ones are remembered. */
+const timeMembers: Record<TimeMember, Map<number, Buffer>> = { createdAt: new Map(), updatedAt: new Map(), time: new Map() };
+const lastTime: Record<TimeMember, { millis: number; member: Buffer }> = {
+  createdAt: { millis: NaN, member: Buffer.alloc(0) }, updatedAt: { millis: NaN, member: Buffer.alloc(0) }, time: { millis: NaN, member: Buffer.alloc(0) },
+};
+function timeMember(name: TimeMember, millis: number): Buffer | undefined {
   const last = lastTime[name];
   if (last.millis === millis) return last.member;
   const known = timeMembers[name];
@@ -41,7 +52,7 @@ function timeMember(name: (typeof TIMES)[number], millis: number): Buffer | unde
     const time = new Date(millis);
     if (Number.isNaN(time.getTime())) return undefined;
     if (known.size >= 1024) known.clear();
-    member = Buffer.from(`"${name}":"${time.toISOString()}"`);
+    member = Buffer.from(TIME_TEXT[name](time.toISOString()));
     known.set(millis, member);
   }
   last.millis = millis;
@@ -70,7 +81,7 @@ function isKey(bytes: Uint8Array, start: number, end: number, key: Buffer): bool
  * What the quick path learns of one feature's properties, kept between features so that a page makes no garbage for
  * it: where the namespace member starts and ends (its key, and its value), and which hub names the feature has as its own.
  */
-const hub = { memberStart: -1, valueStart: -1, memberEnd: -1, createdAt: false, updatedAt: false, tags: false };
+const hub = { memberStart: -1, valueStart: -1, memberEnd: -1, createdAt: false, updatedAt: false, tags: false, updatedAtStart: -1, updatedAtEnd: -1 };
 
 /**
  * Reads the members of the properties object whose first member starts at `at` into `hub`. Returns the index after
@@ -78,6 +89,7 @@ const hub = { memberStart: -1, valueStart: -1, memberEnd: -1, createdAt: false, 
  */
 function readProperties(input: Buffer, at: number): number {
   hub.memberStart = -1;
+  hub.updatedAtStart = -1;
   hub.createdAt = hub.updatedAt = hub.tags = false;
   if (input[at] === CLOSE_BRACE) return at + 1;
   for (;;) {
@@ -141,6 +153,8 @@ function appendHubMembers(input: Buffer, start: number, end: number, out: ByteWr
     if (length === KEYS.createdAt.length && second === KEYS.createdAt[1] && isKey(input, at, keyEnd, KEYS.createdAt)) {
       if (appendTime('createdAt', input, valueStart, valueStop, out, comma)) comma = true;
     } else if (length === KEYS.updatedAt.length && second === KEYS.updatedAt[1] && isKey(input, at, keyEnd, KEYS.updatedAt)) {
+      hub.updatedAtStart = valueStart;
+      hub.updatedAtEnd = valueStop;
       if (appendTime('updatedAt', input, valueStart, valueStop, out, comma)) comma = true;
     } else if (length === KEYS.tags.length && second === KEYS.tags[1] && isKey(input, at, keyEnd, KEYS.tags)) {
       tagsStart = valueStart;
@@ -156,10 +170,26 @@ function appendHubMembers(input: Buffer, start: number, end: number, out: ByteWr
 }
 
 /**
- * The feature at `start` as the hub stores it, appended in the OGC form without parsing it; the index after it, or
- * undefined (nothing appended) when it is laid out otherwise.
+ * JSON-FG's members after the rest of a feature: `time`, the namespace's `updatedAt` at `input[start, end)` (null without
+ * one), `place` null, and the feature's closing brace.
  */
-function quickFeature(input: Buffer, start: number, out: ByteWriter): number | undefined {
+function appendFgMembers(input: Buffer, start: number, end: number, out: ByteWriter): void {
+  const millis = start < 0 ? undefined : integerIn(input, start, end);
+  const time = millis === undefined ? undefined : timeMember('time', millis);
+  if (time === undefined) out.copy(NO_TIME, 0, NO_TIME.length);
+  else {
+    out.copy(COMMA_BYTES, 0, 1);
+    out.copy(time, 0, time.length);
+  }
+  out.copy(NULL_PLACE, 0, NULL_PLACE.length);
+}
+
+/**
+ * The feature at `start` as the hub stores it, appended in the OGC form (JSON-FG with `fg`) without parsing it; the
+ * index after it, or undefined (nothing appended) when it is laid out otherwise. In JSON-FG a feature with members
+ * besides type, id, geometry and properties is parsed instead, as one of them could be a JSON-FG member of its own.
+ */
+function quickFeature(input: Buffer, start: number, out: ByteWriter, fg: boolean): number | undefined {
   if (!bytesAt(input, start, PREFIX)) return undefined;
   const idEnd = stringEnd(input, start + PREFIX.length - 1);
   if (!bytesAt(input, idEnd, GEOMETRY)) return undefined;
@@ -170,14 +200,17 @@ function quickFeature(input: Buffer, start: number, out: ByteWriter): number | u
   if (propertiesEnd < 0) return undefined;
   let end: number;
   if (input[propertiesEnd] === CLOSE_BRACE) end = propertiesEnd + 1;
-  else if (input[propertiesEnd] === COMMA) end = membersEnd(input, propertiesEnd + 1);
+  else if (input[propertiesEnd] === COMMA && !fg) end = membersEnd(input, propertiesEnd + 1);
   else return undefined;
   if (end < 0 || (end < input.length && input[end] !== COMMA)) return undefined;
   out.copy(input, start, geometryStart);
   appendZeroZDropped(input, geometryStart, geometryEnd, out);
   const ownStart = geometryEnd + PROPERTIES.length;
+  // Without JSON-FG the feature's closing brace is copied with what precedes it; with it, JSON-FG's members come first.
+  const copiedEnd = fg ? end - 1 : end;
   if (hub.memberStart < 0) {
-    out.copy(input, geometryEnd, end);
+    out.copy(input, geometryEnd, copiedEnd);
+    if (fg) appendFgMembers(input, -1, -1, out);
     return end;
   }
   // The feature's own members are the properties without the namespace member and one comma next to it.
@@ -187,19 +220,26 @@ function quickFeature(input: Buffer, start: number, out: ByteWriter): number | u
   out.copy(input, after, propertiesEnd - 1);
   const hasOwn = before > ownStart || after < propertiesEnd - 1;
   appendHubMembers(input, hub.valueStart, hub.memberEnd, out, hasOwn);
-  out.copy(input, propertiesEnd - 1, end);
+  out.copy(input, propertiesEnd - 1, copiedEnd);
+  if (fg) appendFgMembers(input, hub.updatedAtStart, hub.updatedAtEnd, out);
   return end;
 }
 
-/** The feature at `start` of any layout, parsed and appended in the OGC form; the index after it. */
-function parsedFeature(input: Buffer, start: number, out: ByteWriter): number {
+/** The members a JSON-FG feature holds for the hub: a stored feature's own members of these names are dropped. */
+const FG_MEMBERS = new Set(['time', 'place', 'coordRefSys', 'conformsTo', 'featureType', 'featureSchema']);
+
+/** The feature at `start` of any layout, parsed and appended in the OGC form (JSON-FG with `fg`); the index after it. */
+function parsedFeature(input: Buffer, start: number, out: ByteWriter, fg: boolean): number {
   const end = valueEnd(input, start);
-  const { type: _type, id, geometry, properties, ...extra } = JSON.parse(input.toString('utf8', start, end)) as Record<string, unknown>;
+  const { type: _type, id, geometry, properties, ...foreign } = JSON.parse(input.toString('utf8', start, end)) as Record<string, unknown>;
+  const extra = fg ? Object.fromEntries(Object.entries(foreign).filter(([name]) => !FG_MEMBERS.has(name))) : foreign;
   const { [NS]: namespace, ...own } = isObject(properties) ? properties : {};
   const members: Record<string, unknown> = {};
+  let updatedAt: string | undefined;
   if (isObject(namespace)) {
     for (const name of TIMES) {
       const time = typeof namespace[name] === 'number' ? new Date(namespace[name]) : undefined;
+      if (time && !Number.isNaN(time.getTime()) && name === 'updatedAt') updatedAt = time.toISOString();
       if (time && !Number.isNaN(time.getTime()) && !(name in own)) members[name] = time.toISOString();
     }
     if (!('tags' in own)) members.tags = Array.isArray(namespace.tags) ? namespace.tags : [];
@@ -208,8 +248,24 @@ function parsedFeature(input: Buffer, start: number, out: ByteWriter): number {
   const geometryText = Buffer.from(JSON.stringify(geometry ?? null));
   appendZeroZDropped(geometryText, 0, geometryText.length, out);
   const extraText = JSON.stringify(extra).slice(1, -1);
-  out.text(`,"properties":${JSON.stringify({ ...own, ...members })}${extraText === '' ? '' : `,${extraText}`}}`);
+  const fgText = fg ? `,"time":${updatedAt === undefined ? 'null' : JSON.stringify({ timestamp: updatedAt })},"place":null` : '';
+  out.text(`,"properties":${JSON.stringify({ ...own, ...members })}${extraText === '' ? '' : `,${extraText}`}${fgText}}`);
   return end;
+}
+
+/** Stored feature texts joined by commas, each appended in the OGC form (JSON-FG with `fg`). */
+function shapedTexts(texts: string | Buffer, fg: boolean): Buffer {
+  const input = typeof texts === 'string' ? Buffer.from(texts) : texts;
+  const out = new ByteWriter(input.length + (input.length >> 3) + (fg ? 64 : 0));
+  let at = 0;
+  while (at < input.length) {
+    const end = quickFeature(input, at, out, fg) ?? parsedFeature(input, at, out, fg);
+    if (end >= input.length) break;
+    if (input[end] !== COMMA) throw new SyntaxError(`features are joined by commas, not at ${end}`);
+    out.copy(input, end, end + 1);
+    at = end + 1;
+  }
+  return out.bytes();
 }
 
 /**
@@ -221,16 +277,11 @@ function parsedFeature(input: Buffer, start: number, out: ByteWriter): number {
  * Pages go through as bytes, scanned once and copied in slices: building strings per feature, or calling a native
  * search per member, cost several times iterate's whole page (docs/ogc-output.md).
  */
-export function ogcFeatureTexts(texts: string | Buffer): Buffer {
-  const input = typeof texts === 'string' ? Buffer.from(texts) : texts;
-  const out = new ByteWriter(input.length + (input.length >> 3));
-  let at = 0;
-  while (at < input.length) {
-    const end = quickFeature(input, at, out) ?? parsedFeature(input, at, out);
-    if (end >= input.length) break;
-    if (input[end] !== COMMA) throw new SyntaxError(`features are joined by commas, not at ${end}`);
-    out.copy(input, end, end + 1);
-    at = end + 1;
-  }
-  return out.bytes();
-}
+export const ogcFeatureTexts = (texts: string | Buffer): Buffer => shapedTexts(texts, false);
+
+/**
+ * The same as JSON-FG features (docs/jsonfg.md): besides, `time` is the namespace's `updatedAt` as a timestamp (null
+ * without one), whatever property of that name the feature has, as it is the instant `datetime` selects on; `place` is
+ * null, as `geometry` holds the geometry in CRS84, the only CRS served.
+ */
+export const jsonFgFeatureTexts = (texts: string | Buffer): Buffer => shapedTexts(texts, true);
