@@ -110,9 +110,12 @@ export function scanFeatures(bytes: Buffer, from: number): { features: Array<Sto
   const features: Array<StoredFeature | OtherFeature> = [];
   let at = from;
   while (bytes[at] === OPEN_BRACE) {
-    const feature: StoredFeature | OtherFeature | undefined = scanStoredFeature(bytes, at)
-      ?? ((end) => (end < 0 ? undefined : { start: at, end }))(bounded(valueEnd, bytes, at, bytes.length));
-    if (feature === undefined) return undefined;
+    let feature: StoredFeature | OtherFeature | undefined = scanStoredFeature(bytes, at);
+    if (feature === undefined) {
+      const end = bounded(valueEnd, bytes, at, bytes.length);
+      if (end < 0) return undefined;
+      feature = { start: at, end };
+    }
     features.push(feature);
     at = feature.end;
     if (bytes[at] !== COMMA) break;
