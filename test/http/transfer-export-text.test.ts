@@ -1,7 +1,10 @@
 // The export's text path (issue 25, section 3) on both engines: the CLI's GeoJSON and GeoJSONSeq exports, export jobs and `Accept: application/geo+json-seq` copy the stored feature texts with the hub's namespace cut out, and give each feature exactly as parsing it would.
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
@@ -61,6 +64,26 @@ async function flatGeobufOfObjects(features: object[]): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/** An address of this machine that is not a loopback one: the CLI asks a hub there for compressed answers. */
+const outsideAddress = Object.values(networkInterfaces()).flat().find((address) => address?.family === 'IPv4' && !address.internal)?.address;
+
+/** A proxy to the hub on that address, counting the answers it passed on compressed. */
+async function remoteProxy(hub: HubProcess, address: string): Promise<{ url: string; compressed: () => number; close: () => void }> {
+  let compressed = 0;
+  const target = new URL(hub.url);
+  const server = createServer((incoming, outgoing) => {
+    const forwarded = request({ host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: incoming.headers }, (answer) => {
+      if (answer.headers['content-encoding'] !== undefined) compressed++;
+      outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(outgoing);
+    });
+    incoming.pipe(forwarded);
+  });
+  server.listen(0, address);
+  await once(server, 'listening');
+  return { url: `http://${address}:${(server.address() as AddressInfo).port}`, compressed: () => compressed, close: () => server.close() };
+}
+
 /** Each line parsed, after checking that it is compact JSON as the hub serializes it (no text left over, nothing re-spaced). */
 function parsedLines(text: string, separator = ''): object[] {
   const lines = text.split('\n');
@@ -107,6 +130,18 @@ describe('export by feature texts', () => {
           assert.ok(file.equals(await flatGeobufOfObjects(WANT)), 'the same bytes as the writer gives for the parsed features');
         } finally {
           rmSync(dir, { recursive: true, force: true });
+        }
+      });
+
+      test('pages a remote hub compresses are decoded: the same file as from the hub on loopback', { skip: outsideAddress === undefined && 'no address but loopback' }, async () => {
+        const proxy = await remoteProxy(hub, outsideAddress as string);
+        try {
+          const remote = await cli(hub, ['export', '--space', space, '--format', 'geojsonseq', '--chunk', '20'], { url: proxy.url });
+          assert.equal(remote.code, 0, remote.stderr);
+          assert.ok(proxy.compressed() > 0, 'the hub compressed pages for a remote client');
+          assert.deepEqual(parsedLines(remote.stdout), WANT);
+        } finally {
+          proxy.close();
         }
       });
 
