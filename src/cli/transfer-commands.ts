@@ -1,6 +1,5 @@
 // `spatial-hub import` and `spatial-hub export`: argument parsing and exit codes; the work is in src/transfer/, a client of any hub's HTTP API.
-import { formatNamed, formatOfName, WRITERS } from '../transfer/formats/format-registry.js';
-import { MAX_ROW_GROUP } from '../transfer/formats/geoparquet-writer.js';
+import { formatNamed, formatOfName, MAX_ROW_GROUP, WRITERS } from '../transfer/formats/format-registry.js';
 import { runExport } from '../transfer/export-run.js';
 import { DEFAULT_RETRY, HubClient, HubRequestError } from '../transfer/hub-client.js';
 import { runImport } from '../transfer/import-run.js';

@@ -5,7 +5,7 @@ import type { Writable } from 'node:stream';
 import { type OutputFormat, WRITERS } from './formats/format-registry.js';
 import type { HubClient } from './hub-client.js';
 import { Progress } from './progress.js';
-import { pageSpans, plain, writeStoredFeature } from './formats/plain-feature-text.js';
+import { type OtherFeature, pageFeatures, plain, type StoredFeature, writePageFeature } from './formats/plain-feature-text.js';
 import type { Geometry, TransferFeature } from './transfer-feature.js';
 
 export interface ExportOptions {
@@ -44,11 +44,17 @@ function envelope(geometry: Geometry | null): [number, number, number, number] |
   return box[0] === Infinity ? undefined : box;
 }
 
+/** A page feature's geometry: a stored text's own span is parsed, any other feature whole. */
+function geometryOf(bytes: Buffer, feature: StoredFeature | OtherFeature): Geometry | null {
+  if (feature.members !== undefined) return JSON.parse(bytes.toString('utf8', feature.geometryStart, feature.geometryEnd)) as Geometry | null;
+  return (JSON.parse(bytes.toString('utf8', feature.start, feature.end)) as TransferFeature).geometry ?? null;
+}
+
 const intersects = (a: [number, number, number, number], b: [number, number, number, number]) => a[0] <= b[2] && b[0] <= a[2] && a[1] <= b[3] && b[1] <= a[3];
 
 export async function runExport(options: ExportOptions): Promise<{ written: number }> {
   const out: Writable = options.output === undefined ? process.stdout : createWriteStream(options.output);
-  const writer = WRITERS[options.format](out, { rowGroupSize: options.rowGroupSize });
+  const writer = (await WRITERS[options.format]())(out, { rowGroupSize: options.rowGroupSize });
   const progress = new Progress({ out: process.stderr, intervalMs: options.progressIntervalMs });
   const query = new URLSearchParams({ limit: String(options.chunk) });
   if (options.tags) query.set('tags', options.tags);
@@ -62,9 +68,9 @@ export async function runExport(options: ExportOptions): Promise<{ written: numb
       ...(options.client.local ? { 'accept-encoding': 'identity' } : {}),
     });
   };
-  const wanted = (feature: TransferFeature) => {
+  const wanted = (geometry: Geometry | null) => {
     if (options.bbox === undefined) return true;
-    const box = envelope(feature.geometry);
+    const box = envelope(geometry);
     return box !== undefined && intersects(box, options.bbox);
   };
   // The next page is asked for before this one is written: the hub reads it while this process writes (two cores, not one after the other).
@@ -72,20 +78,20 @@ export async function runExport(options: ExportOptions): Promise<{ written: numb
     const bytes: Buffer = await pending;
     progress.bytes += bytes.length;
     // The hub's pages are split without parsing their features (plain-feature-text.ts); another layout is parsed whole.
-    const spans = pageSpans(bytes);
+    const page = pageFeatures(bytes);
     type Page = { features: TransferFeature[]; handle?: unknown };
-    const parsed: Page | undefined = spans === undefined ? JSON.parse(bytes.toString('utf8')) as Page : undefined;
-    const handle: unknown = (spans?.members ?? parsed)?.handle;
+    const parsed: Page | undefined = page === undefined ? JSON.parse(bytes.toString('utf8')) as Page : undefined;
+    const handle: unknown = (page?.members ?? parsed)?.handle;
     pending = typeof handle === 'string' ? fetchPage(handle) : undefined;
     // Handled here too: a write that fails leaves the loop, and the page asked for meanwhile must not end the process.
     pending?.catch(() => undefined);
-    for (const [start, end] of spans?.features ?? []) {
-      if (options.bbox !== undefined && !wanted(JSON.parse(bytes.toString('utf8', start, end)) as TransferFeature)) continue;
-      await writeStoredFeature(writer, bytes, start, end);
+    for (const feature of page?.features ?? []) {
+      if (options.bbox !== undefined && !wanted(geometryOf(bytes, feature))) continue;
+      await writePageFeature(writer, bytes, feature);
       written++;
     }
     for (const feature of parsed?.features ?? []) {
-      if (!wanted(feature)) continue;
+      if (!wanted(feature.geometry)) continue;
       await writer.write(plain(feature));
       written++;
     }

@@ -1,4 +1,9 @@
 // HTTP to a hub for the import and export commands: the token in a header only, retries with exponential back-off on 429/502/503/504 and lost connections (Retry-After honoured), never on another 4xx.
+import { Agent as HttpAgent, type ClientRequest, type IncomingMessage, request as httpRequest, type RequestOptions } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { promisify } from 'node:util';
+import { brotliDecompress, gunzip, inflate } from 'node:zlib';
+
 export interface RetryPolicy {
   /** Attempts after the first. */
   retries: number;
@@ -34,6 +39,23 @@ function hubMessage(text: string): string {
   return text.slice(0, 200);
 }
 
+/** What an answer brings back: fetch's Response would add web streams and their per-chunk work to every export page. */
+interface Answer {
+  status: number;
+  retryAfter: string | null;
+  body: Buffer;
+}
+
+/** A kept-alive socket the hub closed between two requests: the request is sent again at once on a new one, as Node's documentation advises (`reusedSocket`). */
+class StaleSocket extends Error {}
+
+/** No answer for this long is a lost connection (retried), as fetch's default timeouts made it. */
+const ANSWER_TIMEOUT_MS = 300_000;
+
+const DECODERS: Record<string, (body: Buffer) => Promise<Buffer>> = {
+  gzip: promisify(gunzip), 'x-gzip': promisify(gunzip), deflate: promisify(inflate), br: promisify(brotliDecompress),
+};
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class HubClient {
@@ -41,6 +63,8 @@ export class HubClient {
   retried = 0;
   /** Whether the hub is on this machine (a loopback address), where compressing answers costs both sides CPU and saves no time. */
   readonly local: boolean;
+  private readonly httpAgent = new HttpAgent({ keepAlive: true });
+  private readonly httpsAgent = new HttpsAgent({ keepAlive: true });
 
   constructor(private readonly url: string, private readonly token: string | undefined, private readonly retry: RetryPolicy = DEFAULT_RETRY) {
     const host = new URL(url).hostname;
@@ -48,38 +72,67 @@ export class HubClient {
   }
 
   request(method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<HubResponse> {
-    return this.send(method, path, body, headers, async (response) => ({ status: response.status, text: await response.text() }));
+    return this.send(method, path, body, headers).then((answer) => ({ status: answer.status, text: answer.body.toString('utf8') }));
   }
 
   /** A successful answer's body as bytes (export pages, which are split without decoding them). */
   requestBytes(method: string, path: string, headers: Record<string, string> = {}): Promise<Buffer> {
-    return this.send(method, path, undefined, headers, async (response) => Buffer.from(await response.arrayBuffer()));
+    return this.send(method, path, undefined, headers).then((answer) => answer.body);
   }
 
-  private async send<T>(method: string, path: string, body: string | undefined, headers: Record<string, string>, read: (response: Response) => Promise<T>): Promise<T> {
-    const target = this.url.replace(/\/+$/, '') + path;
+  private async send(method: string, path: string, body: string | undefined, headers: Record<string, string>): Promise<Answer> {
+    const target = new URL(this.url.replace(/\/+$/, '') + path);
+    const sent: Record<string, string> = {
+      // A remote hub compresses its answers; one on this machine is asked not to (the caller says identity).
+      'accept-encoding': 'gzip, deflate, br',
+      ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/geo+json', 'content-length': String(Buffer.byteLength(body)) } : {}),
+      ...headers,
+    };
     for (let attempt = 0; ; attempt++) {
-      let response: Response | undefined;
+      let answer: Answer | undefined;
       let failure: string;
       try {
-        response = await fetch(target, {
-          method, body,
-          headers: { ...(this.token ? { authorization: `Bearer ${this.token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/geo+json' } : {}), ...headers },
+        answer = await this.exchange(method, target, body, sent).catch((error: unknown) => {
+          if (error instanceof StaleSocket) return this.exchange(method, target, body, sent);
+          throw error;
         });
-        if (response.ok) return await read(response);
-        const text = await response.text();
-        failure = `${method} ${path.split('?')[0]}: ${response.status} ${hubMessage(text)}`;
-        if (!RETRIED.has(response.status)) throw new HubRequestError(failure, response.status);
+        if (answer.status >= 200 && answer.status < 300) return answer;
+        failure = `${method} ${path.split('?')[0]}: ${answer.status} ${hubMessage(answer.body.toString('utf8'))}`;
+        if (!RETRIED.has(answer.status)) throw new HubRequestError(failure, answer.status);
       } catch (error) {
         if (error instanceof HubRequestError) throw error;
-        // fetch hides the cause (refused, reset) one level down.
-        const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-        failure = `${method} ${path.split('?')[0]}: no answer from ${new URL(target).host} (${cause?.code ?? cause?.message ?? (error as Error).message})`;
+        failure = `${method} ${path.split('?')[0]}: no answer from ${target.host} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
       }
-      if (attempt >= this.retry.retries) throw new HubRequestError(`${failure} (gave up after ${attempt + 1} attempts)`, response?.status);
+      if (attempt >= this.retry.retries) throw new HubRequestError(`${failure} (gave up after ${attempt + 1} attempts)`, answer?.status);
       this.retried++;
-      await sleep(this.delay(attempt, response?.headers.get('retry-after') ?? null));
+      await sleep(this.delay(attempt, answer?.retryAfter ?? null));
     }
+  }
+
+  /** One request and its whole answer, decompressed. */
+  private exchange(method: string, target: URL, body: string | undefined, headers: Record<string, string>): Promise<Answer> {
+    return new Promise((resolve, reject) => {
+      const options: RequestOptions = { method, headers, agent: target.protocol === 'https:' ? this.httpsAgent : this.httpAgent };
+      const answered = (response: IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('error', reject);
+        response.on('end', () => {
+          const raw = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+          const decode = DECODERS[String(response.headers['content-encoding'] ?? '').toLowerCase()];
+          const retryAfter = response.headers['retry-after'] ?? null;
+          (decode === undefined ? Promise.resolve(raw) : decode(raw))
+            .then((decoded) => resolve({ status: response.statusCode ?? 0, retryAfter, body: decoded }), reject);
+        });
+      };
+      const request: ClientRequest = target.protocol === 'https:' ? httpsRequest(target, options, answered) : httpRequest(target, options, answered);
+      request.setTimeout(ANSWER_TIMEOUT_MS, () => request.destroy(Object.assign(new Error('no answer in time'), { code: 'ETIMEDOUT' })));
+      request.on('error', (error: NodeJS.ErrnoException) => {
+        reject(request.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE') ? new StaleSocket() : error);
+      });
+      request.end(body);
+    });
   }
 
   /** Retry-After in seconds (or an HTTP date) when the hub sends one, else base × 2^attempt with jitter, capped. */

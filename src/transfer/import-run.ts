@@ -125,7 +125,8 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
   let chunk: Chunk = { start: state.next, end: state.next, features: [], failed: 0, done: false };
   let index = state.next;
   try {
-    for await (const item of READERS[format](input.source, { ...options.reader, skip: state.next })) {
+    const read = await READERS[format]();
+    for await (const item of read(input.source, { ...options.reader, skip: state.next })) {
       progress.bytes = input.bytesRead();
       index++;
       chunk.end = index;

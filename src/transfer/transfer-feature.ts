@@ -69,7 +69,7 @@ export interface FormatWriter {
 
 /** Choices of a writer beside the format. */
 export interface WriterOptions {
-  /** GeoParquet: rows per row group (geoparquet-writer.ts: ROW_GROUP by default, at most MAX_ROW_GROUP). */
+  /** GeoParquet: rows per row group (geoparquet-writer.ts: ROW_GROUP by default, at most format-registry.ts: MAX_ROW_GROUP). */
   rowGroupSize?: number;
 }
 

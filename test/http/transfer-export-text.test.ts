@@ -1,6 +1,15 @@
 // The export's text path (issue 25, section 3) on both engines: the CLI's GeoJSON and GeoJSONSeq exports, export jobs and `Accept: application/geo+json-seq` copy the stored feature texts with the hub's namespace cut out, and give each feature exactly as parsing it would.
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { networkInterfaces, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
+import { writeFlatGeobuf } from '../../src/transfer/formats/flatgeobuf-writer.js';
+import type { TransferFeature } from '../../src/transfer/transfer-feature.js';
 import { call, createSpaceWith } from '../helpers/http-client.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
 import { cli } from '../helpers/transfer-cli.js';
@@ -26,14 +35,54 @@ const TRICKY = [
 const PLAIN = Array.from({ length: 25 }, (_, i) => ({ type: 'Feature', id: `p${i}`, geometry: { type: 'Point', coordinates: [i, 0.5 - i] }, properties: { i } }));
 
 /** What an export holds for a written feature: its id, the geometry in 3D (as the hub stores it), the properties without the namespace, nothing else. */
-function expected(feature: (typeof TRICKY)[number] | (typeof PLAIN)[number]): object {
+function expected(feature: { id: string; geometry: { type: string; coordinates: unknown } | null; properties: object }): object {
   const pad = (value: unknown): unknown => (Array.isArray(value) && typeof value[0] === 'number' ? (value.length === 2 ? [...value, 0] : value) : Array.isArray(value) ? value.map(pad) : value);
   const geometry = feature.geometry === null ? null : { type: feature.geometry.type, coordinates: pad(feature.geometry.coordinates) };
   return { type: 'Feature', id: feature.id, geometry, properties: feature.properties };
 }
 
-const ALL = [...TRICKY, ...PLAIN];
+/** Columns of every kind FlatGeobuf's header tells apart, and values that change a column's kind (integers then fractions, numbers then text), a null first, a property named `id`. */
+const KINDS = [
+  { type: 'Feature', id: 'k1', geometry: { type: 'Point', coordinates: [5, 6] }, properties: { whole: 1, mixed: 2, flag: true, later: null, id: 'a property', text: 'x' } },
+  { type: 'Feature', id: 'k2', geometry: { type: 'Polygon', coordinates: [[[0, 0], [1, 0], [1, 1], [0, 0]]] }, properties: { whole: 2.5, mixed: 'two', flag: false, later: 12345678901234, text: 'é\u0000' } },
+];
+const ALL = [...TRICKY, ...PLAIN, ...KINDS];
 const WANT = ALL.map(expected);
+
+/**
+ * The FlatGeobuf that the writer makes of these features given as objects, each read from its parse: what the text path
+ * must give byte for byte. The properties come before the geometry, so the spooled text is not a stored text's shape
+ * and the writer encodes the parsed object, not the bytes.
+ */
+async function flatGeobufOfObjects(features: object[]): Promise<Buffer> {
+  const out = new PassThrough();
+  const chunks: Buffer[] = [];
+  out.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const writer = writeFlatGeobuf(out);
+  for (const { type, id, properties, geometry } of features as TransferFeature[]) await writer.write({ type, id, properties, geometry });
+  await writer.end();
+  return Buffer.concat(chunks);
+}
+
+/** An address of this machine that is not a loopback one: the CLI asks a hub there for compressed answers. */
+const outsideAddress = Object.values(networkInterfaces()).flat().find((address) => address?.family === 'IPv4' && !address.internal)?.address;
+
+/** A proxy to the hub on that address, counting the answers it passed on compressed. */
+async function remoteProxy(hub: HubProcess, address: string): Promise<{ url: string; compressed: () => number; close: () => void }> {
+  let compressed = 0;
+  const target = new URL(hub.url);
+  const server = createServer((incoming, outgoing) => {
+    const forwarded = request({ host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: incoming.headers }, (answer) => {
+      if (answer.headers['content-encoding'] !== undefined) compressed++;
+      outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(outgoing);
+    });
+    incoming.pipe(forwarded);
+  });
+  server.listen(0, address);
+  await once(server, 'listening');
+  return { url: `http://${address}:${(server.address() as AddressInfo).port}`, compressed: () => compressed, close: () => server.close() };
+}
 
 /** Each line parsed, after checking that it is compact JSON as the hub serializes it (no text left over, nothing re-spaced). */
 function parsedLines(text: string, separator = ''): object[] {
@@ -70,10 +119,36 @@ describe('export by feature texts', () => {
         assert.deepEqual((JSON.parse(collection.stdout) as { features: object[] }).features, WANT);
       });
 
+      test('the CLI writes FlatGeobuf from the texts byte for byte as from the parsed features', async () => {
+        const dir = mkdtempSync(join(tmpdir(), 'export-text-'));
+        try {
+          const output = join(dir, 'export.fgb');
+          const exported = await cli(hub, ['export', '--space', space, '--format', 'flatgeobuf', '--output', output, '--chunk', '4']);
+          assert.equal(exported.code, 0, exported.stderr);
+          const file = readFileSync(output);
+          assert.ok(file.length > 1000);
+          assert.ok(file.equals(await flatGeobufOfObjects(WANT)), 'the same bytes as the writer gives for the parsed features');
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      });
+
+      test('pages a remote hub compresses are decoded: the same file as from the hub on loopback', { skip: outsideAddress === undefined && 'no address but loopback' }, async () => {
+        const proxy = await remoteProxy(hub, outsideAddress as string);
+        try {
+          const remote = await cli(hub, ['export', '--space', space, '--format', 'geojsonseq', '--chunk', '20'], { url: proxy.url });
+          assert.equal(remote.code, 0, remote.stderr);
+          assert.ok(proxy.compressed() > 0, 'the hub compressed pages for a remote client');
+          assert.deepEqual(parsedLines(remote.stdout), WANT);
+        } finally {
+          proxy.close();
+        }
+      });
+
       test('--bbox still filters on the text path', async () => {
         const seq = await cli(hub, ['export', '--space', space, '--format', 'geojsonseq', '--bbox', '0.5,-3.5,3.5,4.5']);
         assert.equal(seq.code, 0, seq.stderr);
-        assert.deepEqual(parsedLines(seq.stdout).map((feature) => (feature as { id: string }).id), ['a', 'c "}\\ ü', 'd', 'p1', 'p2', 'p3']);
+        assert.deepEqual(parsedLines(seq.stdout).map((feature) => (feature as { id: string }).id), ['a', 'c "}\\ ü', 'd', 'p1', 'p2', 'p3', 'k2']);
       });
 
       test('iterate with Accept: application/geo+json-seq gives the same features', async () => {

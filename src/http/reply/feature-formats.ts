@@ -9,7 +9,7 @@ import type { FastifyReply } from 'fastify';
 import { writeCsv } from '../../transfer/formats/csv-writer.js';
 import { writeFlatGeobuf } from '../../transfer/formats/flatgeobuf-writer.js';
 import { writeGeoJsonTextSeq } from '../../transfer/formats/geojson-seq-writer.js';
-import { featureSpans, plain, writeStoredFeature } from '../../transfer/formats/plain-feature-text.js';
+import { featureList, plain, writePageFeature } from '../../transfer/formats/plain-feature-text.js';
 import type { TransferFeature, WriterFactory } from '../../transfer/transfer-feature.js';
 import { started } from './read-reply.js';
 
@@ -49,9 +49,9 @@ async function writeFeatures(pages: AsyncIterable<string | Buffer>, format: File
   const writer = FORMATS[format].writer(out);
   for await (const page of pages) {
     const bytes = typeof page === 'string' ? Buffer.from(page) : page;
-    const spans = featureSpans(bytes);
-    if (spans !== undefined) {
-      for (const [start, end] of spans) await writeStoredFeature(writer, bytes, start, end);
+    const features = featureList(bytes);
+    if (features !== undefined) {
+      for (const feature of features) await writePageFeature(writer, bytes, feature);
       continue;
     }
     const text = bytes.toString();

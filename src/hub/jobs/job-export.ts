@@ -38,7 +38,7 @@ export async function runExport(work: JobWork, job: JobRecord, spec: Extract<Job
     parts++;
     inPart = 0;
     const out = perFile === undefined ? await work.files.openOutput(job.id) : await work.files.openPart(job.id, partName(parts, OUTPUT_FILES[format].extension));
-    return { out, writer: WRITERS[format](out, { rowGroupSize: spec.target.rowGroupSize }) };
+    return { out, writer: (await WRITERS[format]())(out, { rowGroupSize: spec.target.rowGroupSize }) };
   };
   const close = async ({ out, writer }: { out: Writable; writer: FormatWriter }) => {
     await writer.end();

@@ -53,7 +53,8 @@ export async function runImport(work: JobWork, job: JobRecord, spec: Extract<Job
 
   try {
     const source = format === 'geojsonseq' || format === 'csv' ? withLineLimit(input.source, work.maxLine) : input.source;
-    for await (const item of READERS[format](source, { ...options, skip: progress.next })) {
+    const read = await READERS[format]();
+    for await (const item of read(source, { ...options, skip: progress.next })) {
       index++;
       if (item.error !== undefined) {
         if (spec.source.onError === 'STOP') throw new JobFailure(`${item.position}: ${item.error} (source.onError SKIP passes over bad records)`);

@@ -2,8 +2,7 @@
 import { hubError } from '../../core/errors.js';
 import { isObject } from '../../core/json.js';
 import type { BBox } from '../../geo/bbox.js';
-import { formatNamed, type InputFormat, type OutputFormat, WRITERS } from '../../transfer/formats/format-registry.js';
-import { MAX_ROW_GROUP } from '../../transfer/formats/geoparquet-writer.js';
+import { formatNamed, type InputFormat, MAX_ROW_GROUP, type OutputFormat, WRITERS } from '../../transfer/formats/format-registry.js';
 import { normalizeTagList } from '../tags.js';
 
 export interface FilesSource {

@@ -1,25 +1,69 @@
-// Encodes FlatGeobuf features as the library's buildFeature does, but with one builder and one property buffer for every feature and the values read straight from the feature (no per-feature builder, property object or TextEncoder copy).
+// Encodes FlatGeobuf features as the library's buildFeature does, but with one builder and one property buffer for every feature and the values read straight from the feature or from its stored text (no per-feature builder, property object or TextEncoder copy).
 import * as flatbuffers from 'flatbuffers';
 import type { ColumnMeta } from 'flatgeobuf/lib/mjs/column-meta.js';
 import { ColumnType } from 'flatgeobuf/lib/mjs/flat-geobuf/column-type.js';
 import { Feature } from 'flatgeobuf/lib/mjs/flat-geobuf/feature.js';
 import { buildGeometry, type IParsedGeometry } from 'flatgeobuf/lib/mjs/generic/geometry.js';
+import type { StoredFeature } from './plain-feature-text.js';
+import { hasEscape, TokenNames } from './stored-feature-values.js';
+
+const LETTER_T = 0x74;
+const LETTER_N = 0x6e;
 
 export class FlatGeobufFeatureEncoder {
   private readonly builder = new flatbuffers.Builder(1024);
   private properties = Buffer.allocUnsafe(1024);
   private offset = 0;
+  /** The column of each property name; 0 (the id's) for a name without one (a property named `id`). */
+  private readonly columnOf: Map<string, number>;
+  private readonly keys = new TokenNames();
+  /** Per column, where the current text's value is, valid where `stamp` holds the current feature's number. */
+  private readonly valueStart: number[];
+  private readonly valueEnd: number[];
+  private readonly stamp: number[];
+  private features = 0;
 
   /** columns[0] is the id; columns[i + 1] is the property names[i]. */
-  constructor(private readonly columns: ColumnMeta[], private readonly names: string[]) {}
+  constructor(private readonly columns: ColumnMeta[], private readonly propertyNames: string[]) {
+    this.columnOf = new Map(propertyNames.map((name, i) => [name, i + 1]));
+    this.valueStart = columns.map(() => 0);
+    this.valueEnd = columns.map(() => 0);
+    this.stamp = columns.map(() => -1);
+  }
 
   /** The size-prefixed feature; the bytes are the builder's and change with the next call, so the caller copies them. */
   encode(geometry: IParsedGeometry, id: string | undefined, properties: Record<string, unknown>): Uint8Array {
     this.offset = 0;
     for (let i = 0; i < this.columns.length; i++) {
-      const value = i === 0 ? id : properties[this.names[i - 1]];
+      const value = i === 0 ? id : properties[this.propertyNames[i - 1]];
       if (value !== null && value !== undefined) this.property(i, this.columns[i].type, value);
     }
+    return this.finish(geometry);
+  }
+
+  /**
+   * The same feature as encode() gives for the parsed text, with the id and the values read from the text's bytes: in the
+   * columns' order, strings without escapes and JSON values copied as they are (the hub's texts are JSON.stringify's).
+   */
+  encodeText(geometry: IParsedGeometry, text: StoredFeature): Uint8Array {
+    const { bytes, members } = text;
+    const feature = this.features++;
+    for (let i = 0; i < members.length; i += 4) {
+      const column = this.columnOf.get(this.keys.of(bytes, members[i], members[i + 1], i / 4)) ?? 0;
+      if (column === 0 || bytes[members[i + 2]] === LETTER_N) continue;
+      this.stamp[column] = feature;
+      this.valueStart[column] = members[i + 2];
+      this.valueEnd[column] = members[i + 3];
+    }
+    this.offset = 0;
+    this.tokenProperty(0, ColumnType.String, bytes, text.idStart, text.idEnd);
+    for (let column = 1; column < this.columns.length; column++) {
+      if (this.stamp[column] === feature) this.tokenProperty(column, this.columns[column].type, bytes, this.valueStart[column], this.valueEnd[column]);
+    }
+    return this.finish(geometry);
+  }
+
+  private finish(geometry: IParsedGeometry): Uint8Array {
     const builder = this.builder;
     builder.clear();
     const propertiesOffset = this.offset > 0 ? builder.createByteVector(this.properties.subarray(0, this.offset)) : 0;
@@ -36,6 +80,30 @@ export class FlatGeobufFeatureEncoder {
     const bigger = Buffer.allocUnsafe(Math.max(this.properties.length * 2, this.offset + size));
     this.properties.copy(bigger, 0, 0, this.offset);
     this.properties = bigger;
+  }
+
+  /** The column's index, then the value of the JSON token [start, end) in the column's type. */
+  private tokenProperty(index: number, type: ColumnType, bytes: Buffer, start: number, end: number): void {
+    switch (type) {
+      case ColumnType.Bool:
+        return this.property(index, type, bytes[start] === LETTER_T);
+      case ColumnType.Long:
+      case ColumnType.Double:
+        return this.property(index, type, Number(bytes.toString('latin1', start, end)));
+      case ColumnType.String:
+        if (hasEscape(bytes, start, end)) return this.property(index, type, JSON.parse(bytes.toString('utf8', start, end)));
+        return this.copied(index, bytes, start + 1, end - 1);
+      default:
+        return this.copied(index, bytes, start, end);
+    }
+  }
+
+  /** The column's index and the bytes [start, end) as its value's UTF-8 text. */
+  private copied(index: number, bytes: Buffer, start: number, end: number): void {
+    this.room(2 + 4 + end - start);
+    this.offset = this.properties.writeUInt16LE(index, this.offset);
+    this.offset = this.properties.writeUInt32LE(end - start, this.offset);
+    this.offset += bytes.copy(this.properties, this.offset, start, end);
   }
 
   /** The column's index, then its value in the column's type (the writer uses Bool, Long, Double, String and Json). */

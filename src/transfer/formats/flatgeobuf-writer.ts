@@ -7,11 +7,13 @@ import { GeometryType } from 'flatgeobuf/lib/mjs/flat-geobuf/geometry-type.js';
 import { parseGC, parseGeometry } from 'flatgeobuf/lib/mjs/geojson/geometry.js';
 import type { ColumnMeta } from 'flatgeobuf/lib/mjs/column-meta.js';
 import type { HeaderMeta } from 'flatgeobuf/lib/mjs/header-meta.js';
-import type { GeometryCollection, Geometry as GeoJsonGeometry } from 'geojson';
+import type { Geometry as GeoJsonGeometry } from 'geojson';
+import type { IParsedGeometry } from 'flatgeobuf/lib/mjs/generic/geometry.js';
 import type { WriterFactory } from '../transfer-feature.js';
 import { FlatGeobufFeatureEncoder } from './flatgeobuf-feature.js';
 import { buildHeader } from './flatgeobuf-header.js';
 import { OutputBatch, put } from './output-stream.js';
+import { pointCoordinates } from './stored-feature-values.js';
 import { spooledWriter, type ValueKind } from './spool.js';
 
 const COLUMN_TYPES: Record<ValueKind, ColumnType> = {
@@ -21,6 +23,18 @@ const COLUMN_TYPES: Record<ValueKind, ColumnType> = {
 const column = (name: string, type: ColumnType): ColumnMeta => ({
   name, type, title: null, description: null, width: -1, precision: -1, scale: -1, nullable: true, unique: false, primary_key: false,
 });
+
+/** The geometry as the library's parser gives it; in a 3D file a 2D geometry gets z = 0 (GDAL refuses a feature without Z data there). */
+function parsedGeometry(geometry: Geometry | null, hasZ: boolean): IParsedGeometry {
+  if (geometry === null) return { xy: [], ends: [], parts: [], type: GeometryType.Unknown };
+  const padded = (hasZ ? pad3D(geometry) : geometry) as GeoJsonGeometry;
+  return padded.type === 'GeometryCollection' ? parseGC(padded) : parseGeometry(padded);
+}
+
+/** What parsedGeometry gives for a point of these coordinates (the library's type says ends and parts, which a point leaves undefined). */
+const pointGeometry = (point: number[], hasZ: boolean): IParsedGeometry => ({
+  xy: [point[0], point[1]], z: point.length > 2 ? [point[2]] : hasZ ? [0] : undefined, type: GeometryType.Point,
+} as IParsedGeometry);
 
 export const writeFlatGeobuf: WriterFactory = (out) => spooledWriter(async (spool) => {
   const names = [...spool.columns.keys()].filter((name) => name !== 'id');
@@ -35,12 +49,16 @@ export const writeFlatGeobuf: WriterFactory = (out) => spooledWriter(async (spoo
   await put(out, buildHeader({ ...header, columns, hasZ: spool.hasZ }));
   const batch = new OutputBatch(out);
   const encoder = new FlatGeobufFeatureEncoder(columns, names);
-  for await (const feature of spool.replay()) {
-    // A file is 3D or not as a whole: in a 3D one, a 2D geometry gets z = 0 (GDAL refuses a feature without Z data there).
-    const geometry = (spool.hasZ && feature.geometry ? pad3D(feature.geometry as Geometry) : feature.geometry) as GeoJsonGeometry | null;
-    const parsed = geometry === null ? { xy: [], ends: [], parts: [], type: GeometryType.Unknown }
-      : geometry.type === 'GeometryCollection' ? parseGC(geometry as GeometryCollection) : parseGeometry(geometry as Exclude<GeoJsonGeometry, GeometryCollection>);
-    batch.add(encoder.encode(parsed as Parameters<typeof encoder.encode>[0], feature.id, feature.properties));
+  for await (const feature of spool.replayTexts()) {
+    if ('members' in feature) {
+      // A point is read from its text; any other geometry is parsed alone, not the whole feature.
+      const point = pointCoordinates(feature.bytes, feature.geometryStart, feature.geometryEnd);
+      const geometry = point !== undefined ? pointGeometry(point, spool.hasZ)
+        : parsedGeometry(JSON.parse(feature.bytes.toString('utf8', feature.geometryStart, feature.geometryEnd)) as Geometry | null, spool.hasZ);
+      batch.add(encoder.encodeText(geometry, feature));
+    } else {
+      batch.add(encoder.encode(parsedGeometry(feature.geometry as Geometry | null, spool.hasZ), feature.id, feature.properties));
+    }
     await batch.settle();
   }
   await batch.flush();

@@ -10,7 +10,6 @@ import { boundsOf, encodeWkb } from './wkb-writer.js';
 /** Rows per row group: a reader holds one group at a time; GeoParquet readers skip whole groups by their statistics. */
 export const ROW_GROUP = 50_000;
 /** The largest row group one may ask for: the writer holds a group's rows and columns in memory. */
-export const MAX_ROW_GROUP = 1_000_000;
 
 type ColumnType = NonNullable<ColumnSource['type']>;
 const TYPES: Record<ValueKind, ColumnType> = { boolean: 'BOOLEAN', integer: 'INT64', number: 'DOUBLE', string: 'STRING', json: 'JSON' };

@@ -1,6 +1,6 @@
 // The export's fast path: finds the feature texts in the hub's answers and cuts the hub's namespace out of each at the byte level, without parsing features into objects.
 // UTF-8 never uses the bytes of JSON's ASCII punctuation inside a multi-byte character, so scanning bytes is as safe as scanning characters.
-import { CLOSE_BRACE, COLON, COMMA, OPEN_BRACE, QUOTE } from '../../core/json-bytes.js';
+import { CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, QUOTE } from '../../core/json-bytes.js';
 import { bytesAt, stringEnd, valueEnd } from '../../core/json-bytes-scan.js';
 import { NS } from '../../core/namespace-key.js';
 import type { FeatureText, FormatWriter, TransferFeature } from '../transfer-feature.js';
@@ -36,80 +36,128 @@ function bounded(end: (bytes: Buffer, start: number) => number, bytes: Buffer, s
 }
 
 /**
- * The feature text at [start, end) as the export writes it: without the `@ns:com:here:xyz` member of its properties,
- * byte for byte what JSON.stringify(plain(JSON.parse(text))) gives for a stored text. Undefined for any other shape (foreign
- * members, whitespace, another member order): the caller parses that feature instead.
+ * A stored feature text found by one pass over its bytes: its plain text (FeatureText: the namespace cut out) and where
+ * its parts are, so that writers with columns (FlatGeobuf) read them without parsing the feature.
  */
-export function plainFeatureText(bytes: Buffer, start: number, end: number): FeatureText | undefined {
-  if (!bytesAt(bytes, start, FEATURE_START) || bytes[end - 1] !== CLOSE_BRACE) return undefined;
-  let i = bounded(stringEnd, bytes, start + FEATURE_START.length - 1, end);
-  if (i < 0 || !bytesAt(bytes, i, GEOMETRY_KEY)) return undefined;
-  i += GEOMETRY_KEY.length;
-  i = bytesAt(bytes, i, NULL) ? i + NULL.length : bytes[i] === OPEN_BRACE ? bounded(valueEnd, bytes, i, end) : -1;
-  if (i < 0 || !bytesAt(bytes, i, PROPERTIES_KEY) || bytes[i + PROPERTIES_KEY.length] !== OPEN_BRACE) return undefined;
-  const properties = i + PROPERTIES_KEY.length;
-  // The properties must be the last member: anything after them is a foreign member, which the export leaves out.
-  if (bounded(valueEnd, bytes, properties, end) !== end - 1) return undefined;
-  for (let member = properties + 1; bytes[member] !== CLOSE_BRACE;) {
+export interface StoredFeature extends FeatureText {
+  /** The id's JSON string, quotes included. */
+  idStart: number;
+  idEnd: number;
+  /** The geometry's JSON value (`null` or an object). */
+  geometryStart: number;
+  geometryEnd: number;
+  /** Four numbers per property but the namespace, in the text's order: its key's JSON string [start, end), its value [start, end). */
+  members: number[];
+}
+
+/** A feature of a page that is not a stored text: [start, end) of its JSON value, which the caller parses. */
+export interface OtherFeature {
+  start: number;
+  end: number;
+  members?: undefined;
+}
+
+/**
+ * The stored feature text that starts at `start` (and ends by `to`) as the export writes it: without the
+ * `@ns:com:here:xyz` member of its properties, byte for byte what JSON.stringify(plain(JSON.parse(text))) gives for a
+ * stored text. Undefined for any other shape (foreign members, whitespace, another member order, a second namespace):
+ * the caller parses that feature instead. Each byte is read once.
+ */
+export function scanStoredFeature(bytes: Buffer, start: number, to = bytes.length): StoredFeature | undefined {
+  if (!bytesAt(bytes, start, FEATURE_START)) return undefined;
+  const idStart = start + FEATURE_START.length - 1;
+  const idEnd = bounded(stringEnd, bytes, idStart, to);
+  if (idEnd < 0 || !bytesAt(bytes, idEnd, GEOMETRY_KEY)) return undefined;
+  const geometryStart = idEnd + GEOMETRY_KEY.length;
+  const geometryEnd = bytesAt(bytes, geometryStart, NULL) ? geometryStart + NULL.length
+    : bytes[geometryStart] === OPEN_BRACE ? bounded(valueEnd, bytes, geometryStart, to) : -1;
+  if (geometryEnd < 0 || !bytesAt(bytes, geometryEnd, PROPERTIES_KEY) || bytes[geometryEnd + PROPERTIES_KEY.length] !== OPEN_BRACE) return undefined;
+  const members: number[] = [];
+  let cutFrom = -1;
+  let cutTo = -1;
+  let member = geometryEnd + PROPERTIES_KEY.length + 1;
+  while (bytes[member] !== CLOSE_BRACE) {
     if (bytes[member] !== QUOTE) return undefined;
-    const keyEnd = bounded(stringEnd, bytes, member, end);
+    const keyEnd = bounded(stringEnd, bytes, member, to);
     if (keyEnd < 0 || bytes[keyEnd] !== COLON) return undefined;
-    const memberEnd = bounded(valueEnd, bytes, keyEnd + 1, end);
+    const memberEnd = bounded(valueEnd, bytes, keyEnd + 1, to);
     if (memberEnd < 0) return undefined;
+    const after = bytes[memberEnd];
+    if (after !== COMMA && after !== CLOSE_BRACE) return undefined;
     if (keyEnd - member === NAMESPACE_KEY.length && bytesAt(bytes, member, NAMESPACE_KEY)) {
+      if (cutFrom >= 0) return undefined;
       // The comma before the member goes with it; a first member takes the comma after it instead.
-      return bytes[member - 1] === COMMA ? { bytes, start, cutFrom: member - 1, cutTo: memberEnd, end }
-        : { bytes, start, cutFrom: member, cutTo: bytes[memberEnd] === COMMA ? memberEnd + 1 : memberEnd, end };
+      if (bytes[member - 1] === COMMA) [cutFrom, cutTo] = [member - 1, memberEnd];
+      else [cutFrom, cutTo] = [member, after === COMMA ? memberEnd + 1 : memberEnd];
+    } else {
+      members.push(member, keyEnd, keyEnd + 1, memberEnd);
     }
-    if (bytes[memberEnd] === COMMA) member = memberEnd + 1;
-    else if (bytes[memberEnd] === CLOSE_BRACE) member = memberEnd;
-    else return undefined;
+    member = after === COMMA ? memberEnd + 1 : memberEnd;
   }
-  return { bytes, start, cutFrom: end, cutTo: end, end };
+  // The properties must be the last member: anything after them is a foreign member, which the export leaves out.
+  if (bytes[member + 1] !== CLOSE_BRACE || member + 2 > to) return undefined;
+  const end = member + 2;
+  return cutFrom < 0 ? { bytes, start, cutFrom: end, cutTo: end, end, idStart, idEnd, geometryStart, geometryEnd, members }
+    : { bytes, start, cutFrom, cutTo, end, idStart, idEnd, geometryStart, geometryEnd, members };
 }
 
-/** The [start, end) of each object in comma-joined feature texts (the hub's pages); undefined when the bytes are not such a list. */
-export function featureSpans(bytes: Buffer, from = 0, to = bytes.length): Array<[number, number]> | undefined {
-  const spans: Array<[number, number]> = [];
-  for (let i = from; i < to;) {
-    if (bytes[i] !== OPEN_BRACE) return undefined;
-    const end = bounded(valueEnd, bytes, i, to);
-    if (end < 0) return undefined;
-    spans.push([i, end]);
-    i = end;
-    if (i < to && bytes[i++] !== COMMA) return undefined;
+/**
+ * The features of comma-joined feature texts from `from` on, each scanned as a stored text or, when it is not one,
+ * found as a JSON value; `stop` is the index of the first byte after them (the hub's pages: the array's `]`).
+ * Undefined when the bytes are not such a list.
+ */
+export function scanFeatures(bytes: Buffer, from: number): { features: Array<StoredFeature | OtherFeature>; stop: number } | undefined {
+  const features: Array<StoredFeature | OtherFeature> = [];
+  let at = from;
+  while (bytes[at] === OPEN_BRACE) {
+    let feature: StoredFeature | OtherFeature | undefined = scanStoredFeature(bytes, at);
+    if (feature === undefined) {
+      const end = bounded(valueEnd, bytes, at, bytes.length);
+      if (end < 0) return undefined;
+      feature = { start: at, end };
+    }
+    features.push(feature);
+    at = feature.end;
+    if (bytes[at] !== COMMA) break;
+    at++;
+    if (bytes[at] !== OPEN_BRACE) return undefined;
   }
-  return spans;
+  return { features, stop: at };
 }
 
-/** An iterate page split without parsing its features: their spans, and the members after them (the handle). */
-export interface PageSpans {
-  features: Array<[number, number]>;
+/** The features of comma-joined feature texts (the hub's pages inside its answers); undefined when the bytes are not such a list. */
+export function featureList(bytes: Buffer): Array<StoredFeature | OtherFeature> | undefined {
+  const scanned = scanFeatures(bytes, 0);
+  return scanned !== undefined && scanned.stop === bytes.length ? scanned.features : undefined;
+}
+
+/** An iterate page split without parsing its features: the features, and the members after them (the handle). */
+export interface PageFeatures {
+  features: Array<StoredFeature | OtherFeature>;
   members: Record<string, unknown>;
 }
 
-/** Splits a FeatureCollection page as the hub writes it; undefined for any other layout (the caller then parses the page). */
-export function pageSpans(page: Buffer): PageSpans | undefined {
+/** Splits a FeatureCollection page as the hub writes it, in one pass; undefined for any other layout (the caller then parses the page). */
+export function pageFeatures(page: Buffer): PageFeatures | undefined {
   if (!bytesAt(page, 0, COLLECTION_START)) return undefined;
-  const arrayStart = COLLECTION_START.length - 1;
-  const arrayEnd = bounded(valueEnd, page, arrayStart, page.length);
-  if (arrayEnd < 0) return undefined;
-  const features = featureSpans(page, arrayStart + 1, arrayEnd - 1);
-  if (features === undefined) return undefined;
+  const scanned = scanFeatures(page, COLLECTION_START.length);
+  if (scanned === undefined || page[scanned.stop] !== CLOSE_BRACKET) return undefined;
   try {
-    const members = JSON.parse(`{"features":[]${page.toString('utf8', arrayEnd)}`) as Record<string, unknown>;
-    return { features, members };
+    const members = JSON.parse(`{"features":[]${page.toString('utf8', scanned.stop + 1)}`) as Record<string, unknown>;
+    return { features: scanned.features, members };
   } catch {
     return undefined;
   }
 }
 
-/**
- * Writes the stored feature text at [start, end) as plain(feature): copied when the writer takes texts and the text has
- * the stored shape, else parsed (and the writer serializes it again).
- */
-export async function writeStoredFeature(writer: FormatWriter, bytes: Buffer, start: number, end: number): Promise<void> {
-  const text = writer.writeText === undefined ? undefined : plainFeatureText(bytes, start, end);
-  if (text !== undefined && writer.writeText !== undefined) return writer.writeText(text);
-  return writer.write(plain(JSON.parse(bytes.toString('utf8', start, end)) as TransferFeature));
+/** Writes one feature of a page: its text copied when it is a stored text and the writer takes texts, else parsed (and serialized again by the writer). */
+export function writePageFeature(writer: FormatWriter, bytes: Buffer, feature: StoredFeature | OtherFeature): Promise<void> {
+  if (feature.members !== undefined && writer.writeText !== undefined) return writer.writeText(feature);
+  return writer.write(plain(JSON.parse(bytes.toString('utf8', feature.start, feature.end)) as TransferFeature));
+}
+
+/** Writes the stored feature text at [start, end) as plain(feature): copied when the writer takes texts and the text has the stored shape, else parsed. */
+export function writeStoredFeature(writer: FormatWriter, bytes: Buffer, start: number, end: number): Promise<void> {
+  const scanned = writer.writeText === undefined ? undefined : scanStoredFeature(bytes, start, end);
+  return writePageFeature(writer, bytes, scanned?.end === end ? scanned : { start, end });
 }

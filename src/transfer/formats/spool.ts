@@ -2,14 +2,18 @@
 import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type FeatureText, featureTextString, type FormatWriter, type TransferFeature } from '../transfer-feature.js';
+import { type FeatureText, featureTextString, type FormatWriter, type Geometry, type TransferFeature } from '../transfer-feature.js';
 import { hasZ } from './wkt.js';
 import { OutputBatch } from './output-stream.js';
+import { scanStoredFeature, type StoredFeature } from './plain-feature-text.js';
+import { firstPositionHasZ, geometryTypeToken, kindOfToken, TokenNames } from './stored-feature-values.js';
 
 const LINE_FEED = 0x0a;
 const LINE_END = Buffer.from('\n');
 
 export type ValueKind = 'boolean' | 'integer' | 'number' | 'string' | 'json';
+
+const isStored = (text: FeatureText): text is StoredFeature => (text as Partial<StoredFeature>).members !== undefined;
 
 const kindOf = (value: unknown): ValueKind =>
   typeof value === 'boolean' ? 'boolean' : typeof value === 'number' ? (Number.isInteger(value) ? 'integer' : 'number') : typeof value === 'string' ? 'string' : 'json';
@@ -25,6 +29,8 @@ export class Spool {
   /** Whether any geometry has a third coordinate. */
   hasZ = false;
   count = 0;
+  private readonly names = new TokenNames();
+  private readonly types = new TokenNames();
 
   add(feature: TransferFeature): Promise<void> {
     this.note(feature);
@@ -33,49 +39,86 @@ export class Spool {
     return this.batch.settle();
   }
 
-  /** A feature that comes as plain text (writeText): parsed once for its columns, its text spooled as it is. */
+  /** A feature that comes as plain text (writeText): its text spooled as it is; read for its columns where it is a stored text (scanned already), else parsed once. */
   addText(text: FeatureText): Promise<void> {
-    this.note(JSON.parse(featureTextString(text)) as TransferFeature);
+    if (isStored(text)) this.noteText(text);
+    else this.note(JSON.parse(featureTextString(text)) as TransferFeature);
     this.batch.addText(text);
     this.batch.add(LINE_END);
     return this.batch.settle();
   }
 
   private note(feature: TransferFeature): void {
-    for (const [key, value] of Object.entries(feature.properties)) {
-      const seen = this.columns.get(key);
-      if (value === null || value === undefined) {
-        if (!this.columns.has(key)) this.columns.set(key, undefined);
-        continue;
-      }
-      const kind = kindOf(value);
-      const merged = seen === undefined || seen === kind ? kind
-        : (seen === 'integer' && kind === 'number') || (seen === 'number' && kind === 'integer') ? 'number' : 'json';
-      this.columns.set(key, merged);
-    }
+    for (const [key, value] of Object.entries(feature.properties)) this.noteValue(key, value === null || value === undefined ? undefined : kindOf(value));
     this.geometryTypes.add(feature.geometry?.type ?? 'null');
     if (feature.geometry && !this.hasZ) this.hasZ = hasZ(feature.geometry);
     this.count++;
   }
 
-  /** The features again, a read chunk's lines at a time (split on the bytes; readline decodes and splits slower). */
-  async *replay(): AsyncIterable<TransferFeature> {
+  /** The same as note() for the parsed feature, read from the text's bytes. */
+  private noteText(text: StoredFeature): void {
+    const { bytes, members } = text;
+    for (let i = 0; i < members.length; i += 4) {
+      this.noteValue(this.names.of(bytes, members[i], members[i + 1], i / 4), kindOfToken(bytes, members[i + 2], members[i + 3]));
+    }
+    const type = geometryTypeToken(bytes, text.geometryStart);
+    if (type === undefined) {
+      const geometry = JSON.parse(bytes.toString('utf8', text.geometryStart, text.geometryEnd)) as Geometry | null;
+      this.geometryTypes.add(geometry?.type ?? 'null');
+      if (geometry && !this.hasZ) this.hasZ = hasZ(geometry);
+    } else {
+      this.geometryTypes.add(this.types.of(bytes, type[0], type[1], 0));
+      if (!this.hasZ) {
+        this.hasZ = firstPositionHasZ(bytes, type[1])
+          ?? hasZ(JSON.parse(bytes.toString('utf8', text.geometryStart, text.geometryEnd)) as Geometry);
+      }
+    }
+    this.count++;
+  }
+
+  /** A property's value of the given kind (undefined: null): the column keeps the kind all its values share ('json' when they differ, numbers widen). */
+  private noteValue(key: string, kind: ValueKind | undefined): void {
+    const seen = this.columns.get(key);
+    if (kind === undefined) {
+      if (!this.columns.has(key)) this.columns.set(key, undefined);
+      return;
+    }
+    const merged = seen === undefined || seen === kind ? kind
+      : (seen === 'integer' && kind === 'number') || (seen === 'number' && kind === 'integer') ? 'number' : 'json';
+    this.columns.set(key, merged);
+  }
+
+  /** The features again, each as parsed. */
+  replay(): AsyncIterable<TransferFeature> {
+    return this.lines((bytes, start, end) => JSON.parse(bytes.toString('utf8', start, end)) as TransferFeature);
+  }
+
+  /** The features again, each as a stored text scanned (no objects built) where it has that shape, else parsed. */
+  replayTexts(): AsyncIterable<StoredFeature | TransferFeature> {
+    return this.lines((bytes, start, end) => {
+      const scanned = scanStoredFeature(bytes, start, end);
+      return scanned?.end === end ? scanned : JSON.parse(bytes.toString('utf8', start, end)) as TransferFeature;
+    });
+  }
+
+  /** Each spooled line, a read chunk's lines at a time (split on the bytes; readline decodes and splits slower). */
+  private async *lines<T>(read: (bytes: Buffer, start: number, end: number) => T): AsyncIterable<T> {
     await this.batch.flush();
     await new Promise<void>((resolve, reject) => this.out.end((error?: Error | null) => (error ? reject(error) : resolve())));
     try {
       let rest: Buffer = Buffer.alloc(0);
       for await (const chunk of createReadStream(this.file, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) {
         const bytes = rest.length === 0 ? chunk : Buffer.concat([rest, chunk]);
-        const features: TransferFeature[] = [];
+        const items: T[] = [];
         let start = 0;
         for (let end = bytes.indexOf(LINE_FEED); end >= 0; end = bytes.indexOf(LINE_FEED, start)) {
-          if (end > start) features.push(JSON.parse(bytes.toString('utf8', start, end)) as TransferFeature);
+          if (end > start) items.push(read(bytes, start, end));
           start = end + 1;
         }
         rest = bytes.subarray(start);
-        yield* features;
+        yield* items;
       }
-      if (rest.length > 0) yield JSON.parse(rest.toString('utf8')) as TransferFeature;
+      if (rest.length > 0) yield read(rest, 0, rest.length);
     } finally {
       rmSync(this.dir, { recursive: true, force: true });
     }

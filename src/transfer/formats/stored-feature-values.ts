@@ -1,0 +1,90 @@
+// Reading the parts of a stored feature text (plain-feature-text.ts: StoredFeature) without parsing it: property names and value kinds for a spool's columns, and a point's coordinates, for the writers with columns (FlatGeobuf).
+// The texts are the hub's, written by JSON.stringify: compact, numbers in their shortest form, so a token's bytes are what stringifying its value gives.
+import { BACKSLASH, CLOSE_BRACKET, COMMA, OPEN_BRACKET, QUOTE } from '../../core/json-bytes.js';
+import { bytesAt, stringEnd } from '../../core/json-bytes-scan.js';
+import type { ValueKind } from './spool.js';
+
+const LETTER_T = 0x74;
+const LETTER_F = 0x66;
+const LETTER_N = 0x6e;
+const OPEN_BRACE = 0x7b;
+const GEOMETRY_START = Buffer.from('{"type":"');
+const COORDINATES_KEY = Buffer.from(',"coordinates":');
+const POINT_START = Buffer.from('{"type":"Point","coordinates":[');
+
+/** Whether the bytes [start, end) hold a backslash: a JSON string without one is its own UTF-8 text. */
+export function hasEscape(bytes: Buffer, start: number, end: number): boolean {
+  for (let at = start; at < end; at++) if (bytes[at] === BACKSLASH) return true;
+  return false;
+}
+
+/** The kind of the JSON value at [start, end) as spool.ts's kindOf gives for its parsed value; undefined for null. */
+export function kindOfToken(bytes: Buffer, start: number, end: number): ValueKind | undefined {
+  const first = bytes[start];
+  if (first === QUOTE) return 'string';
+  if (first === LETTER_T || first === LETTER_F) return 'boolean';
+  if (first === LETTER_N) return undefined;
+  if (first === OPEN_BRACE || first === OPEN_BRACKET) return 'json';
+  for (let at = start; at < end; at++) {
+    const byte = bytes[at];
+    // A fraction or an exponent: 1e+21 is still a whole number, which only the number itself tells.
+    if (byte === 0x2e || byte === 0x65 || byte === 0x45) return Number.isInteger(Number(bytes.toString('latin1', start, end))) ? 'integer' : 'number';
+  }
+  return 'integer';
+}
+
+/**
+ * Names of JSON string tokens (property keys, geometry types), decoded once per slot while they repeat: the features of
+ * an export mostly have the same keys in the same places, and a byte comparison costs less than a new string.
+ */
+export class TokenNames {
+  private readonly seen: Array<{ bytes: Buffer; name: string } | undefined> = [];
+
+  /** The string of the JSON string token [start, end) (quotes included) at `slot`. */
+  of(bytes: Buffer, start: number, end: number, slot: number): string {
+    const last = this.seen[slot];
+    if (last !== undefined && last.bytes.length === end - start && bytesAt(bytes, start, last.bytes)) return last.name;
+    const token = bytes.subarray(start, end);
+    const name = hasEscape(bytes, start, end) ? JSON.parse(token.toString('utf8')) as string : bytes.toString('utf8', start + 1, end - 1);
+    this.seen[slot] = { bytes: Buffer.from(token), name };
+    return name;
+  }
+}
+
+/** The JSON string token of the type of the geometry object at `start`; undefined when the object does not start with its type. */
+export function geometryTypeToken(bytes: Buffer, start: number): [number, number] | undefined {
+  if (!bytesAt(bytes, start, GEOMETRY_START)) return undefined;
+  const typeStart = start + GEOMETRY_START.length - 1;
+  return [typeStart, stringEnd(bytes, typeStart)];
+}
+
+/**
+ * Whether the first position of a geometry text has a third coordinate, as wkt.ts's hasZ says for the parsed geometry,
+ * read after its type's token (`typeEnd`); undefined when `coordinates` does not follow the type (a GeometryCollection).
+ */
+export function firstPositionHasZ(bytes: Buffer, typeEnd: number): boolean | undefined {
+  if (!bytesAt(bytes, typeEnd, COORDINATES_KEY)) return undefined;
+  let at = typeEnd + COORDINATES_KEY.length;
+  while (bytes[at] === OPEN_BRACKET) at++;
+  let commas = 0;
+  for (; at < bytes.length && bytes[at] !== CLOSE_BRACKET; at++) if (bytes[at] === COMMA) commas++;
+  return commas >= 2;
+}
+
+/** The coordinates of the geometry text [start, end) when it is a point of two or three numbers; undefined otherwise. */
+export function pointCoordinates(bytes: Buffer, start: number, end: number): number[] | undefined {
+  if (!bytesAt(bytes, start, POINT_START) || bytes[end - 2] !== CLOSE_BRACKET) return undefined;
+  const coordinates: number[] = [];
+  let from = start + POINT_START.length;
+  for (let at = from; at <= end - 2; at++) {
+    const byte = bytes[at];
+    if (at < end - 2 && byte !== COMMA) {
+      // Only a number's characters: anything else (a nested array, another member) is left to the parser.
+      if (!((byte >= 0x30 && byte <= 0x39) || byte === 0x2d || byte === 0x2b || byte === 0x2e || byte === 0x65 || byte === 0x45)) return undefined;
+      continue;
+    }
+    coordinates.push(Number(bytes.toString('latin1', from, at)));
+    from = at + 1;
+  }
+  return coordinates.length === 2 || coordinates.length === 3 ? coordinates : undefined;
+}
