@@ -15,8 +15,12 @@ export type ValueKind = 'boolean' | 'integer' | 'number' | 'string' | 'json';
 
 const isStored = (text: FeatureText): text is StoredFeature => (text as Partial<StoredFeature>).members !== undefined;
 
+/**
+ * Integer columns are 64-bit (FlatGeobuf Long, Parquet INT64): a whole number beyond the exact doubles (2^53) is
+ * typed as a double, which holds it as well as the JSON number it was parsed from, instead of failing the export.
+ */
 const kindOf = (value: unknown): ValueKind =>
-  typeof value === 'boolean' ? 'boolean' : typeof value === 'number' ? (Number.isInteger(value) ? 'integer' : 'number') : typeof value === 'string' ? 'string' : 'json';
+  typeof value === 'boolean' ? 'boolean' : typeof value === 'number' ? (Number.isSafeInteger(value) ? 'integer' : 'number') : typeof value === 'string' ? 'string' : 'json';
 
 export class Spool {
   private readonly dir = mkdtempSync(join(tmpdir(), 'spatial-hub-spool-'));

@@ -18,6 +18,9 @@ export function hasEscape(bytes: Buffer, start: number, end: number): boolean {
   return false;
 }
 
+/** A number token of at most 15 characters without a fraction or an exponent is a safe integer (2^53 has 16 digits). */
+const MAX_PLAIN_LENGTH = 15;
+
 /** The kind of the JSON value at [start, end) as spool.ts's kindOf gives for its parsed value; undefined for null. */
 export function kindOfToken(bytes: Buffer, start: number, end: number): ValueKind | undefined {
   const first = bytes[start];
@@ -25,12 +28,14 @@ export function kindOfToken(bytes: Buffer, start: number, end: number): ValueKin
   if (first === LETTER_T || first === LETTER_F) return 'boolean';
   if (first === LETTER_N) return undefined;
   if (first === OPEN_BRACE || first === OPEN_BRACKET) return 'json';
-  for (let at = start; at < end; at++) {
+  // A short number without fraction or exponent is an exact integer; otherwise the number itself tells: 1e+2 is whole,
+  // and a whole number beyond 2^53 is a double, as spool.ts's kindOf types it.
+  let plain = end - start <= MAX_PLAIN_LENGTH;
+  for (let at = start; plain && at < end; at++) {
     const byte = bytes[at];
-    // A fraction or an exponent: 1e+21 is still a whole number, which only the number itself tells.
-    if (byte === 0x2e || byte === 0x65 || byte === 0x45) return Number.isInteger(Number(bytes.toString('latin1', start, end))) ? 'integer' : 'number';
+    if (byte === 0x2e || byte === 0x65 || byte === 0x45) plain = false;
   }
-  return 'integer';
+  return plain || Number.isSafeInteger(Number(bytes.toString('latin1', start, end))) ? 'integer' : 'number';
 }
 
 /**
