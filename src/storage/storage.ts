@@ -585,10 +585,10 @@ export interface Storage {
   readonly changesStayInProcess: boolean;
   /**
    * A stamp that stays the same only while no write commits, on any node or process: equal stamps taken before two
-   * reads of a space row mean the same row (hub/resolve/space-memo.ts). Undefined from an engine that cannot tell
+   * reads of a space row mean the same row (hub/resolve/space-memo.ts). Absent from an engine that cannot tell
    * more cheaply than by reading the row: then every lookup reads it.
    */
-  spacesStamp(): string | undefined;
+  spacesStamp?(): string;
   readonly spaces: SpaceStore;
   readonly features: FeatureStore;
   readonly history: HistoryStore;

@@ -168,7 +168,7 @@ function tileOf(context: HandlerContext): ParsedTile {
 export async function tileFeatures(context: HandlerContext): Promise<unknown> {
   const parsed = tileOf(context);
   const { vector } = parsed;
-  const read = { ...parsed.read, options: clientGoneOnUse({ ...parsed.read.options }, context.reply) };
+  const read = { ...parsed.read, options: clientGoneOnUse(parsed.read.options, context.reply) };
   if (vector) {
     const answer = await context.hub.spatial.vectorTile(callerOf(context), context.params.spaceId, read, vector.flatten);
     return sendVectorTile(context.request, context.reply, answer);

@@ -25,6 +25,10 @@ export class PostgresStorage implements Storage {
   readonly engine = 'postgres';
   /** NOTIFY reaches every process of every node. */
   readonly changesStayInProcess = false;
+  // No `spacesStamp`: PostgreSQL cannot tell cheaply and strictly. Its snapshot (`pg_current_snapshot()`) is strict
+  // but one statement, measured dearer than the row's own lookup, which coalesced lookups already share
+  // (strict-batches.ts); a NOTIFY from every commit costs no statement but is heard a little after the commit, so
+  // another node could serve a read from before a write it already acknowledged (docs/cache-and-changed-tiles.md).
   readonly spaces: SpaceStore;
   readonly features: FeatureStore;
   readonly history: HistoryStore;
@@ -77,16 +81,6 @@ export class PostgresStorage implements Storage {
     const watch = listenForChanges(this.locations.all, listener);
     this.watches.add(watch);
     return { close: async () => { this.watches.delete(watch); await watch.close(); } };
-  }
-
-  /**
-   * None: PostgreSQL cannot tell cheaply and strictly. Its snapshot (`pg_current_snapshot()`) is strict but one
-   * statement per lookup, measured dearer than the row's own lookup; a NOTIFY from every commit costs no statement
-   * but is heard a little after the commit, so another node could serve a read from before a write it already
-   * acknowledged (docs/cache-and-changed-tiles.md).
-   */
-  spacesStamp(): undefined {
-    return undefined;
   }
 
   /** Each setting as the hub's pooled sessions see it; the distinct values, comma-separated, when the databases differ. */
