@@ -8,3 +8,7 @@ export const OPEN_BRACE = 0x7b;
 export const CLOSE_BRACE = 0x7d;
 export const OPEN_BRACKET = 0x5b;
 export const CLOSE_BRACKET = 0x5d;
+/** The first bytes of the literals `true`, `false` and `null`: a value starting with one is that literal. */
+export const TRUE_START = 0x74;
+export const FALSE_START = 0x66;
+export const NULL_START = 0x6e;

@@ -1,4 +1,4 @@
-// Space lookups are strict while they are coalesced (PostgreSQL: strict-batches.ts; SQLite: the space memo's shared stamp): a change committed before a lookup is asked for is in its answer, however many lookups of the space are under way; on both engines.
+// Space lookups are strict while they are coalesced (PostgreSQL: the batched lookups of space-store.ts; SQLite: the space memo's shared stamp): a change committed before a lookup is asked for is in its answer, however many lookups of the space are under way; on both engines.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -18,7 +18,7 @@ interface Remembered {
  *
  * The lookups asked for during one round of the event loop share one stamp, taken at the end of that round
  * (setImmediate), after all of them arrived: the stamp is a statement, and under load several requests share it
- * (the coalesced strict lookups of docs/cache-and-changed-tiles.md, fourth look). A stamp is never reused for a
+ * (docs/cache-and-changed-tiles.md, fourth look). A stamp is never reused for a
  * lookup asked for after it was taken.
  */
 export class SpaceMemo {

@@ -7,7 +7,6 @@ import type { SpaceKey, SpaceStore, SpaceWithFeature, StoredSpace } from '../sto
 import { type Client, type Database, type Prepared, sqlState } from './database.js';
 import type { Locations } from './locations.js';
 import { cannotExist, standIn } from './nul-stand-in.js';
-import { StrictBatches } from './strict-batches.js';
 
 interface CatalogRow {
   sid: number;
@@ -179,13 +178,12 @@ export class PostgresSpaceStore implements SpaceStore {
     return this.spaceLookups.load(id);
   }
 
-  /** Space lookups (row, definition and content version) share one statement, as GETs by id do (see `lookups`). */
-  private readonly spaceBatches = new StrictBatches();
-  private readonly spaceLookups = new DataLoader<string, StoredSpace | undefined>((ids) => this.spaceBatches.run(async () => {
+  /** Space lookups of one event-loop turn share one statement, as GETs by id do (see `lookups`). */
+  private readonly spaceLookups = new DataLoader<string, StoredSpace | undefined>(async (ids) => {
     const rows = await this.locations.catalog.query<JoinedRow>(GET, [JSON.stringify(ids)]);
     const spaces = new Map((await this.complete(rows)).map((space) => [space.id, space]));
     return ids.map((id) => spaces.get(id));
-  }), { cache: false, batchScheduleFn: this.spaceBatches.schedule, maxBatchSize: MAX_LOOKUPS_PER_STATEMENT });
+  }, { cache: false, batchScheduleFn: (send) => setImmediate(send), maxBatchSize: MAX_LOOKUPS_PER_STATEMENT });
 
   async getWithFeature(id: string, featureId: string): Promise<SpaceWithFeature | undefined> {
     if (cannotExist(id)) return undefined;
@@ -200,13 +198,14 @@ export class PostgresSpaceStore implements SpaceStore {
   }
 
   /**
-   * The lookups that arrive while the previous statement of this kind runs go to the database as one statement
-   * once it has answered (strict-batches.ts): under load a GET by id then costs a share of a round trip and of a
-   * statement, not a whole one, and its statement still starts after it was asked for. A lone lookup waits for
-   * nothing but the end of the event loop's round (setImmediate), so a lone GET is not delayed.
+   * The lookups that arrive while the event loop handles one round of sockets go to the database as one
+   * statement: under load a GET by id then costs a share of a round trip and of a statement, not a whole one.
+   * A lookup waits for nothing but the end of that round (setImmediate), so a lone GET is not delayed. It is
+   * strict: DataLoader only adds a lookup to a batch not sent yet, so its statement starts after it was asked for
+   * (test/storage/strict-lookups.test.ts). Keeping one batch in flight at a time, so that more lookups share one, was
+   * measured and dropped: no fewer statements on loopback (docs/cache-and-changed-tiles.md, fourth look).
    */
-  private readonly lookupBatches = new StrictBatches();
-  private readonly lookups = new DataLoader<Lookup, LookupRow | undefined, string>((wanted) => this.lookupBatches.run(async () => {
+  private readonly lookups = new DataLoader<Lookup, LookupRow | undefined, string>(async (wanted) => {
     const catalog = this.locations.catalog;
     // Before start-up completes the identity is still empty: then each feature is looked up on its own.
     const catalogId = catalog.id;
@@ -215,7 +214,7 @@ export class PostgresSpaceStore implements SpaceStore {
     const found: (LookupRow | undefined)[] = new Array(wanted.length).fill(undefined);
     for (const { n, ...row } of rows) found[n - 1] = { ...row, catalogId };
     return found;
-  }), { cache: false, batchScheduleFn: this.lookupBatches.schedule, maxBatchSize: MAX_LOOKUPS_PER_STATEMENT });
+  }, { cache: false, batchScheduleFn: (send) => setImmediate(send), maxBatchSize: MAX_LOOKUPS_PER_STATEMENT });
 
   async *list(filter: SpaceListFilter, pageSize: number): AsyncIterable<StoredSpace[]> {
     const params: unknown[] = [];

@@ -4,11 +4,9 @@ import type { ColumnMeta } from 'flatgeobuf/lib/mjs/column-meta.js';
 import { ColumnType } from 'flatgeobuf/lib/mjs/flat-geobuf/column-type.js';
 import { Feature } from 'flatgeobuf/lib/mjs/flat-geobuf/feature.js';
 import { buildGeometry, type IParsedGeometry } from 'flatgeobuf/lib/mjs/generic/geometry.js';
+import { NULL_START, TRUE_START } from '../../core/json-bytes.js';
 import type { StoredFeature } from './plain-feature-text.js';
 import { hasEscape, TokenNames } from './stored-feature-values.js';
-
-const LETTER_T = 0x74;
-const LETTER_N = 0x6e;
 
 export class FlatGeobufFeatureEncoder {
   private readonly builder = new flatbuffers.Builder(1024);
@@ -50,7 +48,7 @@ export class FlatGeobufFeatureEncoder {
     const feature = this.features++;
     for (let i = 0; i < members.length; i += 4) {
       const column = this.columnOf.get(this.keys.of(bytes, members[i], members[i + 1], i / 4)) ?? 0;
-      if (column === 0 || bytes[members[i + 2]] === LETTER_N) continue;
+      if (column === 0 || bytes[members[i + 2]] === NULL_START) continue;
       this.stamp[column] = feature;
       this.valueStart[column] = members[i + 2];
       this.valueEnd[column] = members[i + 3];
@@ -86,7 +84,7 @@ export class FlatGeobufFeatureEncoder {
   private tokenProperty(index: number, type: ColumnType, bytes: Buffer, start: number, end: number): void {
     switch (type) {
       case ColumnType.Bool:
-        return this.property(index, type, bytes[start] === LETTER_T);
+        return this.property(index, type, bytes[start] === TRUE_START);
       case ColumnType.Long:
       case ColumnType.Double:
         return this.property(index, type, Number(bytes.toString('latin1', start, end)));

@@ -1,13 +1,9 @@
 // Reading the parts of a stored feature text (plain-feature-text.ts: StoredFeature) without parsing it: property names and value kinds for a spool's columns, and a point's coordinates, for the writers with columns (FlatGeobuf).
 // The texts are the hub's, written by JSON.stringify: compact, numbers in their shortest form, so a token's bytes are what stringifying its value gives.
-import { BACKSLASH, CLOSE_BRACKET, COMMA, OPEN_BRACKET, QUOTE } from '../../core/json-bytes.js';
+import { BACKSLASH, CLOSE_BRACKET, COMMA, FALSE_START, NULL_START, OPEN_BRACE, OPEN_BRACKET, QUOTE, TRUE_START } from '../../core/json-bytes.js';
 import { bytesAt, stringEnd } from '../../core/json-bytes-scan.js';
 import type { ValueKind } from './spool.js';
 
-const LETTER_T = 0x74;
-const LETTER_F = 0x66;
-const LETTER_N = 0x6e;
-const OPEN_BRACE = 0x7b;
 const GEOMETRY_START = Buffer.from('{"type":"');
 const COORDINATES_KEY = Buffer.from(',"coordinates":');
 const POINT_START = Buffer.from('{"type":"Point","coordinates":[');
@@ -25,8 +21,8 @@ const MAX_PLAIN_LENGTH = 15;
 export function kindOfToken(bytes: Buffer, start: number, end: number): ValueKind | undefined {
   const first = bytes[start];
   if (first === QUOTE) return 'string';
-  if (first === LETTER_T || first === LETTER_F) return 'boolean';
-  if (first === LETTER_N) return undefined;
+  if (first === TRUE_START || first === FALSE_START) return 'boolean';
+  if (first === NULL_START) return undefined;
   if (first === OPEN_BRACE || first === OPEN_BRACKET) return 'json';
   // A short number without fraction or exponent is an exact integer; otherwise the number itself tells: 1e+2 is whole,
   // and a whole number beyond 2^53 is a double, as spool.ts's kindOf types it.
