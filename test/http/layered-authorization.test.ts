@@ -36,6 +36,8 @@ const PROBES: Probe[] = [
   { name: 'spatial POST', method: 'POST', path: (s) => `/hub/spaces/${s}/spatial`, body: () => ({ type: 'Point', coordinates: [1, 1] }) },
   { name: 'ogc items', method: 'GET', path: (s) => `/ogc/collections/${s}/items` },
   { name: 'ogc items sorted', method: 'GET', path: (s) => `/ogc/collections/${s}/items?sortby=-secret,id&limit=1` },
+  { name: 'ogc items sorted by id', method: 'GET', path: (s) => `/ogc/collections/${s}/items?sortby=-id&limit=1` },
+  { name: 'ogc items in JSON-FG', method: 'GET', path: (s) => `/ogc/collections/${s}/items?f=jsonfg` },
   { name: 'ogc item', method: 'GET', path: (s, id) => `/ogc/collections/${s}/items/${id}` },
   { name: 'ogc collection', method: 'GET', path: (s) => `/ogc/collections/${s}` },
   { name: 'e=retain', method: 'POST', path: (s) => `/hub/spaces/${s}/features?e=retain`, body: (id) => collection({ type: 'Feature', id }) },
