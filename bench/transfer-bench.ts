@@ -11,6 +11,7 @@ import { scatteredPlace } from './data.js';
 import type { BenchEngine, StorageSpec } from './engines.js';
 import { type BenchHub, readMemory, watchMemory } from './hub-server.js';
 import { type HubClient, iterateHttpTimed } from './http.js';
+import { hubTableIngest } from './hub-table-ingest.js';
 import { plainIngest } from './plain-ingest.js';
 import { readCpuSeconds } from './process-cpu.js';
 
@@ -28,6 +29,8 @@ export interface TransferBench {
   client: HubClient;
   engine: BenchEngine;
   plainSpec: StorageSpec;
+  /** The hub's own storage, for the floor that loads the hub's rows into a copy of its table (PostgreSQL). */
+  hubSpec: StorageSpec;
   /** Points to import. */
   features: number;
   /** A directory for the input and output files. */
@@ -138,15 +141,27 @@ export async function transferBench(bench: TransferBench): Promise<void> {
     const floorSeconds = await floorLoad(bench, 'floor');
     bench.log('transfer: spatial-hub import into an empty space');
     const memory = watchMemory(bench.hub.pid, 200);
+    const serverPid = bench.engine.serverPid?.();
+    const cpuBefore = { hub: readCpuSeconds(bench.hub.pid), cli: endedChildrenCpuSeconds(), database: serverPid === undefined ? 0 : readCpuSeconds(serverPid) };
     const whole = await importFile(bench, input, 'transfer-whole');
     const peak = memory.stop();
+    const importCpu = `CPU ms per 1,000 features: CLI ${perThousand(endedChildrenCpuSeconds() - cpuBefore.cli, features)}, hub ${perThousand(readCpuSeconds(bench.hub.pid) - cpuBefore.hub, features)}`
+      + (serverPid === undefined ? '' : `, database ${perThousand(readCpuSeconds(serverPid) - cpuBefore.database, features)}`);
     if ((await spaceCount(bench, 'transfer-whole')) !== features) throw new Error('the import did not write every feature');
     const importRate = features / whole.seconds;
     const floorRate = features / floorSeconds;
     const floorName = bench.engine.name === 'postgres' ? `COPY of ${CHUNK}-row batches, ${PARALLEL} connections` : `prepared INSERTs, one transaction per ${CHUNK} rows`;
     lines.push([`Import ${number(features)} points (GeoJSONSeq, CLI, ${CHUNK}/request, ${PARALLEL} in flight)`, `${number(importRate)} features/s`,
       `${number(floorRate)} features/s`, ratio(importRate / floorRate, GOALS.importVsFloor),
-      `floor: ${floorName} into a plain table with its primary key and spatial index; input ${(inputBytes / 1e6).toFixed(0)} MB; hub peak RSS ${(peak.rssKiB / 1024).toFixed(0)} MiB (VmHWM ${(peak.hwmKiB / 1024).toFixed(0)} MiB, now ${(readMemory(bench.hub.pid).rssKiB / 1024).toFixed(0)} MiB)`]);
+      `floor: ${floorName} into a plain table with its primary key and spatial index; input ${(inputBytes / 1e6).toFixed(0)} MB; hub peak RSS ${(peak.rssKiB / 1024).toFixed(0)} MiB (VmHWM ${(peak.hwmKiB / 1024).toFixed(0)} MiB, now ${(readMemory(bench.hub.pid).rssKiB / 1024).toFixed(0)} MiB); ${importCpu}`]);
+    if (bench.hubSpec.engine === 'postgres') {
+      bench.log('transfer: floor load into a copy of the hub\'s own table');
+      const own = await hubTableIngest(bench.hubSpec.url, 'transfer-whole', join(bench.dir, 'hub-rows.copy'), CHUNK, PARALLEL, serverPid);
+      const ownRate = features / own.seconds;
+      lines.push([`Import against COPY into the hub's own table (issue 25's wording)`, `${number(importRate)} features/s`, `${number(ownRate)} features/s`,
+        ratio(importRate / ownRate, GOALS.importVsFloor), `floor: the rows the hub stored, COPY of ${CHUNK}-row batches over ${PARALLEL} connections into an empty \`LIKE features INCLUDING ALL\` (its primary key and five indexes)`
+          + (own.databaseCpu === undefined ? '' : `; database CPU ms per 1,000 features ${perThousand(own.databaseCpu, features)}`)]);
+    }
 
     bench.log('transfer: iterate, then exports to GeoJSONSeq and FlatGeobuf');
     const iterateBegan = performance.now();
