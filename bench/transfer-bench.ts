@@ -47,6 +47,22 @@ function endedChildrenCpuSeconds(): number {
   return (Number(fields[13]) + Number(fields[14])) / 100;
 }
 
+interface ImportCpu {
+  cli: number;
+  hub: number;
+  /** The PostgreSQL server's processes; 0 for SQLite, which works inside the hub. */
+  database: number;
+}
+
+/** Starts counting the CPU seconds of the CLI runs (once reaped), the hub and the database server; the returned function reads what they used since. */
+function cpuMeter(hubPid: number, serverPid?: number): () => ImportCpu {
+  const database = () => (serverPid === undefined ? 0 : readCpuSeconds(serverPid));
+  const before = { cli: endedChildrenCpuSeconds(), hub: readCpuSeconds(hubPid), database: database() };
+  return () => ({ cli: endedChildrenCpuSeconds() - before.cli, hub: readCpuSeconds(hubPid) - before.hub, database: database() - before.database });
+}
+
+const cpuSum = (cpu: ImportCpu) => cpu.cli + cpu.hub + cpu.database;
+
 /** CPU milliseconds per 1,000 features: steadier on a shared machine than features/s. */
 const perThousand = (seconds: number, features: number) => ((seconds * 1000 * 1000) / features).toFixed(1);
 
@@ -142,11 +158,12 @@ export async function transferBench(bench: TransferBench): Promise<void> {
     bench.log('transfer: spatial-hub import into an empty space');
     const memory = watchMemory(bench.hub.pid, 200);
     const serverPid = bench.engine.serverPid?.();
-    const cpuBefore = { hub: readCpuSeconds(bench.hub.pid), cli: endedChildrenCpuSeconds(), database: serverPid === undefined ? 0 : readCpuSeconds(serverPid) };
+    const cpuOf = cpuMeter(bench.hub.pid, serverPid);
     const whole = await importFile(bench, input, 'transfer-whole');
     const peak = memory.stop();
-    const importCpu = `CPU ms per 1,000 features: CLI ${perThousand(endedChildrenCpuSeconds() - cpuBefore.cli, features)}, hub ${perThousand(readCpuSeconds(bench.hub.pid) - cpuBefore.hub, features)}`
-      + (serverPid === undefined ? '' : `, database ${perThousand(readCpuSeconds(serverPid) - cpuBefore.database, features)}`);
+    const wholeCpu = cpuOf();
+    const importCpu = `CPU ms per 1,000 features: CLI ${perThousand(wholeCpu.cli, features)}, hub ${perThousand(wholeCpu.hub, features)}`
+      + (serverPid === undefined ? '' : `, database ${perThousand(wholeCpu.database, features)}`);
     if ((await spaceCount(bench, 'transfer-whole')) !== features) throw new Error('the import did not write every feature');
     const importRate = features / whole.seconds;
     const floorRate = features / floorSeconds;
@@ -183,13 +200,15 @@ export async function transferBench(bench: TransferBench): Promise<void> {
     }
 
     bench.log('transfer: an import killed (kill -9) half-way and resumed');
+    const resumedCpuOf = cpuMeter(bench.hub.pid, serverPid);
     const killed = await importFile(bench, input, 'transfer-resumed', [], (whole.seconds * 1000) / 2);
     const written = await spaceCount(bench, 'transfer-resumed');
     const resumed = await importFile(bench, input, 'transfer-resumed', ['--resume']);
     if ((await spaceCount(bench, 'transfer-resumed')) !== features) throw new Error('the resumed import did not end with every feature once');
     const total = killed.seconds + resumed.seconds;
+    const resumedCpu = resumedCpuOf();
     lines.push(['Import killed half-way, then --resume (total time)', `${total.toFixed(1)} s`, `${whole.seconds.toFixed(1)} s`, ratio(total / whole.seconds, GOALS.resumedVsWhole, true),
-      `floor: the uninterrupted import; killed after ${killed.seconds.toFixed(1)} s with ${number(written)} features written, resumed in ${resumed.seconds.toFixed(1)} s`]);
+      `floor: the uninterrupted import; killed after ${killed.seconds.toFixed(1)} s with ${number(written)} features written, resumed in ${resumed.seconds.toFixed(1)} s; CPU of the CLI, hub and database ${cpuSum(resumedCpu).toFixed(1)} s against ${cpuSum(wholeCpu).toFixed(1)} s, ratio ${(cpuSum(resumedCpu) / cpuSum(wholeCpu)).toFixed(2)}`]);
   } finally {
     rmSync(input, { force: true });
     rmSync(`${input}.spatial-hub-checkpoint.json`, { force: true });
