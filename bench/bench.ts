@@ -704,7 +704,7 @@ async function main(): Promise<void> {
     }
     if (sections.has('transfer')) {
       await transferBench({
-        hub, client, engine: settings.engine, plainSpec: floor.plainSpec, features: settings.size ?? transferSize(settings.quick), dir: root,
+        hub, client, engine: settings.engine, plainSpec: floor.plainSpec, hubSpec: settings.engine.hubSpec(hubDir), features: settings.size ?? transferSize(settings.quick), dir: root,
         table: (heading, lines) => sectionTables.push({ heading, lines }), log,
       });
     }

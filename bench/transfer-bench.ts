@@ -11,6 +11,7 @@ import { scatteredPlace } from './data.js';
 import type { BenchEngine, StorageSpec } from './engines.js';
 import { type BenchHub, readMemory, watchMemory } from './hub-server.js';
 import { type HubClient, iterateHttpTimed } from './http.js';
+import { hubTableIngest } from './hub-table-ingest.js';
 import { plainIngest } from './plain-ingest.js';
 import { readCpuSeconds } from './process-cpu.js';
 
@@ -28,6 +29,8 @@ export interface TransferBench {
   client: HubClient;
   engine: BenchEngine;
   plainSpec: StorageSpec;
+  /** The hub's own storage, for the floor that loads the hub's rows into a copy of its table (PostgreSQL). */
+  hubSpec: StorageSpec;
   /** Points to import. */
   features: number;
   /** A directory for the input and output files. */
@@ -43,6 +46,22 @@ function endedChildrenCpuSeconds(): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[13]) + Number(fields[14])) / 100;
 }
+
+interface ImportCpu {
+  cli: number;
+  hub: number;
+  /** The PostgreSQL server's processes; 0 for SQLite, which works inside the hub. */
+  database: number;
+}
+
+/** Starts counting the CPU seconds of the CLI runs (once reaped), the hub and the database server; the returned function reads what they used since. */
+function cpuMeter(hubPid: number, serverPid?: number): () => ImportCpu {
+  const database = () => (serverPid === undefined ? 0 : readCpuSeconds(serverPid));
+  const before = { cli: endedChildrenCpuSeconds(), hub: readCpuSeconds(hubPid), database: database() };
+  return () => ({ cli: endedChildrenCpuSeconds() - before.cli, hub: readCpuSeconds(hubPid) - before.hub, database: database() - before.database });
+}
+
+const cpuSum = (cpu: ImportCpu) => cpu.cli + cpu.hub + cpu.database;
 
 /** CPU milliseconds per 1,000 features: steadier on a shared machine than features/s. */
 const perThousand = (seconds: number, features: number) => ((seconds * 1000 * 1000) / features).toFixed(1);
@@ -138,15 +157,28 @@ export async function transferBench(bench: TransferBench): Promise<void> {
     const floorSeconds = await floorLoad(bench, 'floor');
     bench.log('transfer: spatial-hub import into an empty space');
     const memory = watchMemory(bench.hub.pid, 200);
+    const serverPid = bench.engine.serverPid?.();
+    const cpuOf = cpuMeter(bench.hub.pid, serverPid);
     const whole = await importFile(bench, input, 'transfer-whole');
     const peak = memory.stop();
+    const wholeCpu = cpuOf();
+    const importCpu = `CPU ms per 1,000 features: CLI ${perThousand(wholeCpu.cli, features)}, hub ${perThousand(wholeCpu.hub, features)}`
+      + (serverPid === undefined ? '' : `, database ${perThousand(wholeCpu.database, features)}`);
     if ((await spaceCount(bench, 'transfer-whole')) !== features) throw new Error('the import did not write every feature');
     const importRate = features / whole.seconds;
     const floorRate = features / floorSeconds;
     const floorName = bench.engine.name === 'postgres' ? `COPY of ${CHUNK}-row batches, ${PARALLEL} connections` : `prepared INSERTs, one transaction per ${CHUNK} rows`;
     lines.push([`Import ${number(features)} points (GeoJSONSeq, CLI, ${CHUNK}/request, ${PARALLEL} in flight)`, `${number(importRate)} features/s`,
       `${number(floorRate)} features/s`, ratio(importRate / floorRate, GOALS.importVsFloor),
-      `floor: ${floorName} into a plain table with its primary key and spatial index; input ${(inputBytes / 1e6).toFixed(0)} MB; hub peak RSS ${(peak.rssKiB / 1024).toFixed(0)} MiB (VmHWM ${(peak.hwmKiB / 1024).toFixed(0)} MiB, now ${(readMemory(bench.hub.pid).rssKiB / 1024).toFixed(0)} MiB)`]);
+      `floor: ${floorName} into a plain table with its primary key and spatial index; input ${(inputBytes / 1e6).toFixed(0)} MB; hub peak RSS ${(peak.rssKiB / 1024).toFixed(0)} MiB (VmHWM ${(peak.hwmKiB / 1024).toFixed(0)} MiB, now ${(readMemory(bench.hub.pid).rssKiB / 1024).toFixed(0)} MiB); ${importCpu}`]);
+    if (bench.hubSpec.engine === 'postgres') {
+      bench.log('transfer: floor load into a copy of the hub\'s own table');
+      const own = await hubTableIngest(bench.hubSpec.url, 'transfer-whole', join(bench.dir, 'hub-rows.copy'), CHUNK, PARALLEL, serverPid);
+      const ownRate = features / own.seconds;
+      lines.push([`Import against COPY into the hub's own table (issue 25's wording)`, `${number(importRate)} features/s`, `${number(ownRate)} features/s`,
+        ratio(importRate / ownRate, GOALS.importVsFloor), `floor: the rows the hub stored, COPY of ${CHUNK}-row batches over ${PARALLEL} connections into an empty \`LIKE features INCLUDING ALL\` (its primary key and five indexes)`
+          + (own.databaseCpu === undefined ? '' : `; database CPU ms per 1,000 features ${perThousand(own.databaseCpu, features)}`)]);
+    }
 
     bench.log('transfer: iterate, then exports to GeoJSONSeq and FlatGeobuf');
     const iterateBegan = performance.now();
@@ -168,13 +200,15 @@ export async function transferBench(bench: TransferBench): Promise<void> {
     }
 
     bench.log('transfer: an import killed (kill -9) half-way and resumed');
+    const resumedCpuOf = cpuMeter(bench.hub.pid, serverPid);
     const killed = await importFile(bench, input, 'transfer-resumed', [], (whole.seconds * 1000) / 2);
     const written = await spaceCount(bench, 'transfer-resumed');
     const resumed = await importFile(bench, input, 'transfer-resumed', ['--resume']);
     if ((await spaceCount(bench, 'transfer-resumed')) !== features) throw new Error('the resumed import did not end with every feature once');
     const total = killed.seconds + resumed.seconds;
+    const resumedCpu = resumedCpuOf();
     lines.push(['Import killed half-way, then --resume (total time)', `${total.toFixed(1)} s`, `${whole.seconds.toFixed(1)} s`, ratio(total / whole.seconds, GOALS.resumedVsWhole, true),
-      `floor: the uninterrupted import; killed after ${killed.seconds.toFixed(1)} s with ${number(written)} features written, resumed in ${resumed.seconds.toFixed(1)} s`]);
+      `floor: the uninterrupted import; killed after ${killed.seconds.toFixed(1)} s with ${number(written)} features written, resumed in ${resumed.seconds.toFixed(1)} s; CPU of the CLI, hub and database ${cpuSum(resumedCpu).toFixed(1)} s against ${cpuSum(wholeCpu).toFixed(1)} s, ratio ${(cpuSum(resumedCpu) / cpuSum(wholeCpu)).toFixed(2)}`]);
   } finally {
     rmSync(input, { force: true });
     rmSync(`${input}.spatial-hub-checkpoint.json`, { force: true });

@@ -5,7 +5,7 @@ import { detectFormat, type InputFormat, READERS } from './formats/format-regist
 import { HubClient, HubRequestError } from './hub-client.js';
 import { openInput } from './input-source.js';
 import { Progress } from './progress.js';
-import { InputError, type ReaderOptions, type TransferFeature } from './transfer-feature.js';
+import { InputError, type ReaderOptions } from './transfer-feature.js';
 
 export interface ImportOptions {
   input: string;
@@ -36,7 +36,8 @@ interface Chunk {
   /** Item indexes [start, end) of the input this chunk covers, skipped records included. */
   start: number;
   end: number;
-  features: TransferFeature[];
+  /** The features' JSON texts: as read where that says the same (ReadItem.text), else serialized. */
+  features: string[];
   failed: number;
   done: boolean;
 }
@@ -103,7 +104,7 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
   const send = async (chunk: Chunk) => {
     pending.push(chunk);
     if (chunk.features.length > 0) {
-      const body = JSON.stringify({ type: 'FeatureCollection', features: chunk.features });
+      const body = `{"type":"FeatureCollection","features":[${chunk.features.join(',')}]}`;
       const task = options.client.request('PUT', write, body, { accept: 'application/x-empty' }).then(() => {
         chunk.done = true;
         progress.features += chunk.features.length;
@@ -137,7 +138,7 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
         progress.failed++;
       } else {
         item.feature.id ??= `${input.fingerprint}-${index - 1}`;
-        chunk.features.push(item.feature);
+        chunk.features.push(item.text ?? JSON.stringify(item.feature));
       }
       if (chunk.features.length >= options.chunk) {
         await send(chunk);

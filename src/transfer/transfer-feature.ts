@@ -16,7 +16,7 @@ export interface TransferFeature {
 
 /** One item of a reader: a feature, or a bad record that `--on-error skip` may pass over. position reads "line 12" or "feature 7". */
 export type ReadItem =
-  | { feature: TransferFeature; position: string; error?: undefined }
+  | { feature: TransferFeature; position: string; error?: undefined; text?: string }
   | { error: string; position: string; feature?: undefined };
 
 /** Input that cannot be read on (a file that ends mid-feature, a broken CSV quote): the load stops whatever `--on-error` says. */
@@ -90,6 +90,18 @@ export function toFeature(value: unknown, idProperty?: string): TransferFeature 
   if (idProperty !== undefined) delete feature.properties[idProperty];
   if (rawId !== undefined && rawId !== null) feature.id = String(rawId);
   return feature;
+}
+
+/**
+ * Whether a parsed value's JSON text says exactly what toFeature made of it, so that an import can send the text as read
+ * instead of serializing the feature again: the four members of a Feature and no other (toFeature drops foreign members
+ * and fills a missing geometry or properties), a string id, and no id property to move.
+ */
+export function sendsAsRead(value: unknown, idProperty?: string): boolean {
+  if (idProperty !== undefined || !isObject(value) || typeof value.id !== 'string' || !isObject(value.properties) || value.geometry === undefined) return false;
+  let members = 0;
+  for (const _key in value) members++;
+  return members === 4;
 }
 
 /** Builds a feature from table columns (CSV, FlatGeobuf, GeoPackage, GeoParquet): the id column leaves the properties. */

@@ -118,6 +118,37 @@ for (const backend of BACKENDS) {
       assert.match(sniffed.stderr, /"format":"geojsonseq","written":3/);
     });
 
+    test('GeoJSONSeq lines are stored as the feature they read as: a number id as a string, no foreign members, --id-property moves the id', async () => {
+      const geometry = { type: 'Point', coordinates: [1, 2] };
+      const file = join(directory, 'shapes.geojsonl');
+      writeFileSync(file, [
+        { type: 'Feature', id: 'plain', geometry, properties: { a: 1 } },
+        { type: 'Feature', id: 7, geometry, properties: { a: 2 } },
+        { type: 'Feature', id: 'foreign', bbox: [1, 2, 1, 2], extra: { x: 1 }, geometry, properties: { a: 3 } },
+        { type: 'Feature', id: 'bare', geometry },
+        { id: 'ordered', properties: { a: 5 }, geometry: null, type: 'Feature' },
+      ].map((feature) => JSON.stringify(feature)).join('\n') + '\n');
+      const loaded = await cli(hub, ['import', file, '--space', 'shapes', '--create', 'shapes']);
+      assert.equal(loaded.code, 0, loaded.stderr);
+      const stored = async (space: string, id: string) => {
+        const response = await call(hub, 'GET', `/hub/spaces/${space}/features/${id}`);
+        assert.equal(response.status, 200, `${id}: ${response.text}`);
+        const { properties, ...feature } = response.body as { properties: Record<string, unknown> } & Record<string, unknown>;
+        const { '@ns:com:here:xyz': _namespace, ...user } = properties;
+        return { ...feature, properties: user };
+      };
+      assert.deepEqual(await stored('shapes', 'plain'), { type: 'Feature', id: 'plain', geometry: { type: 'Point', coordinates: [1, 2, 0] }, properties: { a: 1 } });
+      assert.deepEqual((await stored('shapes', '7')).properties, { a: 2 });
+      assert.deepEqual(Object.keys(await stored('shapes', 'foreign')).sort(), ['geometry', 'id', 'properties', 'type']);
+      assert.deepEqual((await stored('shapes', 'bare')).properties, {});
+      assert.deepEqual(await stored('shapes', 'ordered'), { type: 'Feature', id: 'ordered', geometry: null, properties: { a: 5 } });
+      const keyed = join(directory, 'keyed.geojsonl');
+      writeFileSync(keyed, `${JSON.stringify({ type: 'Feature', id: 'ignored', geometry, properties: { key: 'k1', a: 6 } })}\n`);
+      const byProperty = await cli(hub, ['import', keyed, '--space', 'keyed', '--create', 'keyed', '--id-property', 'key']);
+      assert.equal(byProperty.code, 0, byProperty.stderr);
+      assert.deepEqual((await stored('keyed', 'k1')).properties, { a: 6 });
+    });
+
     test('resume after kill -9 mid-import: every feature once, ids stable from the position', async () => {
       const count = 20_000;
       const file = join(directory, 'resume.geojsonl');

@@ -1,6 +1,6 @@
 // Reads GeoJSONSeq / newline-delimited GeoJSON: one Feature per line (RFC 8142 record separators allowed), line by line; the items a resumed load skips are not parsed.
 import { createInterface } from 'node:readline';
-import { type FormatReader, toFeature } from '../transfer-feature.js';
+import { type FormatReader, sendsAsRead, toFeature } from '../transfer-feature.js';
 
 export const readGeoJsonSeq: FormatReader = async function* (source, options) {
   let line = 0;
@@ -23,6 +23,7 @@ export const readGeoJsonSeq: FormatReader = async function* (source, options) {
       continue;
     }
     const result = toFeature(value, options.idProperty);
-    yield typeof result === 'string' ? { error: result, position } : { feature: result, position };
+    if (typeof result === 'string') yield { error: result, position };
+    else yield sendsAsRead(value, options.idProperty) ? { feature: result, position, text } : { feature: result, position };
   }
 };
