@@ -11,7 +11,7 @@ import type { FeatureStore, HistoryOfWrite, OriginStates, SpaceKey, SpaceStatist
 import type { Client, Database, Prepared } from './database.js';
 import { compileFilter, isEmptyFilter, SqlParams } from './filter-sql.js';
 import type { Locations } from './locations.js';
-import { copyNewRows, UPDATE_ROWS, updateParameters } from './feature-rows.js';
+import { copyNewRows, insertParameters, insertRowsSql, UPDATE_ROWS, updateParameters } from './feature-rows.js';
 import { NOTIFY_CHANGE } from './change-listener.js';
 import { cannotExist } from './nul-stand-in.js';
 import { DENSE, PROBE, PROBED, prepared, probes } from './probed-area.js';
@@ -116,15 +116,24 @@ const NEXT_VERSION: Prepared = {
 };
 /**
  * The last statement of a versioned space's step, under its version lock: its counter change, its version as HEAD (with the
- * notification, sent at commit) and the version's record, in one round trip instead of three.
+ * notification, sent at commit) and the version's record, in one round trip instead of three; with `inserts`, also the
+ * step's new rows (insertRowsSql, parameters from $7), instead of a COPY before it.
  */
-const RECORD_VERSIONED_CHANGE: Prepared = {
-  name: 'record_versioned_change',
-  text: `WITH change AS (INSERT INTO space_changes (sid, feature_delta, size_delta, changed_at) VALUES ($1, $3, $4, $5) RETURNING change),
-              head AS (UPDATE space_contents SET version = $2 WHERE sid = $1 RETURNING ${NOTIFY_CHANGE}),
-              record AS (INSERT INTO space_versions (sid, version, author, created_at) VALUES ($1, $2, $6, $5))
-         SELECT change.change FROM change CROSS JOIN head`,
-};
+function recordVersionedChange(inserts: boolean): Prepared {
+  return {
+    name: inserts ? 'record_versioned_inserts' : 'record_versioned_change',
+    text: `WITH ${inserts ? `inserted AS (${insertRowsSql('$1::bigint', 7, '$2::bigint')}),` : ''}
+                change AS (INSERT INTO space_changes (sid, feature_delta, size_delta, changed_at) VALUES ($1, $3, $4, $5) RETURNING change),
+                head AS (UPDATE space_contents SET version = $2 WHERE sid = $1 RETURNING ${NOTIFY_CHANGE}),
+                record AS (INSERT INTO space_versions (sid, version, author, created_at) VALUES ($1, $2, $6, $5))
+           SELECT change.change FROM change CROSS JOIN head`,
+  };
+}
+const RECORD_VERSIONED_CHANGE = recordVersionedChange(false);
+const RECORD_VERSIONED_INSERTS = recordVersionedChange(true);
+/** A versioned step inserting at most this many rows sends them with its last statement (RECORD_VERSIONED_INSERTS), more by COPY. */
+const INLINE_INSERTS = 100;
+
 /** The states a write at version $2 supersedes, appended to the history before the rows change. */
 const KEEP_STATES: Prepared = {
   name: 'keep_states',
@@ -237,7 +246,9 @@ async function writeStep<P extends { plan: WritePlan; next?: WriteStep }>(client
   const version = state.versions.get(sid) ?? null;
   const superseded = [...diff.updates.map((update) => update.seq), ...diff.deletes];
   if (version !== null && superseded.length > 0) await client.query({ ...KEEP_STATES, values: [sid, version, superseded] });
-  if (diff.inserts.length > 0) await copyNewRows(client, sid, diff.inserts, version);
+  // A versioned step's few new rows go with its last statement: COPY is two round trips more under the version lock.
+  const inline = version !== null && diff.inserts.length <= INLINE_INSERTS;
+  if (diff.inserts.length > 0 && !inline) await copyNewRows(client, sid, diff.inserts, version);
   for (const chunk of chunks(diff.updates, (update) => update.feature.json)) {
     await client.query(UPDATE_ROWS, [sid, ...updateParameters(chunk, version)]);
   }
@@ -247,9 +258,10 @@ async function writeStep<P extends { plan: WritePlan; next?: WriteStep }>(client
     state.changes.set(sid, await recordChange(client, sid, diff.countDelta, diff.sizeDelta, diff.timestamp));
     state.unversioned.add(sid);
   } else {
-    const { rows: [row] } = await client.query<{ change: number }>({
-      ...RECORD_VERSIONED_CHANGE, values: [sid, version, diff.countDelta, diff.sizeDelta, diff.timestamp, state.author],
-    });
+    const values = [sid, version, diff.countDelta, diff.sizeDelta, diff.timestamp, state.author];
+    const { rows: [row] } = await client.query<{ change: number }>(inline && diff.inserts.length > 0
+      ? { ...RECORD_VERSIONED_INSERTS, values: [...values, ...insertParameters(diff.inserts)] }
+      : { ...RECORD_VERSIONED_CHANGE, values });
     state.changes.set(sid, row.change);
   }
   return planned;
