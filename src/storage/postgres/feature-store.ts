@@ -318,6 +318,7 @@ async function originStates(client: Client, origins: ReadonlyMap<number, Readonl
   return bySpace;
 }
 
+/** The versions of a space whose version lock the write holds. */
 async function versionsIn(client: Client, sid: number): Promise<SpaceVersions> {
   const [row] = (await client.query<{ head: string; historyFrom: string; deletedBefore: string }>({ ...VERSIONS, values: [sid] })).rows;
   return row ? { head: Number(row.head), historyFrom: Number(row.historyFrom), deletedBefore: Number(row.deletedBefore) } : { head: -1, historyFrom: 0, deletedBefore: 0 };
