@@ -86,6 +86,35 @@ export async function copyNewRows(client: Client, sid: number, features: readonl
 }
 
 /**
+ * Inserts new features from parameters, in their order (each gets the next `seq`), as one statement that can be part of
+ * another: a write of a few features into a space keeping history does it in the statement that records its version,
+ * saving COPY's round trips under the version lock (docs/decisions.md, "Versions"). The parameters from `$first` on are
+ * those of `insertParameters`; `version` is the SQL of the version that writes the rows.
+ */
+export function insertRowsSql(sid: string, first: number, version: string): string {
+  const [ids, features, properties, geometries, types, tags] = [0, 1, 2, 3, 4, 5].map((offset) => `$${first + offset}`);
+  return `INSERT INTO features (sid, id, feature, properties, geom, geometry_type, tags, version)
+          SELECT ${sid}, u.id, u.feature::text, u.properties::text::jsonb, u.geometry::geometry, u.geometry_type, u.tags::text[], ${version}
+            FROM ROWS FROM (unnest(${ids}::text[]), json_array_elements(${features}::json), json_array_elements(${properties}::json),
+                            json_array_elements_text(${geometries}::json), unnest(${types}::text[]), unnest(${tags}::text[]))
+              WITH ORDINALITY AS u(id, feature, properties, geometry, geometry_type, tags, ord)
+           ORDER BY u.ord`;
+}
+
+/** The parameters of `insertRowsSql`. */
+export function insertParameters(features: readonly FeatureWrite[]): unknown[] {
+  const texts = features.map(rowTexts);
+  return [
+    features.map((feature) => feature.id),
+    `[${features.map((feature) => feature.json).join(',')}]`,
+    `[${texts.map((row) => row.properties).join(',')}]`,
+    `[${texts.map((row) => (row.geometry === null ? 'null' : `"${row.geometry}"`)).join(',')}]`,
+    features.map((feature) => feature.geometryType),
+    texts.map((row) => row.tags),
+  ];
+}
+
+/**
  * Replaces stored rows by `seq`. The texts travel as JSON arrays, which need no escaping in Node, and each
  * element's text comes back exactly as sent; a missing geometry is a JSON null there, read as SQL NULL.
  */

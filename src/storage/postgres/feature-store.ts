@@ -11,7 +11,7 @@ import type { FeatureStore, HistoryOfWrite, OriginStates, SpaceKey, SpaceStatist
 import type { Client, Database, Prepared } from './database.js';
 import { compileFilter, isEmptyFilter, SqlParams } from './filter-sql.js';
 import type { Locations } from './locations.js';
-import { copyNewRows, UPDATE_ROWS, updateParameters } from './feature-rows.js';
+import { copyNewRows, insertParameters, insertRowsSql, UPDATE_ROWS, updateParameters } from './feature-rows.js';
 import { NOTIFY_CHANGE } from './change-listener.js';
 import { cannotExist } from './nul-stand-in.js';
 import { DENSE, PROBE, PROBED, prepared, probes } from './probed-area.js';
@@ -94,14 +94,46 @@ const COUNT: Prepared = { name: 'count_features', text: 'SELECT feature_count AS
  */
 const LOCK_VERSION: Prepared = { name: 'lock_version', text: 'SELECT version FROM space_contents WHERE sid = $1 FOR NO KEY UPDATE' };
 /**
+ * A write whose one space keeping history is the space it names first takes that space's version lock, reads its versions
+ * and locks the stored rows it names in one statement: each statement under the lock is a round trip that the space's other
+ * writers wait for (docs/decisions.md, "Versions", "What holds the version lock"). The rows are locked through a LATERAL
+ * subquery of the locked counters row, so the version lock comes first, as in separate statements (a writer holding the
+ * version lock may wait for these rows; one waiting for it must hold none of them). A space row that is gone returns no row.
+ */
+const LOCK_VERSION_AND_STORED: Prepared = {
+  name: 'lock_version_and_stored',
+  text: `SELECT v.version, v.history_from, v.deleted_before, f.seq, f.id, f.feature
+           FROM (SELECT version, history_from, deleted_before FROM space_contents WHERE sid = $1 FOR NO KEY UPDATE) v
+           LEFT JOIN LATERAL (SELECT s.seq, s.id, s.feature FROM unnest($2::text[]) AS u(id)
+             CROSS JOIN LATERAL (SELECT seq, id, feature FROM features WHERE sid = $1 AND id = u.id AND v.version IS NOT NULL LIMIT 1 FOR UPDATE) s) f ON true`,
+};
+/**
  * A space without history takes its version as the transaction's last statement: its writers run in parallel and
  * queue only for this row from here to their commit. Such a version is the oldest a read can ask for.
  */
 const NEXT_VERSION: Prepared = {
   name: 'next_version', text: `UPDATE space_contents SET version = version + 1, history_from = version + 1 WHERE sid = $1 RETURNING ${NOTIFY_CHANGE}`,
 };
-const SET_VERSION: Prepared = { name: 'set_version', text: `UPDATE space_contents SET version = $2 WHERE sid = $1 RETURNING ${NOTIFY_CHANGE}` };
-const RECORD_VERSION: Prepared = { name: 'record_version', text: 'INSERT INTO space_versions (sid, version, author, created_at) VALUES ($1, $2, $3, $4)' };
+/**
+ * The last statement of a versioned space's step, under its version lock: its counter change, its version as HEAD (with the
+ * notification, sent at commit) and the version's record, in one round trip instead of three; with `inserts`, also the
+ * step's new rows (insertRowsSql, parameters from $7), instead of a COPY before it.
+ */
+function recordVersionedChange(inserts: boolean): Prepared {
+  return {
+    name: inserts ? 'record_versioned_inserts' : 'record_versioned_change',
+    text: `WITH ${inserts ? `inserted AS (${insertRowsSql('$1::bigint', 7, '$2::bigint')}),` : ''}
+                change AS (INSERT INTO space_changes (sid, feature_delta, size_delta, changed_at) VALUES ($1, $3, $4, $5) RETURNING change),
+                head AS (UPDATE space_contents SET version = $2 WHERE sid = $1 RETURNING ${NOTIFY_CHANGE}),
+                record AS (INSERT INTO space_versions (sid, version, author, created_at) VALUES ($1, $2, $6, $5))
+           SELECT change.change FROM change CROSS JOIN head`,
+  };
+}
+const RECORD_VERSIONED_CHANGE = recordVersionedChange(false);
+const RECORD_VERSIONED_INSERTS = recordVersionedChange(true);
+/** A versioned step inserting at most this many rows sends them with its last statement (RECORD_VERSIONED_INSERTS), more by COPY. */
+const INLINE_INSERTS = 100;
+
 /** The states a write at version $2 supersedes, appended to the history before the rows change. */
 const KEEP_STATES: Prepared = {
   name: 'keep_states',
@@ -208,35 +240,59 @@ interface WriteState {
  * space) the states it supersedes are kept first and its version is recorded with the author.
  */
 async function writeStep<P extends { plan: WritePlan; next?: WriteStep }>(client: Client, sid: number, ids: readonly string[],
-  planner: (existing: ReadonlyMap<string, string>) => P, state: WriteState): Promise<P> {
-  await holdSpace(client, sid);
-  const stored = new Map<string, StoredRow>();
-  const lookup = ids.filter((id) => !cannotExist(id));
-  if (lookup.length > 0) {
-    const { rows } = await client.query<[number, string, string]>({
-      ...LOCK_STORED,
-      values: [sid, lookup],
-      rowMode: 'array',
-    });
-    for (const [seq, id, json] of rows) stored.set(id, { seq, json });
-  }
+  planner: (existing: ReadonlyMap<string, string>) => P, state: WriteState, locked?: Map<string, StoredRow>): Promise<P> {
+  const stored = locked ?? await lockStored(client, sid, ids);
   const { diff, planned } = planWrite(stored, planner);
   const version = state.versions.get(sid) ?? null;
   const superseded = [...diff.updates.map((update) => update.seq), ...diff.deletes];
   if (version !== null && superseded.length > 0) await client.query({ ...KEEP_STATES, values: [sid, version, superseded] });
-  if (diff.inserts.length > 0) await copyNewRows(client, sid, diff.inserts, version);
+  // A versioned step's few new rows go with its last statement: COPY is two round trips more under the version lock.
+  const inline = version !== null && diff.inserts.length <= INLINE_INSERTS;
+  if (diff.inserts.length > 0 && !inline) await copyNewRows(client, sid, diff.inserts, version);
   for (const chunk of chunks(diff.updates, (update) => update.feature.json)) {
     await client.query(UPDATE_ROWS, [sid, ...updateParameters(chunk, version)]);
   }
   if (diff.deletes.length > 0) await client.query('DELETE FROM features WHERE sid = $1 AND seq = ANY($2::bigint[])', [sid, diff.deletes]);
   if (!diff.changed) return planned;
-  state.changes.set(sid, await recordChange(client, sid, diff.countDelta, diff.sizeDelta, diff.timestamp));
-  if (version === null) state.unversioned.add(sid);
-  else {
-    await client.query({ ...SET_VERSION, values: [sid, version] });
-    await client.query({ ...RECORD_VERSION, values: [sid, version, state.author, diff.timestamp] });
+  if (version === null) {
+    state.changes.set(sid, await recordChange(client, sid, diff.countDelta, diff.sizeDelta, diff.timestamp));
+    state.unversioned.add(sid);
+  } else {
+    const values = [sid, version, diff.countDelta, diff.sizeDelta, diff.timestamp, state.author];
+    const { rows: [row] } = await client.query<{ change: number }>(inline && diff.inserts.length > 0
+      ? { ...RECORD_VERSIONED_INSERTS, values: [...values, ...insertParameters(diff.inserts)] }
+      : { ...RECORD_VERSIONED_CHANGE, values });
+    state.changes.set(sid, row.change);
   }
   return planned;
+}
+
+/** Holds the space (see HOLD_SPACE) and locks the stored rows the write names. */
+async function lockStored(client: Client, sid: number, ids: readonly string[]): Promise<Map<string, StoredRow>> {
+  await holdSpace(client, sid);
+  const stored = new Map<string, StoredRow>();
+  const lookup = ids.filter((id) => !cannotExist(id));
+  if (lookup.length > 0) {
+    const { rows } = await client.query<[number, string, string]>({ ...LOCK_STORED, values: [sid, lookup], rowMode: 'array' });
+    for (const [seq, id, json] of rows) stored.set(id, { seq, json });
+  }
+  return stored;
+}
+
+/**
+ * LOCK_VERSION_AND_STORED: the version lock of the write's one space keeping history, which is the space it names first,
+ * with that space's versions and its stored rows the write names.
+ */
+async function lockVersionAndStored(client: Client, sid: number, ids: readonly string[]): Promise<{ versions: SpaceVersions; stored: Map<string, StoredRow> }> {
+  const lookup = ids.filter((id) => !cannotExist(id));
+  const { rows } = await client.query<[string, string, string, number | null, string | null, string | null]>({
+    ...LOCK_VERSION_AND_STORED, values: [sid, lookup], rowMode: 'array',
+  });
+  if (rows.length === 0) throw new StorageError('spaceGone');
+  const [head, historyFrom, deletedBefore] = rows[0];
+  const stored = new Map<string, StoredRow>();
+  for (const [, , , seq, id, json] of rows) if (seq !== null && id !== null && json !== null) stored.set(id, { seq, json });
+  return { versions: { head: Number(head), historyFrom: Number(historyFrom), deletedBefore: Number(deletedBefore) }, stored };
 }
 
 /** The next version of each space keeping history, under its version lock, taken in sid order so that two writes cannot deadlock. */
@@ -251,18 +307,21 @@ async function lockVersions(client: Client, spaces: readonly SpaceKey[]): Promis
 }
 
 /** Under the version locks of the write's spaces keeping history: the states at the ORIGINs of their features, and their versions before the write. */
-async function originStates(client: Client, origins: ReadonlyMap<number, ReadonlyMap<string, number>> | undefined): Promise<Map<number, OriginStates>> {
+async function originStates(client: Client, origins: ReadonlyMap<number, ReadonlyMap<string, number>> | undefined,
+  known: ReadonlyMap<number, SpaceVersions> = new Map()): Promise<Map<number, OriginStates>> {
   const bySpace = new Map<number, OriginStates>();
   for (const [sid, ofIds] of origins ?? []) {
     const ids = [...ofIds.keys()].filter((id) => !cannotExist(id));
     const { rows } = await client.query<{ id: string; json: string | null }>({ ...ORIGIN_STATES, values: [sid, ids, ids.map((id) => ofIds.get(id))] });
-    const [row] = (await client.query<{ head: string; historyFrom: string; deletedBefore: string }>({ ...VERSIONS, values: [sid] })).rows;
-    bySpace.set(sid, {
-      versions: row ? { head: Number(row.head), historyFrom: Number(row.historyFrom), deletedBefore: Number(row.deletedBefore) } : { head: -1, historyFrom: 0, deletedBefore: 0 },
-      states: new Map(rows.map((state) => [state.id, state.json])),
-    });
+    bySpace.set(sid, { versions: known.get(sid) ?? await versionsIn(client, sid), states: new Map(rows.map((state) => [state.id, state.json])) });
   }
   return bySpace;
+}
+
+/** The versions of a space whose version lock the write holds. */
+async function versionsIn(client: Client, sid: number): Promise<SpaceVersions> {
+  const [row] = (await client.query<{ head: string; historyFrom: string; deletedBefore: string }>({ ...VERSIONS, values: [sid] })).rows;
+  return row ? { head: Number(row.head), historyFrom: Number(row.historyFrom), deletedBefore: Number(row.deletedBefore) } : { head: -1, historyFrom: 0, deletedBefore: 0 };
 }
 
 /** The last statements of a write: each space without history it changed takes its next version, in sid order. */
@@ -291,10 +350,21 @@ export class PostgresFeatureStore implements FeatureStore {
     const changes = new Map<number, number>();
     const outcome = await db.transaction(async (client) => {
       changes.clear();
-      const versions = await lockVersions(client, history?.versioned ?? []);
+      const versioned = history?.versioned ?? [];
+      let versions: Map<number, number>;
+      let origins: Map<number, OriginStates>;
+      let locked: Map<string, StoredRow> | undefined;
+      if (versioned.length > 0 && versioned.every((layer) => layer.sid === space.sid)) {
+        const taken = await lockVersionAndStored(client, space.sid, ids);
+        versions = new Map([[space.sid, taken.versions.head + 1]]);
+        origins = await originStates(client, history?.origins, new Map([[space.sid, taken.versions]]));
+        locked = taken.stored;
+      } else {
+        versions = await lockVersions(client, versioned);
+        origins = await originStates(client, history?.origins);
+      }
       const state: WriteState = { versions, author: history?.author ?? '', changes, unversioned: new Set() };
-      const origins = await originStates(client, history?.origins);
-      const first = await writeStep(client, space.sid, ids, (existing) => planner(existing, versions, origins), state);
+      const first = await writeStep(client, space.sid, ids, (existing) => planner(existing, versions, origins), state, locked);
       for (let step = first.next; step;) {
         if (step.space.location !== space.location) throw new StorageError('crossDatabase', step.space.location);
         const { planner: plan } = step;
