@@ -26,7 +26,7 @@ export class PostgresStorage implements Storage {
   /** NOTIFY reaches every process of every node. */
   readonly changesStayInProcess = false;
   // No `spacesStamp`: PostgreSQL cannot tell cheaply and strictly. Its snapshot (`pg_current_snapshot()`) is strict
-  // but one statement, measured dearer than the row's own lookup, which lookups of one event-loop round already
+  // but one statement, measured dearer than the row's own lookup, which lookups of two event-loop rounds already
   // share (space-store.ts); a NOTIFY from every commit costs no statement but is heard a little after the commit, so
   // another node could serve a read from before a write it already acknowledged (docs/cache-and-changed-tiles.md).
   readonly spaces: SpaceStore;
