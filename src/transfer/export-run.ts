@@ -73,8 +73,10 @@ export async function runExport(options: ExportOptions): Promise<{ written: numb
   if (options.tags) query.set('tags', options.tags);
   if (options.version !== undefined) query.set('version', options.version);
   let written = 0;
-  // GeoJSONSeq without --bbox (applied here, from each feature's geometry) is written by the hub: this process copies its answer.
-  const copied = options.format === 'geojsonseq' && options.bbox === undefined;
+  // A hub on this machine writes GeoJSONSeq (without --bbox, which is applied here from each feature's geometry) and this
+  // process copies its answer: the two share the cores, and the hub cuts the namespace out of a page it holds anyway.
+  // A remote hub is asked for GeoJSON, which it compresses (it does not compress sequences).
+  const copied = options.format === 'geojsonseq' && options.bbox === undefined && options.client.local;
   const fetchPage = (handle: string | undefined, sequence: boolean): Promise<BytesAnswer> => {
     if (handle !== undefined) query.set('handle', handle);
     return options.client.requestBytes('GET', `/hub/spaces/${encodeURIComponent(options.space)}/iterate?${query}`, {
