@@ -1,4 +1,4 @@
-// One export: pages through the space with `iterate` and its handle, hands each feature to the format's writer (as text where it takes texts), and reports progress.
+// One export: pages through the space with `iterate` and its handle, hands each feature to the format's writer (as text where it takes texts) or copies the hub's own GeoJSONSeq, and reports progress.
 import { createWriteStream } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import type { Writable } from 'node:stream';
