@@ -1,11 +1,12 @@
-// One export: pages through the space with `iterate` and its handle, hands each feature to the format's writer (as text where it takes texts), and reports progress.
+// One export: pages through the space with `iterate` and its handle, hands each feature to the format's writer (as text where it takes texts) or copies the hub's own GeoJSONSeq, and reports progress.
 import { createWriteStream } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import type { Writable } from 'node:stream';
 import { type OutputFormat, WRITERS } from './formats/format-registry.js';
-import type { HubClient } from './hub-client.js';
+import type { BytesAnswer, HubClient } from './hub-client.js';
+import { writeTextSeqAsLines } from './formats/geojson-seq-writer.js';
 import { Progress } from './progress.js';
-import { type OtherFeature, pageFeatures, plain, type StoredFeature, writePageFeature } from './formats/plain-feature-text.js';
+import { type OtherFeature, pageFeatures, plain, type StoredFeature, writePageFeatures } from './formats/plain-feature-text.js';
 import type { Geometry, TransferFeature } from './transfer-feature.js';
 
 export interface ExportOptions {
@@ -50,6 +51,18 @@ function geometryOf(bytes: Buffer, feature: StoredFeature | OtherFeature): Geome
   return (JSON.parse(bytes.toString('utf8', feature.start, feature.end)) as TransferFeature).geometry ?? null;
 }
 
+const SEQUENCE_TYPE = 'application/geo+json-seq';
+
+/** The `handle` of the `rel="next"` link of a sequence page's `Link` header (feature-reads.ts: the same request with the next handle); undefined on the last page. */
+function nextHandle(link: string | undefined): string | undefined {
+  for (const value of (link ?? '').split(',')) {
+    const found = /^\s*<([^>]*)>(.*)$/.exec(value);
+    if (found === null || !/;\s*rel="?next"?(;|\s|$)/.test(found[2])) continue;
+    return new URL(found[1], 'http://hub.invalid/').searchParams.get('handle') ?? undefined;
+  }
+  return undefined;
+}
+
 const intersects = (a: [number, number, number, number], b: [number, number, number, number]) => a[0] <= b[2] && b[0] <= a[2] && a[1] <= b[3] && b[1] <= a[3];
 
 export async function runExport(options: ExportOptions): Promise<{ written: number }> {
@@ -60,10 +73,14 @@ export async function runExport(options: ExportOptions): Promise<{ written: numb
   if (options.tags) query.set('tags', options.tags);
   if (options.version !== undefined) query.set('version', options.version);
   let written = 0;
-  const fetchPage = (handle?: string): Promise<Buffer> => {
+  // A hub on this machine writes GeoJSONSeq (without --bbox, which is applied here from each feature's geometry) and this
+  // process copies its answer: the two share the cores, and the hub cuts the namespace out of a page it holds anyway.
+  // A remote hub is asked for GeoJSON, which it compresses (it does not compress sequences).
+  const copied = options.format === 'geojsonseq' && options.bbox === undefined && options.client.local;
+  const fetchPage = (handle: string | undefined, sequence: boolean): Promise<BytesAnswer> => {
     if (handle !== undefined) query.set('handle', handle);
     return options.client.requestBytes('GET', `/hub/spaces/${encodeURIComponent(options.space)}/iterate?${query}`, {
-      accept: 'application/geo+json',
+      accept: sequence ? SEQUENCE_TYPE : 'application/geo+json',
       // A hub on this machine answers uncompressed: gzip would cost the hub and this process CPU and save no time.
       ...(options.client.local ? { 'accept-encoding': 'identity' } : {}),
     });
@@ -74,22 +91,29 @@ export async function runExport(options: ExportOptions): Promise<{ written: numb
     return box !== undefined && intersects(box, options.bbox);
   };
   // The next page is asked for before this one is written: the hub reads it while this process writes (two cores, not one after the other).
-  for (let pending: Promise<Buffer> | undefined = fetchPage(); pending !== undefined;) {
-    const bytes: Buffer = await pending;
+  for (let pending: Promise<BytesAnswer> | undefined = fetchPage(undefined, copied); pending !== undefined;) {
+    const { body: bytes, contentType, link } = await pending;
     progress.bytes += bytes.length;
+    if (contentType === SEQUENCE_TYPE) {
+      const handle = nextHandle(link);
+      pending = handle === undefined ? undefined : fetchPage(handle, true);
+      pending?.catch(() => undefined);
+      written += await writeTextSeqAsLines(out, bytes);
+      progress.features = written;
+      continue;
+    }
+    // A GeoJSON page (asked for, or a hub that does not write sequences): the next ones are asked for as GeoJSON too.
     // The hub's pages are split without parsing their features (plain-feature-text.ts); another layout is parsed whole.
     const page = pageFeatures(bytes);
     type Page = { features: TransferFeature[]; handle?: unknown };
     const parsed: Page | undefined = page === undefined ? JSON.parse(bytes.toString('utf8')) as Page : undefined;
     const handle: unknown = (page?.members ?? parsed)?.handle;
-    pending = typeof handle === 'string' ? fetchPage(handle) : undefined;
+    pending = typeof handle === 'string' ? fetchPage(handle, false) : undefined;
     // Handled here too: a write that fails leaves the loop, and the page asked for meanwhile must not end the process.
     pending?.catch(() => undefined);
-    for (const feature of page?.features ?? []) {
-      if (options.bbox !== undefined && !wanted(geometryOf(bytes, feature))) continue;
-      await writePageFeature(writer, bytes, feature);
-      written++;
-    }
+    const kept = options.bbox === undefined ? page?.features ?? [] : (page?.features ?? []).filter((feature) => wanted(geometryOf(bytes, feature)));
+    await writePageFeatures(writer, bytes, kept);
+    written += kept.length;
     for (const feature of parsed?.features ?? []) {
       if (!wanted(feature.geometry)) continue;
       await writer.write(plain(feature));

@@ -44,7 +44,14 @@ interface Answer {
   status: number;
   retryAfter: string | null;
   body: Buffer;
+  /** The media type without parameters, lower case; empty when the hub sent none. */
+  contentType: string;
+  /** The `Link` header, when the hub sent one. */
+  link: string | undefined;
 }
+
+/** A successful answer as the export reads it: its body as bytes, its media type and its `Link` header. */
+export type BytesAnswer = Pick<Answer, 'body' | 'contentType' | 'link'>;
 
 /** A kept-alive socket the hub closed between two requests: the request is sent again at once on a new one, as Node's documentation advises (`reusedSocket`). */
 class StaleSocket extends Error {}
@@ -75,9 +82,9 @@ export class HubClient {
     return this.send(method, path, body, headers).then((answer) => ({ status: answer.status, text: answer.body.toString('utf8') }));
   }
 
-  /** A successful answer's body as bytes (export pages, which are split without decoding them). */
-  requestBytes(method: string, path: string, headers: Record<string, string> = {}): Promise<Buffer> {
-    return this.send(method, path, undefined, headers).then((answer) => answer.body);
+  /** A successful answer's body as bytes with its media type and links (export pages, which are split or copied without decoding them). */
+  requestBytes(method: string, path: string, headers: Record<string, string> = {}): Promise<BytesAnswer> {
+    return this.send(method, path, undefined, headers);
   }
 
   private async send(method: string, path: string, body: string | undefined, headers: Record<string, string>): Promise<Answer> {
@@ -122,8 +129,10 @@ export class HubClient {
           const raw = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
           const decode = DECODERS[String(response.headers['content-encoding'] ?? '').toLowerCase()];
           const retryAfter = response.headers['retry-after'] ?? null;
+          const contentType = (response.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+          const link = [response.headers.link ?? []].flat().join(', ') || undefined;
           (decode === undefined ? Promise.resolve(raw) : decode(raw))
-            .then((decoded) => resolve({ status: response.statusCode ?? 0, retryAfter, body: decoded }), reject);
+            .then((decoded) => resolve({ status: response.statusCode ?? 0, retryAfter, body: decoded, contentType, link }), reject);
         });
       };
       const request: ClientRequest = target.protocol === 'https:' ? httpsRequest(target, options, answered) : httpRequest(target, options, answered);

@@ -64,6 +64,8 @@ export interface FormatWriter {
    * writers of JSON copy as it is instead of parsing and serializing it again. Only writers that gain from it have it.
    */
   writeText?(text: FeatureText): Promise<void>;
+  /** Many such texts at once, where a writer copies them without waiting between features (the sequences). */
+  writeTexts?(texts: readonly FeatureText[]): Promise<void>;
   end(): Promise<void>;
 }
 

@@ -15,6 +15,7 @@ import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
 import { cli } from '../helpers/transfer-cli.js';
 
 const NS = '@ns:com:here:xyz';
+const summaryOf = (stderr: string) => (JSON.parse(stderr.trim().split('\n').filter((line) => line.startsWith('{"summary"')).pop() ?? '{}') as { summary: Record<string, number> }).summary;
 const ENV = { HUB_JOBS_POLL: '50ms' };
 
 /** Features whose texts test the byte scanner: quotes, braces and brackets in strings, escapes, non-ASCII, a nested key named like the namespace, integer keys, empty and null values. */
@@ -84,6 +85,27 @@ async function remoteProxy(hub: HubProcess, address: string): Promise<{ url: str
   return { url: `http://${address}:${(server.address() as AddressInfo).port}`, compressed: () => compressed, close: () => server.close() };
 }
 
+/** A proxy to the hub that records the `Accept` of each iterate request and, as an older hub would, answers iterate with GeoJSON whatever it asked for (`asOlderHub`). */
+async function iterateProxy(hub: HubProcess, asOlderHub: boolean): Promise<{ url: string; accepts: string[]; close: () => void }> {
+  const accepts: string[] = [];
+  const target = new URL(hub.url);
+  const server = createServer((incoming, outgoing) => {
+    const headers = { ...incoming.headers };
+    if (incoming.url?.includes('/iterate')) {
+      accepts.push(String(headers.accept));
+      if (asOlderHub) headers.accept = 'application/geo+json';
+    }
+    const forwarded = request({ host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers }, (answer) => {
+      outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(outgoing);
+    });
+    incoming.pipe(forwarded);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, accepts, close: () => server.close() };
+}
+
 /** Each line parsed, after checking that it is compact JSON as the hub serializes it (no text left over, nothing re-spaced). */
 function parsedLines(text: string, separator = ''): object[] {
   const lines = text.split('\n');
@@ -143,6 +165,36 @@ describe('export by feature texts', () => {
         } finally {
           proxy.close();
         }
+      });
+
+      test('GeoJSONSeq is written by the hub (iterate as application/geo+json-seq, its Link followed); a hub answering GeoJSON gives the same file', async () => {
+        const current = await iterateProxy(hub, false);
+        const older = await iterateProxy(hub, true);
+        try {
+          const copied = await cli(hub, ['export', '--space', space, '--format', 'geojsonseq', '--chunk', '3'], { url: current.url });
+          assert.equal(copied.code, 0, copied.stderr);
+          assert.equal(current.accepts.length, Math.ceil(ALL.length / 3) + (ALL.length % 3 === 0 ? 1 : 0), 'every page asked for, by the Link header');
+          assert.ok(current.accepts.every((accept) => accept === 'application/geo+json-seq'), current.accepts.join());
+          assert.deepEqual(parsedLines(copied.stdout), WANT);
+          assert.equal(summaryOf(copied.stderr).written, ALL.length);
+          const parsed = await cli(hub, ['export', '--space', space, '--format', 'geojsonseq', '--chunk', '3'], { url: older.url });
+          assert.equal(parsed.code, 0, parsed.stderr);
+          assert.ok(older.accepts.slice(1).every((accept) => accept === 'application/geo+json'), 'after a GeoJSON answer, GeoJSON is asked for');
+          assert.equal(parsed.stdout, copied.stdout);
+        } finally {
+          current.close();
+          older.close();
+        }
+      });
+
+      test('a sequence page larger than the hub holds in memory (4 MiB) is written through a file, whole', async () => {
+        const long = 'x'.repeat(100_000);
+        const big = Array.from({ length: 60 }, (_, i) => ({ type: 'Feature', id: `big${i}`, geometry: { type: 'Point', coordinates: [i, i] }, properties: { long, i } }));
+        const bigSpace = await createSpaceWith(hub, big);
+        const answer = await call(hub, 'GET', `/hub/spaces/${bigSpace}/iterate?limit=100`, { headers: { accept: 'application/geo+json-seq' } });
+        assert.equal(answer.status, 200, answer.text);
+        assert.ok(answer.text.length > 6_000_000);
+        assert.deepEqual(parsedLines(answer.text, '\u001e'), big.map(expected));
       });
 
       test('--bbox still filters on the text path', async () => {

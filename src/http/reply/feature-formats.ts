@@ -1,16 +1,13 @@
 // Feature answers as FlatGeobuf, CSV or GeoJSON text sequences (RFC 8142), written by the export's writers (transfer/formats/).
-import { once } from 'node:events';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { PassThrough, type Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import type { FastifyReply } from 'fastify';
 import { writeCsv } from '../../transfer/formats/csv-writer.js';
 import { writeFlatGeobuf } from '../../transfer/formats/flatgeobuf-writer.js';
 import { writeGeoJsonTextSeq } from '../../transfer/formats/geojson-seq-writer.js';
-import { featureList, plain, writePageFeature } from '../../transfer/formats/plain-feature-text.js';
+import { featureList, plain, writePageFeatures } from '../../transfer/formats/plain-feature-text.js';
 import type { TransferFeature, WriterFactory } from '../../transfer/transfer-feature.js';
+import { AnswerSpool } from './answer-spool.js';
 import { started } from './read-reply.js';
 
 export type FileFormat = 'jsonseq' | 'csv' | 'fgb';
@@ -51,7 +48,7 @@ async function writeFeatures(pages: AsyncIterable<string | Buffer>, format: File
     const bytes = typeof page === 'string' ? Buffer.from(page) : page;
     const features = featureList(bytes);
     if (features !== undefined) {
-      for (const feature of features) await writePageFeature(writer, bytes, feature);
+      await writePageFeatures(writer, bytes, features);
       continue;
     }
     const text = bytes.toString();
@@ -72,8 +69,8 @@ export interface FileAnswer {
 
 /**
  * The answer in a file format. With its links known first it streams (FlatGeobuf and CSV still spool inside their
- * writers: their header needs every column). Otherwise it is written to a temporary file first, so that the `Link`
- * header can precede it, and sent from there with its length; memory stays flat either way.
+ * writers: their header needs every column). Otherwise it is written first, so that the `Link` header can precede it
+ * (in memory up to answer-spool.ts's bound, else to a temporary file), and sent with its length; memory stays flat either way.
  */
 export async function sendFeatureFile(reply: FastifyReply, answer: FileAnswer): Promise<FastifyReply> {
   const pages = await started(answer.pages);
@@ -84,20 +81,15 @@ export async function sendFeatureFile(reply: FastifyReply, answer: FileAnswer): 
     writeFeatures(pages, answer.format, out).then(() => out.end(), (error: Error) => out.destroy(error));
     return linked(answer.links()).send(out);
   }
-  const dir = await mkdtemp(join(tmpdir(), 'spatial-hub-answer-'));
-  const file = join(dir, 'answer');
-  const removed = () => { rm(dir, { recursive: true, force: true }).catch(() => {}); };
+  const spool = new AnswerSpool();
   try {
-    const out = createWriteStream(file);
-    await writeFeatures(pages, answer.format, out);
-    out.end();
-    await once(out, 'close');
-    const { size } = await stat(file);
-    const body = createReadStream(file);
-    body.on('close', removed);
+    await writeFeatures(pages, answer.format, spool);
+    spool.end();
+    await finished(spool);
+    const { body, size } = spool.body();
     return linked(answer.links()).header('content-length', size).send(body);
   } catch (error) {
-    removed();
+    spool.destroy();
     throw error;
   }
 }

@@ -1,25 +1,32 @@
 // Writes GeoJSON sequences, one Feature per line: newline-delimited as GDAL writes by default, or with RFC 8142 record separators for HTTP answers.
 import type { Writable } from 'node:stream';
 import type { FeatureText, FormatWriter, TransferFeature } from '../transfer-feature.js';
-import { OutputBatch } from './output-stream.js';
+import { OutputBatch, put } from './output-stream.js';
 
-const LINE_FEED = Buffer.from('\n');
-const RECORD_SEPARATOR = Buffer.from('\u001e');
+const LINE_FEED = 0x0a;
+const RECORD_SEPARATOR = 0x1e;
 
-/** Feature texts are copied as they come (writeText) into batches, not parsed, serialized and written one by one. */
-function sequenceWriter(out: Writable, before: Buffer | undefined): FormatWriter {
+/** Feature texts are copied as they come (writeText, writeTexts) into batches, not parsed, serialized and written one by one. */
+function sequenceWriter(out: Writable, before: number | undefined): FormatWriter {
   const batch = new OutputBatch(out);
+  const add = (text: FeatureText) => {
+    if (before !== undefined) batch.addByte(before);
+    batch.addText(text);
+    batch.addByte(LINE_FEED);
+  };
   return {
     async write(feature: TransferFeature) {
-      if (before !== undefined) batch.add(before);
+      if (before !== undefined) batch.addByte(before);
       batch.add(Buffer.from(JSON.stringify(feature)));
-      batch.add(LINE_FEED);
+      batch.addByte(LINE_FEED);
       await batch.settle();
     },
     async writeText(text: FeatureText) {
-      if (before !== undefined) batch.add(before);
-      batch.addText(text);
-      batch.add(LINE_FEED);
+      add(text);
+      await batch.settle();
+    },
+    async writeTexts(texts: readonly FeatureText[]) {
+      texts.forEach(add);
       await batch.settle();
     },
     end: () => batch.flush(),
@@ -30,3 +37,26 @@ export const writeGeoJsonSeq = (out: Writable): FormatWriter => sequenceWriter(o
 
 /** GeoJSON text sequences as RFC 8142 and `application/geo+json-seq` say: each Feature after a record separator (0x1E), ending in a line feed. */
 export const writeGeoJsonTextSeq = (out: Writable): FormatWriter => sequenceWriter(out, RECORD_SEPARATOR);
+
+/**
+ * Writes a hub's `application/geo+json-seq` answer (RFC 8142: each record after a record separator, ending in a line
+ * feed) as the newline-delimited sequence writeGeoJsonSeq writes, by dropping the separators: JSON text never holds a
+ * raw 0x1E (control characters are escaped in strings), so every one starts a record. The body is compacted in place
+ * and written at once. Returns the number of records.
+ */
+export async function writeTextSeqAsLines(out: Writable, body: Buffer): Promise<number> {
+  let records = 0;
+  let at = body.indexOf(RECORD_SEPARATOR);
+  // Bytes before the first separator (none in a hub's answer) stay where they are.
+  let kept = at < 0 ? body.length : at;
+  while (at >= 0) {
+    records++;
+    const next = body.indexOf(RECORD_SEPARATOR, at + 1);
+    const end = next < 0 ? body.length : next;
+    body.copyWithin(kept, at + 1, end);
+    kept += end - at - 1;
+    at = next;
+  }
+  if (kept > 0) await put(out, body.subarray(0, kept));
+  return records;
+}

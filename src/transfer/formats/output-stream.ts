@@ -32,10 +32,23 @@ export class OutputBatch {
     this.size += length;
   }
 
-  /** A feature text: its bytes without the cut-out namespace. */
+  /** One byte (a line feed, a record separator), without a buffer for it. */
+  addByte(byte: number): void {
+    if (this.size === this.buffer.length) this.writeOut();
+    this.buffer[this.size++] = byte;
+  }
+
+  /** A feature text: its bytes without the cut-out namespace, copied without a view per piece (Buffer.copy, not set of a subarray). */
   addText(text: FeatureText): void {
-    this.add(text.bytes, text.start, text.cutFrom);
-    this.add(text.bytes, text.cutTo, text.end);
+    const length = text.cutFrom - text.start + text.end - text.cutTo;
+    if (this.size + length > this.buffer.length) this.writeOut();
+    if (length > this.buffer.length) {
+      this.add(text.bytes, text.start, text.cutFrom);
+      this.add(text.bytes, text.cutTo, text.end);
+      return;
+    }
+    this.size += text.bytes.copy(this.buffer, this.size, text.start, text.cutFrom);
+    this.size += text.bytes.copy(this.buffer, this.size, text.cutTo, text.end);
   }
 
   async settle(): Promise<void> {

@@ -156,6 +156,12 @@ export function writePageFeature(writer: FormatWriter, bytes: Buffer, feature: S
   return writer.write(plain(JSON.parse(bytes.toString('utf8', feature.start, feature.end)) as TransferFeature));
 }
 
+/** Writes the features of a page: at once when all are stored texts and the writer takes many (writeTexts), else one by one. */
+export async function writePageFeatures(writer: FormatWriter, bytes: Buffer, features: ReadonlyArray<StoredFeature | OtherFeature>): Promise<void> {
+  if (writer.writeTexts !== undefined && features.every((feature): feature is StoredFeature => feature.members !== undefined)) return writer.writeTexts(features);
+  for (const feature of features) await writePageFeature(writer, bytes, feature);
+}
+
 /** Writes the stored feature text at [start, end) as plain(feature): copied when the writer takes texts and the text has the stored shape, else parsed. */
 export function writeStoredFeature(writer: FormatWriter, bytes: Buffer, start: number, end: number): Promise<void> {
   const scanned = writer.writeText === undefined ? undefined : scanStoredFeature(bytes, start, end);
