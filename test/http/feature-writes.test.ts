@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { type IncomingHttpHeaders, request as httpRequest } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { call, createSpace, type FeatureJson, type TestResponse } from '../helpers/http-client.js';
 import { collection, namespaceOf, NS, point } from '../helpers/features.js';
@@ -447,5 +448,37 @@ for (const backend of BACKENDS) {
         assert.deepEqual(await storedIds(space), ['b']);
       });
     });
+
+    describe('compression of write answers', () => {
+      test('a small answer is sent uncompressed even when gzip is asked for; a large one is compressed; both are the same JSON as without', async () => {
+        const space = await createSpace(hub);
+        const large = collection(...Array.from({ length: 400 }, (_, i) => point(`l${i}`, { text: 'x'.repeat(200) })));
+        for (const [body, compressed] of [[point('small'), false], [large, true]] as const) {
+          const zipped = await rawPut(hub, `/hub/spaces/${space}/features`, body, { 'accept-encoding': 'gzip' });
+          assert.equal(zipped.status, 200);
+          assert.equal(zipped.headers['content-encoding'], compressed ? 'gzip' : undefined);
+          const answer = JSON.parse((compressed ? gunzipSync(zipped.body) : zipped.body).toString('utf8')) as { features: FeatureJson[]; updated?: string[]; inserted?: string[] };
+          const plainAnswer = await rawPut(hub, `/hub/spaces/${space}/features`, body, {});
+          assert.equal(plainAnswer.headers['content-encoding'], undefined);
+          const again = JSON.parse(plainAnswer.body.toString('utf8')) as typeof answer;
+          assert.deepEqual(again.features.map((feature) => feature.id), answer.features.map((feature) => feature.id));
+          assert.deepEqual(again.updated, [...(answer.inserted ?? []), ...(answer.updated ?? [])]);
+        }
+      });
+    });
+  });
+}
+
+/** A PUT through node:http, which (unlike fetch) leaves the answer compressed. */
+function rawPut(hub: HubProcess, path: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(hub.url + path, { method: 'PUT', headers: { authorization: `Bearer ${hub.token}`, 'content-type': 'application/geo+json', ...headers } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end(JSON.stringify(body));
   });
 }
