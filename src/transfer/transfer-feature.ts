@@ -100,10 +100,8 @@ export function toFeature(value: unknown, idProperty?: string): TransferFeature 
  * and fills a missing geometry or properties), a string id, and no id property to move.
  */
 export function sendsAsRead(value: unknown, idProperty?: string): boolean {
-  if (idProperty !== undefined || !isObject(value) || typeof value.id !== 'string' || !isObject(value.properties) || value.geometry === undefined) return false;
-  let members = 0;
-  for (const _key in value) members++;
-  return members === 4;
+  return idProperty === undefined && isObject(value) && typeof value.id === 'string' && isObject(value.properties) && value.geometry !== undefined
+    && Object.keys(value).length === 4;
 }
 
 /** Builds a feature from table columns (CSV, FlatGeobuf, GeoPackage, GeoParquet): the id column leaves the properties. */
