@@ -70,6 +70,11 @@ export interface FeatureWrite {
    * instead of parsing `json` again. Without them it takes them from `json`.
    */
   parts?: FeatureWriteParts;
+  /**
+   * The length in characters of the namespace member at the end of `json` (core/namespace-cut.ts), where the writer
+   * put it there: stored beside the text, so that reads can hand the text out without it. Absent: stored as NULL.
+   */
+  namespaceCut?: number;
 }
 
 export interface FeatureWriteParts {
@@ -191,8 +196,12 @@ export interface FeatureStore {
    * reads cheap. Every read below takes `query.version` alike.
    */
   query(space: SpaceKey, query: FeatureQuery, signal?: AbortSignal): AsyncIterable<FeatureRow[]>;
-  /** The same features as `query`, each page joined into one text by the database: reads that transform nothing. */
-  queryText(space: SpaceKey, query: FeatureQuery, signal?: AbortSignal): AsyncIterable<FeatureTextPage>;
+  /**
+   * The same features as `query`, each page joined into one text by the database: reads that transform nothing. With
+   * `plain`, at HEAD, the texts come without the namespace where their row knows where it is (core/namespace-cut.ts:
+   * joined by line feeds, `cut` counting those); a read at a version gives stored texts whatever `plain` says.
+   */
+  queryText(space: SpaceKey, query: FeatureQuery, signal?: AbortSignal, plain?: boolean): AsyncIterable<FeatureTextPage>;
   count(space: SpaceKey, filter: FeatureFilter, signal?: AbortSignal): Promise<number>;
   /** How many features `query` returns, its spatial filter included, counted up to `query.limit` at most. */
   countUpTo(space: SpaceKey, query: Omit<FeatureQuery, 'ids'>, signal?: AbortSignal): Promise<number>;
