@@ -9,7 +9,7 @@ import { NS } from './namespace-key.js';
 export const NAMESPACE_TAIL = 2;
 
 /**
- * What the cut must start with, after its optional comma: the storage checks it before it cuts, so that a span that does
+ * What the cut must start with, after the comma before it or, as the only member, after the `{` of `properties`: the storage checks it before it cuts, so that a span that does
  * not fit its text (a writer that forgot to clear it) gives the whole text, which the hub then scans.
  */
 export const NAMESPACE_MEMBER_START = `${JSON.stringify(NS)}:{`;

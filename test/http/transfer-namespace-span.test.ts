@@ -33,7 +33,7 @@ const FEATURES: Written[] = [
   { type: 'Feature', id: 'foreign', geometry: point(5, 6), properties: { p: 1 }, foreign: { [NS]: 1 } },
   ...Array.from({ length: 12 }, (_, i): Written => ({ type: 'Feature', id: `p${i}`, geometry: point(i, -i), properties: { i, s: 'ö'.repeat(i) } })),
 ];
-/** Written again after the others: one gains a span (its own namespace member gone), one loses it (a foreign member). */
+/** Written again after the others, with a tag outside the Basic Multilingual Plane in the namespace (`@` keeps it as written): one gains a span (its own namespace member gone), one loses it (a foreign member). */
 const UPDATES: Written[] = [
   { type: 'Feature', id: 'own', geometry: point(3, 4), properties: { after: 'ü😀' } },
   { type: 'Feature', id: 'p0', geometry: point(0, 0), properties: { i: 0 }, foreign: 'x' },
@@ -88,7 +88,7 @@ describe('namespace spans', () => {
       /** A space with FEATURES written, then UPDATES. */
       async function written(): Promise<string> {
         const space = await createSpaceWith(hub, FEATURES);
-        const put = await call(hub, 'PUT', `/hub/spaces/${space}/features`, { body: { type: 'FeatureCollection', features: UPDATES } });
+        const put = await call(hub, 'PUT', `/hub/spaces/${space}/features?addTags=${encodeURIComponent('@tag😀中')}`, { body: { type: 'FeatureCollection', features: UPDATES } });
         assert.equal(put.status, 200, put.text);
         return space;
       }
@@ -96,6 +96,7 @@ describe('namespace spans', () => {
       test('each row holds its namespace member\'s length in characters, none where the namespace does not end the text', async () => {
         const rows = await spanRows(hub, await written());
         assert.deepEqual(rows.map((row) => row.id), FEATURES.map((feature) => feature.id));
+        assert.ok(rows.find((row) => row.id === 'own')?.text.includes('@tag😀中'), 'the tag is in the namespace');
         for (const row of rows) {
           const expected = row.id === 'foreign' || row.id === 'p0' ? null : spanOf(row.text);
           assert.equal(row.cut, expected, `${row.id}: ${row.text}`);

@@ -4,12 +4,12 @@ import { NAMESPACE_MEMBER_START, NAMESPACE_TAIL } from '../../core/namespace-cut
 /** A string literal of SQL for a text without quotes in it. */
 const literal = (text: string) => `'${text}'`;
 
-/** The span's characters and the tail after it, counted from the text's end as `right` counts (characters, not bytes). */
-const CUT_AND_TAIL = `right(f.feature, f.ns_cut + ${NAMESPACE_TAIL})`;
+/** The text from `before` characters ahead of the span on, counted from the text's end as `right` counts (characters, not bytes). */
+const FROM_SPAN = (before: number) => `right(f.feature, f.ns_cut + ${NAMESPACE_TAIL + before})`;
 
-/** Whether the row's span (`ns_cut`) starts at the namespace member or the comma before it. */
-const FITS = `f.ns_cut IS NOT NULL AND (left(${CUT_AND_TAIL}, ${NAMESPACE_MEMBER_START.length + 1}) = ${literal(`,${NAMESPACE_MEMBER_START}`)}
-  OR left(${CUT_AND_TAIL}, ${NAMESPACE_MEMBER_START.length}) = ${literal(NAMESPACE_MEMBER_START)})`;
+/** Whether the row's span (`ns_cut`) starts at the comma before the namespace member, or at the member right after the `{` of `properties`. */
+const FITS = `f.ns_cut IS NOT NULL AND (left(${FROM_SPAN(0)}, ${NAMESPACE_MEMBER_START.length + 1}) = ${literal(`,${NAMESPACE_MEMBER_START}`)}
+  OR left(${FROM_SPAN(1)}, ${NAMESPACE_MEMBER_START.length + 1}) = ${literal(`{${NAMESPACE_MEMBER_START}`)})`;
 
 /** The columns the page's rows select, in place of `f.seq, f.feature`: the span beside the text, and whether it fits. */
 export const PLAIN_COLUMNS = `f.seq, f.feature, f.ns_cut, ${FITS} AS fits`;

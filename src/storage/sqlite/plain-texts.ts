@@ -5,11 +5,11 @@ import { NAMESPACE_MEMBER_START, NAMESPACE_TAIL } from '../../core/namespace-cut
 const literal = (text: string) => `'${text}'`;
 
 /**
- * Whether the row's span (`ns_cut`, in characters, as SQLite's `substr` counts them on text) starts at the namespace
- * member or the comma before it. A negative start counts from the text's end.
+ * Whether the row's span (`ns_cut`, in characters, as SQLite's `substr` counts them on text) starts at the comma before
+ * the namespace member, or at the member right after the `{` of `properties`. A negative start counts from the text's end.
  */
 const FITS = `f.ns_cut IS NOT NULL AND (substr(f.json, -(f.ns_cut + ${NAMESPACE_TAIL}), ${NAMESPACE_MEMBER_START.length + 1}) = ${literal(`,${NAMESPACE_MEMBER_START}`)}
-  OR substr(f.json, -(f.ns_cut + ${NAMESPACE_TAIL}), ${NAMESPACE_MEMBER_START.length}) = ${literal(NAMESPACE_MEMBER_START)})`;
+  OR substr(f.json, -(f.ns_cut + ${NAMESPACE_TAIL + 1}), ${NAMESPACE_MEMBER_START.length + 1}) = ${literal(`{${NAMESPACE_MEMBER_START}`)})`;
 
 /** The columns the page's rows select, in place of `f.seq, f.json`: the span beside the text, and whether it fits. */
 export const PLAIN_COLUMNS = `f.seq, f.json, f.ns_cut, ${FITS} AS fits`;
