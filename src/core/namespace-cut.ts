@@ -4,7 +4,7 @@ import { NS } from './namespace-key.js';
 /**
  * A stored text written by hub/feature-text.ts ends in its namespace member (with the comma before it, unless it is the
  * only member of `properties`), then the `}` closing `properties` and the `}` closing the feature: the span is the
- * member's length, which then ends this many characters before the text's end.
+ * member's length, which then ends this many characters (and bytes) before the text's end.
  */
 export const NAMESPACE_TAIL = 2;
 
@@ -15,8 +15,8 @@ export const NAMESPACE_TAIL = 2;
 export const NAMESPACE_MEMBER_START = `${JSON.stringify(NS)}:{`;
 
 /**
- * The characters of a text as SQLite and PostgreSQL count them (code points): UTF-16 units less one per surrogate
- * pair. JSON.stringify escapes lone surrogates, so every surrogate of a stored text is half of a pair.
+ * The characters of a text as PostgreSQL's string functions count them (code points): UTF-16 units less one per
+ * surrogate pair. JSON.stringify escapes lone surrogates, so every surrogate of a stored text is half of a pair.
  */
 export function characters(text: string): number {
   let pairs = 0;

@@ -4,7 +4,6 @@ import { pad3D } from '../geo/coordinates.js';
 import { geometryBBox } from '../geo/bbox.js';
 import type { FeatureWrite } from '../storage/storage.js';
 import { NS, type Namespace } from './namespace.js';
-import { characters } from '../core/namespace-cut.js';
 
 /** A feature's parts after normalization, with the namespace held apart from the user properties. */
 export interface FeatureParts {
@@ -61,7 +60,7 @@ export function featureTexts(parts: FeatureParts): FeatureTexts {
       tags: parts.namespace.tags,
       parts: { userProperties: userPropertiesJson, geometry: parts.geometry },
       // The namespace ends the text (NAMESPACE_TAIL) only when it stands last in `properties` and no foreign member follows.
-      ...(cut !== undefined && extraJson === '' ? { namespaceCut: characters(cut) } : {}),
+      ...(cut !== undefined && extraJson === '' ? { namespaceCut: cut } : {}),
     },
   };
 }

@@ -71,10 +71,11 @@ export interface FeatureWrite {
    */
   parts?: FeatureWriteParts;
   /**
-   * The length in characters of the namespace member at the end of `json` (core/namespace-cut.ts), where the writer
-   * put it there: stored beside the text, so that reads can hand the text out without it. Absent: stored as NULL.
+   * The namespace member at the end of `json` (core/namespace-cut.ts), where the writer put it there: its length is
+   * stored beside the text, in the unit the engine's string functions count (SQLite bytes, PostgreSQL characters), so
+   * that reads can hand the text out without it. Absent: stored as NULL.
    */
-  namespaceCut?: number;
+  namespaceCut?: string;
 }
 
 export interface FeatureWriteParts {

@@ -6,6 +6,7 @@ import type { Geometry } from '../../geo/geometry.js';
 import type { FeatureWrite, FeatureWriteParts } from '../storage.js';
 import type { Client } from './database.js';
 import { NS } from '../../core/namespace-key.js';
+import { characters } from '../../core/namespace-cut.js';
 import { hexEwkb } from './ewkb.js';
 import { jsonbStandIn } from './nul-stand-in.js';
 
@@ -67,7 +68,7 @@ function* copyPieces(sid: number, features: readonly FeatureWrite[], version: nu
   for (const feature of features) {
     const texts = rowTexts(feature);
     const line = `${sid}\t${copyField(feature.id)}\t${copyField(feature.json)}\t${copyField(texts.properties)}\t${texts.geometry ?? '\\N'}\t`
-      + `${copyField(feature.geometryType)}\t${copyField(texts.tags)}\t${versionField}\t${feature.namespaceCut ?? '\\N'}\n`;
+      + `${copyField(feature.geometryType)}\t${copyField(texts.tags)}\t${versionField}\t${feature.namespaceCut === undefined ? '\\N' : characters(feature.namespaceCut)}\n`;
     const room = line.length * MAX_UTF8_PER_UNIT;
     if (used + room > piece.length) {
       if (used > 0) yield piece.subarray(0, used);
@@ -111,7 +112,7 @@ export function insertParameters(features: readonly FeatureWrite[]): unknown[] {
     `[${texts.map((row) => (row.geometry === null ? 'null' : `"${row.geometry}"`)).join(',')}]`,
     features.map((feature) => feature.geometryType),
     texts.map((row) => row.tags),
-    features.map((feature) => feature.namespaceCut ?? null),
+    features.map((feature) => (feature.namespaceCut === undefined ? null : characters(feature.namespaceCut))),
   ];
 }
 
@@ -140,6 +141,6 @@ export function updateParameters(rows: ReadonlyArray<{ seq: number; feature: Fea
     rows.map((row) => row.feature.geometryType),
     texts.map((row) => row.tags),
     version,
-    rows.map((row) => row.feature.namespaceCut ?? null),
+    rows.map((row) => (row.feature.namespaceCut === undefined ? null : characters(row.feature.namespaceCut))),
   ];
 }

@@ -6,7 +6,7 @@ import type { BBox } from '../../geo/bbox.js';
 import { hilbertIndex } from '../../geo/hilbert-curve.js';
 import { vectorTileOf } from '../../geo/vector-tile.js';
 import { performance } from 'node:perf_hooks';
-import { PLAIN_AGGREGATE, PLAIN_COLUMNS } from './plain-texts.js';
+import { PLAIN_AGGREGATE, PLAIN_COLUMNS, spanBytes } from './plain-texts.js';
 import { keysetPages } from '../shared/keyset-pages.js';
 import { afterCondition, keyColumns, sortOrder } from '../shared/sort-keyset.js';
 import { checkDeadline, throwIfCancelled } from '../shared/read-bounds.js';
@@ -175,9 +175,9 @@ export class SqliteFeatureStore implements FeatureStore {
     const [minX, minY, maxX, maxY] = feature.bbox ?? [null, null, null, null];
     let seq = existingSeq;
     if (seq === undefined) {
-      seq = Number(this.insertFeature.run(sid, feature.id, feature.json, feature.geometryType, minX, minY, maxX, maxY, version, feature.namespaceCut ?? null).lastInsertRowid);
+      seq = Number(this.insertFeature.run(sid, feature.id, feature.json, feature.geometryType, minX, minY, maxX, maxY, version, spanBytes(feature.namespaceCut)).lastInsertRowid);
     } else {
-      this.updateFeature.run(feature.json, feature.geometryType, minX, minY, maxX, maxY, version, feature.namespaceCut ?? null, seq);
+      this.updateFeature.run(feature.json, feature.geometryType, minX, minY, maxX, maxY, version, spanBytes(feature.namespaceCut), seq);
       this.deleteTagsOfFeature.run(seq);
     }
     for (const tag of feature.tags) this.insertTag.run(sid, tag, seq);
