@@ -14,7 +14,6 @@ import type { Locations } from './locations.js';
 import { copyNewRows, insertParameters, insertRowsSql, UPDATE_ROWS, updateParameters } from './feature-rows.js';
 import { NOTIFY_CHANGE } from './change-listener.js';
 import { cannotExist } from './nul-stand-in.js';
-import { PLAIN_AGGREGATE, PLAIN_COLUMNS } from './plain-texts.js';
 import { DENSE, PROBE, PROBED, prepared, probes } from './probed-area.js';
 import { sortColumns } from './sort-sql.js';
 import { compileSpatial, degenerate } from './spatial-sql.js';
@@ -437,22 +436,16 @@ export class PostgresFeatureStore implements FeatureStore {
    * describes for aggregates ("supplying the input values from a sorted subquery"); an ORDER BY inside
    * string_agg would sort every page a second time (PostgreSQL 15 does not skip presorted input). The
    * insertion-order tests of both engines hold this to account.
+   *
+   * Stored texts whatever `plain` asks: cut by the row's span in SQL (`left(feature, -(ns_cut + 2)) || right(feature,
+   * 2)`, checked first), the pages cost PostgreSQL more than the hub's scan costs the hub, and the export ran at
+   * 73,000-76,000 features/s instead of 106,000-110,000 (docs/import-export.md, "Export, fourth round"). The rows keep
+   * their span (`ns_cut`, in characters) for a cut that does not walk each text.
    */
-  async *queryText(space: SpaceKey, query: FeatureQuery, signal?: AbortSignal, plain = false): AsyncIterable<FeatureTextPage> {
+  async *queryText(space: SpaceKey, query: FeatureQuery, signal?: AbortSignal): AsyncIterable<FeatureTextPage> {
     const shape = ([row]: unknown[][]): FeatureTextPage => ({
       text: (row?.[0] as string | null) ?? '', count: Number(row?.[1] ?? 0), lastSeq: Number(row?.[2] ?? 0),
     });
-    // Plain texts at HEAD only: a read at a version reads history rows, which keep no span. An area's probe is left to stored texts.
-    if (plain && query.version === undefined) {
-      yield* this.read(space, query, signal, {
-        name: 'feature_plain_text_by_id',
-        columns: PLAIN_COLUMNS,
-        outer: (inner) => `${PLAIN_AGGREGATE} FROM (${inner}) p`,
-        shape: (rows) => ({ ...shape(rows), cut: Number(rows[0]?.[3] ?? 0) }),
-        measure: (page) => page,
-      });
-      return;
-    }
     yield* this.read(space, query, signal, {
       name: 'feature_text_by_id',
       outer: (inner) => `SELECT string_agg(p.feature, ','), count(*)::int, max(p.seq) FROM (${inner}) p`,
@@ -473,15 +466,12 @@ export class PostgresFeatureStore implements FeatureStore {
    */
   private async *read<T>(space: SpaceKey, query: FeatureQuery, signal: AbortSignal | undefined, how: {
     name: string;
-    /** What the inner SELECT yields, `f.seq, f.feature` unless given. */
-    columns?: string;
     outer: (inner: string) => string;
     probed?: (from: string, where: string) => string;
     shape: (rows: unknown[][]) => T;
     measure: (page: T) => { count: number; lastSeq: number };
   }): AsyncIterable<T> {
     const db = this.locations.byId(space.location);
-    const columns = how.columns ?? 'f.seq, f.feature';
     const params = new SqlParams();
     params.add(space.sid);
     if (query.ids) {
@@ -489,7 +479,7 @@ export class PostgresFeatureStore implements FeatureStore {
       params.add(query.limit);
       const where = compileQuery(query, params);
       const from = query.version === undefined ? 'features' : atVersion('$1', params.add(query.version));
-      const sql = how.outer(`SELECT ${columns} FROM unnest($2::text[]) WITH ORDINALITY AS u(id, ord)
+      const sql = how.outer(`SELECT f.seq, f.feature FROM unnest($2::text[]) WITH ORDINALITY AS u(id, ord)
                      JOIN ${from} f ON f.sid = $1 AND f.id = u.id
                     WHERE ${where} ORDER BY u.ord LIMIT $3`);
       // Looking ids up one by one is the right plan whatever the values, so without a filter it is prepared once.
@@ -502,7 +492,7 @@ export class PostgresFeatureStore implements FeatureStore {
     params.add(0);
     const where = compileQuery(query, params);
     const from = query.version === undefined ? 'features' : atVersion('$1', params.add(query.version));
-    const sql = how.outer(`SELECT ${columns} FROM ${from} f WHERE f.sid = $1 AND f.seq > $2 AND ${where} ORDER BY f.seq LIMIT $3`);
+    const sql = how.outer(`SELECT f.seq, f.feature FROM ${from} f WHERE f.sid = $1 AND f.seq > $2 AND ${where} ORDER BY f.seq LIMIT $3`);
     let probe = how.probed && probes(query) ? prepared(how.probed(from, where)) : undefined;
     const pageSize = probe ? PROBED_PAGES : query.spatial ? SPATIAL_PAGES : PAGE_SIZE;
     const fetchPage = async (after: number, size: number): Promise<T> => {
