@@ -199,8 +199,9 @@ export interface FeatureStore {
   query(space: SpaceKey, query: FeatureQuery, signal?: AbortSignal): AsyncIterable<FeatureRow[]>;
   /**
    * The same features as `query`, each page joined into one text by the database: reads that transform nothing. With
-   * `plain`, at HEAD, the texts come without the namespace where their row knows where it is (core/namespace-cut.ts:
-   * joined by line feeds, `cut` counting those); a read at a version gives stored texts whatever `plain` says.
+   * `plain`, at HEAD, the texts may come without the namespace where their row knows where it is (core/namespace-cut.ts:
+   * joined by line feeds, `cut` counting those); a read at a version, and an engine that does not cut (PostgreSQL),
+   * give stored texts, without `cut`.
    */
   queryText(space: SpaceKey, query: FeatureQuery, signal?: AbortSignal, plain?: boolean): AsyncIterable<FeatureTextPage>;
   count(space: SpaceKey, filter: FeatureFilter, signal?: AbortSignal): Promise<number>;
