@@ -5,6 +5,7 @@ import { bodyEtag, bodyHasher } from '../../core/body-etag.js';
 import type { FeatureCollectionStream } from '../../hub/features/read-pipeline.js';
 import { etagMemory } from './etag-memory.js';
 import { members, openCollection } from './feature-collection.js';
+import { encodedWhole } from './whole-compression.js';
 
 const GEOJSON = 'application/geo+json';
 
@@ -101,8 +102,11 @@ const closing = (tail: Record<string, unknown>) => Buffer.from(`${members(tail)}
 export async function sendFeatureCollection(request: FastifyRequest, reply: FastifyReply, result: FeatureCollectionStream,
   untagged: () => Record<string, unknown> = () => ({}), form: CollectionForm = GEOJSON_FORM): Promise<FastifyReply> {
   if (result.cached) {
-    if (notModified(request, reply, result.cached.etag, result.cacheTTL)) return reply;
-    return reply.type(form.type).send(result.cached.body);
+    const { body, etag, encoded: known } = result.cached;
+    if (notModified(request, reply, etag, result.cacheTTL)) return reply;
+    const encoded = encodedWhole(request, reply.type(form.type), body, known);
+    if (encoded !== undefined && encoded !== known) result.keepEncoded?.(encoded);
+    return reply.send(encoded?.body ?? body);
   }
   const remembered = request.headers['if-none-match'] ? etagMemory.get(result.key) : undefined;
   if (remembered !== undefined && notModified(request, reply, remembered, result.cacheTTL)) return reply;
