@@ -52,7 +52,7 @@ class SignalOnUse {
 
 const SIGNAL_ON_USE: PropertyDescriptor = { enumerable: true, get(this: SignalOnUse) { return SignalOnUse.signalOf(this); } };
 
-/** The options with a `signal` (clientGone) made when the read first asks for it (SignalOnUse). */
+/** The options with a `signal` (clientGone) made when the read first asks for it (SignalOnUse); they hold no signal of their own. */
 export function clientGoneOnUse<T extends object>(options: T, reply: FastifyReply): T & { readonly signal: AbortSignal } {
   return Object.assign(new SignalOnUse(reply), options);
 }
