@@ -14,6 +14,17 @@ const FEATURE_FIELDS = 3;
 const FEATURE_GEOMETRY = 0;
 const FEATURE_PROPERTIES = 1;
 
+/** Point shapes kept; past it points are built each time (a properties length of its own per feature would be needed to reach it). */
+const MAX_TEMPLATES = 4096;
+
+/** A point feature's bytes, and where in them its coordinates and properties go. */
+interface PointTemplate {
+  bytes: Buffer;
+  xyAt: number;
+  zAt: number;
+  propertiesAt: number;
+}
+
 export class FeatureBuilder {
   private buffer = Buffer.alloc(4096);
   /** As the Builder's `space`: the data lies in buffer[space, buffer.length); offsets count from the buffer's end. */
@@ -25,16 +36,44 @@ export class FeatureBuilder {
   /** Offsets of the vtables written so far: a table whose vtable matches one shares it (the Builder's dedup). */
   private readonly vtables: number[] = [];
   private vectorLength = 0;
+  /** Where the last build put the first x, z and property byte (as `space` values). */
+  private xyAt = 0;
+  private zAt = 0;
+  private propertiesAt = 0;
+  /** Points built before, by their shape (see feature()). */
+  private readonly points = new Map<number, PointTemplate>();
 
   /**
    * The feature with this geometry and the properties bytes [start, end) of `properties` (none when empty), as
    * flatgeobuf's buildFeature would write it with a cleared Builder. The bytes are this builder's and change with the next call.
    */
   feature(geometry: IParsedGeometry, properties: Uint8Array, start: number, end: number): Buffer {
+    const { xy, z } = geometry;
+    if (geometry.type !== GeometryType.Point || geometry.parts || geometry.ends || geometry.m || xy.length !== 2 || (z && z.length !== 1)) return this.build(geometry, properties, start, end);
+    // A point's bytes but for its values (coordinates, properties) depend only on the properties' length and the third
+    // coordinate's presence: the Builder's padding, offsets and vtables follow from sizes alone. Built once per such shape,
+    // then the values are written into the copy.
+    const key = (end - start) * 2 + (z ? 1 : 0);
+    const template = this.points.get(key);
+    if (template === undefined) {
+      const built = this.build(geometry, properties, start, end);
+      if (this.points.size < MAX_TEMPLATES) this.points.set(key, { bytes: Buffer.from(built), xyAt: this.xyAt - this.space, zAt: this.zAt - this.space, propertiesAt: this.propertiesAt - this.space });
+      return built;
+    }
+    const bytes = template.bytes;
+    bytes.writeDoubleLE(xy[0], template.xyAt);
+    bytes.writeDoubleLE(xy[1], template.xyAt + 8);
+    if (z) bytes.writeDoubleLE(z[0], template.zAt);
+    for (let from = start, to = template.propertiesAt; from < end; from++, to++) bytes[to] = properties[from];
+    return bytes;
+  }
+
+  private build(geometry: IParsedGeometry, properties: Uint8Array, start: number, end: number): Buffer {
     this.space = this.buffer.length;
     this.minAlign = 1;
     this.vtables.length = 0;
     const propertiesOffset = end > start ? this.byteVector(properties, start, end) : 0;
+    this.propertiesAt = this.space + 4;
     const geometryOffset = this.geometry(geometry);
     this.startObject(FEATURE_FIELDS);
     this.fieldOffset(FEATURE_GEOMETRY, geometryOffset);
@@ -64,7 +103,9 @@ export class FeatureBuilder {
       return this.endObject();
     }
     const xyOffset = this.doubles(xy);
+    this.xyAt = this.space + 4;
     const zOffset = z ? this.doubles(z) : 0;
+    this.zAt = this.space + 4;
     const mOffset = m ? this.doubles(m) : 0;
     let endsOffset = 0;
     if (ends) {

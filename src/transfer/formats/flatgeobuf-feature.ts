@@ -6,6 +6,10 @@ import { NULL_START, TRUE_START } from '../../core/json-bytes.js';
 import type { StoredFeature } from './plain-feature-text.js';
 import { hasEscape, TokenNames } from './stored-feature-values.js';
 
+const TWO_TO_32 = 2 ** 32;
+/** Values up to this many bytes are copied byte by byte. */
+const SHORT_COPY = 32;
+
 export class FlatGeobufFeatureEncoder {
   private readonly builder = new FeatureBuilder();
   private properties = Buffer.allocUnsafe(1024);
@@ -101,7 +105,13 @@ export class FlatGeobufFeatureEncoder {
     this.room(2 + 4 + end - start);
     this.offset = this.properties.writeUInt16LE(index, this.offset);
     this.offset = this.properties.writeUInt32LE(end - start, this.offset);
-    this.offset += bytes.copy(this.properties, this.offset, start, end);
+    // A feature's values are mostly short: a loop costs less than Buffer.copy's call for them.
+    if (end - start > SHORT_COPY) {
+      this.offset += bytes.copy(this.properties, this.offset, start, end);
+      return;
+    }
+    const target = this.properties;
+    for (let at = start; at < end; at++) target[this.offset++] = bytes[at];
   }
 
   /** The column's index, then its value in the column's type (the writer uses Bool, Long, Double, String and Json). */
@@ -112,9 +122,18 @@ export class FlatGeobufFeatureEncoder {
       case ColumnType.Bool:
         this.offset = this.properties.writeUInt8(value === true ? 1 : 0, this.offset);
         return;
-      case ColumnType.Long:
-        this.offset = this.properties.writeBigInt64LE(BigInt(value as number), this.offset);
+      case ColumnType.Long: {
+        // A safe integer as two 32-bit halves: a BigInt per value cost more than the rest of the feature's properties.
+        const whole = value as number;
+        if (!Number.isSafeInteger(whole)) {
+          this.offset = this.properties.writeBigInt64LE(BigInt(whole), this.offset);
+          return;
+        }
+        const high = Math.floor(whole / TWO_TO_32);
+        this.offset = this.properties.writeUInt32LE(whole - high * TWO_TO_32, this.offset);
+        this.offset = this.properties.writeInt32LE(high, this.offset);
         return;
+      }
       case ColumnType.Double:
         this.offset = this.properties.writeDoubleLE(value as number, this.offset);
         return;
