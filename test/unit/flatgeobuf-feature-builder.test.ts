@@ -1,14 +1,21 @@
-// The export's FlatGeobuf feature encoder (flatgeobuf-feature.ts over flatgeobuf-feature-builder.ts) gives byte for byte what the flatgeobuf library's own buildFeature gives, for varied geometries and property values, from objects and from stored texts.
+// The export's FlatGeobuf encoding gives byte for byte what the flatgeobuf library's own buildFeature gives: the feature encoder (flatgeobuf-feature.ts over flatgeobuf-feature-builder.ts) for varied geometries and values, from objects and from stored texts, and the writer when columns change kind and the third coordinate appears late (features encoded before are encoded again).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ColumnMeta } from 'flatgeobuf/lib/mjs/column-meta.js';
 import { ColumnType } from 'flatgeobuf/lib/mjs/flat-geobuf/column-type.js';
 import { GeometryType } from 'flatgeobuf/lib/mjs/flat-geobuf/geometry-type.js';
-import { buildFeature } from 'flatgeobuf/lib/mjs/generic/feature.js';
+import { buildFeature, type IProperties } from 'flatgeobuf/lib/mjs/generic/feature.js';
 import type { IParsedGeometry } from 'flatgeobuf/lib/mjs/generic/geometry.js';
 import type { HeaderMeta } from 'flatgeobuf/lib/mjs/header-meta.js';
 import { parseGC, parseGeometry } from 'flatgeobuf/lib/mjs/geojson/geometry.js';
 import type { Geometry } from 'geojson';
+import { PassThrough } from 'node:stream';
+import { magicbytes } from 'flatgeobuf/lib/mjs/constants.js';
+import { pad3D } from '../../src/geo/coordinates.js';
+import type { Geometry as HubGeometry } from '../../src/geo/geometry.js';
+import { buildHeader } from '../../src/transfer/formats/flatgeobuf-header.js';
+import { writeFlatGeobuf } from '../../src/transfer/formats/flatgeobuf-writer.js';
+import type { TransferFeature } from '../../src/transfer/transfer-feature.js';
 import { FlatGeobufFeatureEncoder } from '../../src/transfer/formats/flatgeobuf-feature.js';
 import { scanStoredFeature } from '../../src/transfer/formats/plain-feature-text.js';
 import { seededRandom } from '../helpers/seeded-random.js';
@@ -79,4 +86,40 @@ test('features encoded by the export give the bytes of the library\'s buildFeatu
     assert.ok(scanned !== undefined);
     assert.ok(Buffer.from(encoder.encodeText(parsed(shape), scanned)).equals(want), `feature ${i} from its text: ${stored.toString()}`);
   }
+});
+
+test('the writer gives every feature in the columns\' final kinds and in 3D when kinds change and a third coordinate comes late, over pages and single features', async () => {
+  // `a` is whole until feature 500, `b` a string until 900, the first 3D position comes at 700; one in 50 is an object
+  // (written parsed, not as text), the others stored texts written a page at a time.
+  const features = Array.from({ length: 1200 }, (_, i): TransferFeature => ({
+    type: 'Feature', id: `f${i}`,
+    geometry: i === 700 ? { type: 'Point', coordinates: [1, 2, 3] } : i % 3 === 0 ? { type: 'LineString', coordinates: [[i % 90, 1], [2, i % 80]] } : { type: 'Point', coordinates: [i % 170, -(i % 80) - 0.5] },
+    properties: { a: i >= 500 && i % 7 === 0 ? i + 0.5 : i, b: i >= 900 && i % 5 === 0 ? { n: i } : `t${i}"é`, c: i % 2 === 0 },
+  }));
+  const out = new PassThrough();
+  const chunks: Buffer[] = [];
+  out.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const writer = writeFlatGeobuf(out);
+  for (let page = 0; page < features.length; page += 37) {
+    const texts = [];
+    for (const feature of features.slice(page, page + 37)) {
+      if (Number((feature.id as string).slice(1)) % 50 === 25) {
+        if (texts.length > 0) await writer.writeTexts?.(texts.splice(0));
+        await writer.write(feature);
+        continue;
+      }
+      const scanned = scanStoredFeature(Buffer.from(JSON.stringify(feature)), 0);
+      assert.ok(scanned !== undefined);
+      texts.push(scanned);
+    }
+    if (texts.length > 0) await writer.writeTexts?.(texts);
+  }
+  await writer.end();
+  const columns = [meta('id', ColumnType.String), meta('a', ColumnType.Double), meta('b', ColumnType.Json), meta('c', ColumnType.Bool)];
+  const header = { ...HEADER, columns };
+  const want = Buffer.concat([
+    magicbytes, buildHeader({ geometryType: GeometryType.Unknown, hasZ: true, columns, featuresCount: features.length }),
+    ...features.map((feature) => buildFeature(parsed(pad3D(feature.geometry as HubGeometry) as Geometry), { id: feature.id as string, ...feature.properties } as IProperties, header)),
+  ]);
+  assert.ok(Buffer.concat(chunks).equals(want));
 });
