@@ -1,4 +1,4 @@
-// Writes FlatGeobuf: each feature is encoded as it arrives (flatgeobuf-feature.ts) into a temporary file, and written after the header, which lists every column and the geometry type and so comes last.
+// Writes FlatGeobuf: each feature is encoded as it arrives (flatgeobuf-feature.ts) into a temporary file, copied to the output after the header, which can only be built once every feature was seen (it lists every column's kind and the geometry type).
 import { createReadStream, createWriteStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
@@ -100,7 +100,10 @@ export const writeFlatGeobuf: WriterFactory = (out) => {
     spool.take(text);
     // A stored text gives what its spooled line (the same text without the namespace) gives when scanned again.
     if ((text as Partial<StoredFeature>).members !== undefined) take(textStart, text as StoredFeature);
-    else take(textStart, spooledFeature(Buffer.from(featureTextString(text)), 0, Buffer.byteLength(featureTextString(text))));
+    else {
+      const line = Buffer.from(featureTextString(text));
+      take(textStart, spooledFeature(line, 0, line.length));
+    }
   };
   // Both at once: a drain of one file that came while waiting for the other would be missed.
   const settle = () => Promise.all([spool.settle(), encoded.settle()]);
