@@ -1,5 +1,7 @@
 // Black-box tests of the answer cache (issue 24 section 3): byte-identical answers, a write on one node makes the next read on another miss, rights before the cache, a bound in bytes; on both engines.
 import assert from 'node:assert/strict';
+import { get as httpGet } from 'node:http';
+import { gunzipSync, inflateSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { assertError, call, createSpace } from '../helpers/http-client.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
@@ -29,6 +31,18 @@ async function raw(hub: HubProcess, method: string, path: string, headers: Recor
   const kept: Record<string, string> = {};
   for (const name of COMPARED) kept[name] = response.headers.get(name) ?? '';
   return { status: response.status, headers: kept, body: Buffer.from(await response.arrayBuffer()) };
+}
+
+/** A GET through node:http, which (unlike fetch) leaves the answer as sent: compressed, with its framing headers. */
+function rawGet(hub: HubProcess, path: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    httpGet(hub.url + path, { headers: { authorization: `Bearer ${hub.token}`, ...headers } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
+      response.on('error', reject);
+    }).on('error', reject);
+  });
 }
 
 interface Figures { maxSize: number; size: number; entries: number; hits: number; misses: number; hitRate: number }
@@ -187,6 +201,52 @@ for (const backend of BACKENDS) {
       assert.ok(second.body.equals(first.body));
       assert.deepEqual(second.headers, first.headers);
       assert.ok((await raw(hub, 'GET', `/hub/spaces/${space}/tile/web/${TILE}`)).body.toString().includes('"n":1'));
+    });
+
+    test('compressed answers: a whole one in one piece with its length, a cached one compressed once and kept with its entry, a large one streamed', async () => {
+      const space = await createSpace(hub);
+      const padding = 'y'.repeat(300);
+      await put(hub, space, ...Array.from({ length: 40 }, (_, index) => point(`z${index}`, 11.1 + index * 0.001, 50.6, { padding, index })));
+      const tile = `/hub/spaces/${space}/tile/web/${TILE}`;
+      const plain = await rawGet(hub, tile, { 'accept-encoding': 'identity' });
+      assert.equal(plain.status, 200);
+      assert.equal(plain.headers['content-encoding'], undefined);
+      assert.ok(plain.body.length > 8 * 1024 && plain.body.length < 64 * 1024, `a tile of ${plain.body.length} bytes`);
+      const decoders = { gzip: gunzipSync, deflate: inflateSync };
+      let kept = (await figures()).size;
+      let keptEncoded = 0;
+      for (const encoding of ['gzip', 'deflate'] as const) {
+        const hits = (await figures()).hits;
+        const first = await rawGet(hub, tile, { 'accept-encoding': encoding });
+        const again = await rawGet(hub, tile, { 'accept-encoding': `${encoding}, br;q=0.5` });
+        for (const answer of [first, again]) {
+          assert.equal(answer.headers['content-encoding'], encoding);
+          assert.equal(answer.headers['content-length'], String(answer.body.length), 'sent in one piece, with its length');
+          assert.match(String(answer.headers.vary), /accept-encoding/);
+          assert.ok(decoders[encoding](answer.body).equals(plain.body), `${encoding}: the same bytes as uncompressed`);
+          assert.equal(answer.headers.etag, plain.headers.etag);
+        }
+        assert.ok(again.body.equals(first.body));
+        const after = await figures();
+        assert.equal(after.hits - hits, 2, 'both were answered from the cache');
+        // The entry now holds this encoding's body beside the plain one, in place of the other encoding's.
+        assert.equal(after.size - kept, first.body.length - keptEncoded, 'the compressed body is kept with the entry and counted');
+        kept = after.size;
+        keptEncoded = first.body.length;
+      }
+      const unsupported = await rawGet(hub, tile, { 'accept-encoding': 'br' });
+      assert.equal(unsupported.headers['content-encoding'], undefined);
+      assert.ok(unsupported.body.equals(plain.body));
+      // An answer made whole but not cached (GET by ids), and one past the one-piece bound, streamed by @fastify/compress.
+      const ids = Array.from({ length: 40 }, (_, index) => `z${index}`).join(',');
+      const byIds = await rawGet(hub, `/hub/spaces/${space}/features?id=${ids}`, { 'accept-encoding': 'gzip' });
+      assert.equal(byIds.headers['content-length'], String(byIds.body.length));
+      assert.equal((JSON.parse(gunzipSync(byIds.body).toString()) as { features: unknown[] }).features.length, 40);
+      await put(hub, space, ...Array.from({ length: 400 }, (_, index) => point(`w${index}`, 11.2 + index * 0.0001, 50.62, { padding, index })));
+      const large = await rawGet(hub, tile, { 'accept-encoding': 'gzip' });
+      assert.equal(large.headers['content-encoding'], 'gzip');
+      assert.equal(large.headers['transfer-encoding'], 'chunked');
+      assert.equal((JSON.parse(gunzipSync(large.body).toString()) as { features: unknown[] }).features.length, 440);
     });
 
     test('the cache stays within HUB_CACHE_SIZE; an answer above an eighth of it is not kept', async () => {

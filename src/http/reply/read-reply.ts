@@ -5,6 +5,7 @@ import { bodyEtag, bodyHasher } from '../../core/body-etag.js';
 import type { FeatureCollectionStream } from '../../hub/features/read-pipeline.js';
 import { etagMemory } from './etag-memory.js';
 import { members, openCollection } from './feature-collection.js';
+import { encodedWhole } from './whole-compression.js';
 
 const GEOJSON = 'application/geo+json';
 
@@ -25,13 +26,36 @@ export function clientGone(reply: FastifyReply): AbortSignal {
 }
 
 /**
- * A copy of the options with a `signal` (clientGone) made when the read first asks for it: an answer from the answer cache reads
- * nothing and never does, and a signal and its listener were a tenth of such an answer's cost.
+ * Read options whose `signal` (clientGone) is made when the read first asks for it: an answer from the answer cache
+ * reads nothing and never does, and a signal and its listener were a tenth of such an answer's cost. `signal` is an
+ * own, enumerable accessor, so a spread copy of the options (spatial-service.ts) takes the signal along.
+ *
+ * Every instance gets the same getter in the same order and so shares one hidden class. A getter written in an object
+ * literal is a new closure per object, and V8 gives each such object a map of its own; maps are allocated in the old
+ * generation, which a scavenge takes as live, so the closure, the reply it held and with it everything of the request
+ * outlived every scavenge until a full GC: about 7 KB per small bbox read, promoted (docs/decisions.md, "What
+ * survives a scavenge"). A copy made by spreading an object and then given the accessor has a map of its own too.
  */
+class SignalOnUse {
+  declare readonly signal: AbortSignal;
+  readonly #reply: FastifyReply;
+  #signal: AbortSignal | undefined;
+
+  constructor(reply: FastifyReply) {
+    this.#reply = reply;
+    Object.defineProperty(this, 'signal', SIGNAL_ON_USE);
+  }
+
+  static signalOf(options: SignalOnUse): AbortSignal {
+    return (options.#signal ??= clientGone(options.#reply));
+  }
+}
+
+const SIGNAL_ON_USE: PropertyDescriptor = { enumerable: true, get(this: SignalOnUse) { return SignalOnUse.signalOf(this); } };
+
+/** The options with a `signal` (clientGone) made when the read first asks for it (SignalOnUse); they hold no signal of their own. */
 export function clientGoneOnUse<T extends object>(options: T, reply: FastifyReply): T & { readonly signal: AbortSignal } {
-  let signal: AbortSignal | undefined;
-  // A copy with a getter in the literal: defineProperty on the object turned it into a slow dictionary object.
-  return { ...options, get signal() { return (signal ??= clientGone(reply)); } };
+  return Object.assign(new SignalOnUse(reply), options);
 }
 
 /** Compares ignoring a weak `W/` prefix and the quotes (API.md 7); `*` matches any tag. */
@@ -101,8 +125,11 @@ const closing = (tail: Record<string, unknown>) => Buffer.from(`${members(tail)}
 export async function sendFeatureCollection(request: FastifyRequest, reply: FastifyReply, result: FeatureCollectionStream,
   untagged: () => Record<string, unknown> = () => ({}), form: CollectionForm = GEOJSON_FORM): Promise<FastifyReply> {
   if (result.cached) {
-    if (notModified(request, reply, result.cached.etag, result.cacheTTL)) return reply;
-    return reply.type(form.type).send(result.cached.body);
+    const { body, etag, encoded: known } = result.cached;
+    if (notModified(request, reply, etag, result.cacheTTL)) return reply;
+    const encoded = encodedWhole(request, reply.type(form.type), body, known);
+    if (encoded !== undefined && encoded !== known) result.keepEncoded?.(encoded);
+    return reply.send(encoded?.body ?? body);
   }
   const remembered = request.headers['if-none-match'] ? etagMemory.get(result.key) : undefined;
   if (remembered !== undefined && notModified(request, reply, remembered, result.cacheTTL)) return reply;

@@ -2,10 +2,20 @@
 import { totalmem } from 'node:os';
 import { LRUCache } from 'lru-cache';
 
-/** An answer as sent: its body bytes and its ETag (the rest of its headers follow from the space, as for any answer). */
+/** A body compressed for the clients that ask so (`gzip`, `deflate`). */
+export interface EncodedBody {
+  encoding: string;
+  body: Buffer;
+}
+
+/**
+ * An answer as sent: its body bytes and its ETag (the rest of its headers follow from the space, as for any answer),
+ * and the body as last compressed for a client, so that browsers, which all ask for gzip, do not cost a compression per hit.
+ */
 export interface CachedAnswer {
   body: Buffer;
   etag: string;
+  encoded?: EncodedBody;
 }
 
 /** What an operator reads of the cache (GET /hub): this process's figures since it started. */
@@ -47,7 +57,7 @@ export class AnswerCache {
       this.entries = new LRUCache<string, CachedAnswer>({
         maxSize,
         maxEntrySize: Math.max(1, Math.floor(maxSize / LARGEST_SHARE)),
-        sizeCalculation: (answer, key) => answer.body.length + key.length + answer.etag.length + ENTRY_OVERHEAD,
+        sizeCalculation: (answer, key) => answer.body.length + (answer.encoded?.body.length ?? 0) + key.length + answer.etag.length + ENTRY_OVERHEAD,
       });
     }
   }
@@ -67,6 +77,11 @@ export class AnswerCache {
   /** An answer larger than its share is not kept (lru-cache refuses it). */
   set(key: string, answer: CachedAnswer): void {
     this.entries?.set(key, answer);
+  }
+
+  /** Keeps the compressed body with the entry `answer` still is (its size counted as the body's); a newer answer of the key is left alone. */
+  setEncoded(key: string, answer: CachedAnswer, encoded: EncodedBody): void {
+    if (this.entries?.peek(key) === answer) this.entries.set(key, { ...answer, encoded });
   }
 
   figures(): CacheFigures {

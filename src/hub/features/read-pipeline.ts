@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { FeatureQuery } from '../../core/feature-query.js';
 import { commaJoined } from '../../core/namespace-cut.js';
 import type { FeatureSource } from '../feature-source.js';
-import type { CachedAnswer } from './answer-cache.js';
+import type { CachedAnswer, EncodedBody } from './answer-cache.js';
 import { type TransformPlan, transformText } from './transform-plan.js';
 
 const LINE_FEED = Buffer.from('\n');
@@ -48,6 +48,8 @@ export interface FeatureCollectionStream {
   cached?: CachedAnswer;
   /** Takes the whole answer once it has been made, for the answer cache; an answer streamed in pieces is not offered. */
   keep?(answer: CachedAnswer): void;
+  /** Takes the cached answer's body compressed for a client, to keep it beside the body. */
+  keepEncoded?(encoded: EncodedBody): void;
 }
 
 /**

@@ -114,7 +114,12 @@ export class SpatialService {
     const name = answerName(source, etagKey, version);
     const key = `geojson\n${name}`;
     const cached = this.cache.get(key);
-    if (cached) return { get key() { return hashedName(name); }, cacheTTL: cacheTTLOf(source.space.definition), features: noFeatures(), trailer: () => ({}), cached };
+    if (cached) {
+      return {
+        get key() { return hashedName(name); }, cacheTTL: cacheTTLOf(source.space.definition), features: noFeatures(), trailer: () => ({}), cached,
+        keepEncoded: (encoded) => this.cache.setEncoded(key, cached, encoded),
+      };
+    }
     const result = await make();
     return { ...result, keep: (answer) => this.cache.set(key, answer) };
   }

@@ -1,40 +1,52 @@
-// Encodes FlatGeobuf features as the library's buildFeature does, but with one builder and one property buffer for every feature and the values read straight from the feature or from its stored text (no per-feature builder, property object or TextEncoder copy).
-import * as flatbuffers from 'flatbuffers';
-import type { ColumnMeta } from 'flatgeobuf/lib/mjs/column-meta.js';
+// Encodes FlatGeobuf features as the library's buildFeature does, but with one builder (flatgeobuf-feature-builder.ts) and one property buffer for every feature and the values read straight from the feature or from its stored text (no per-feature builder, property object or TextEncoder copy).
 import { ColumnType } from 'flatgeobuf/lib/mjs/flat-geobuf/column-type.js';
-import { Feature } from 'flatgeobuf/lib/mjs/flat-geobuf/feature.js';
-import { buildGeometry, type IParsedGeometry } from 'flatgeobuf/lib/mjs/generic/geometry.js';
+import type { IParsedGeometry } from 'flatgeobuf/lib/mjs/generic/geometry.js';
+import { FeatureBuilder } from './flatgeobuf-feature-builder.js';
 import { NULL_START, TRUE_START } from '../../core/json-bytes.js';
 import type { StoredFeature } from './plain-feature-text.js';
 import { hasEscape, TokenNames } from './stored-feature-values.js';
 
+const TWO_TO_32 = 2 ** 32;
+/** Values up to this many bytes are copied byte by byte. */
+const SHORT_COPY = 32;
+
 export class FlatGeobufFeatureEncoder {
-  private readonly builder = new flatbuffers.Builder(1024);
+  private readonly builder = new FeatureBuilder();
   private properties = Buffer.allocUnsafe(1024);
   private offset = 0;
+  /** The type of each column: [0] is the id's, [i + 1] that of propertyNames[i]. */
+  private types: ColumnType[] = [ColumnType.String];
+  private propertyNames: readonly string[] = [];
   /** The column of each property name; 0 (the id's) for a name without one (a property named `id`). */
-  private readonly columnOf: Map<string, number>;
+  private readonly columnOf = new Map<string, number>();
   private readonly keys = new TokenNames();
   /** Per column, where the current text's value is, valid where `stamp` holds the current feature's number. */
-  private readonly valueStart: number[];
-  private readonly valueEnd: number[];
-  private readonly stamp: number[];
+  private readonly valueStart: number[] = [0];
+  private readonly valueEnd: number[] = [0];
+  private readonly stamp: number[] = [-1];
   private features = 0;
 
-  /** columns[0] is the id; columns[i + 1] is the property names[i]. */
-  constructor(private readonly columns: ColumnMeta[], private readonly propertyNames: string[]) {
-    this.columnOf = new Map(propertyNames.map((name, i) => [name, i + 1]));
-    this.valueStart = columns.map(() => 0);
-    this.valueEnd = columns.map(() => 0);
-    this.stamp = columns.map(() => -1);
+  /**
+   * The columns as they stand: the id, then the properties `names` in `types` (the id's type first). Names are only
+   * added at the end, so a column keeps its index while an export's columns grow; types may change between calls.
+   */
+  useColumns(names: readonly string[], types: ColumnType[]): void {
+    for (let i = this.propertyNames.length; i < names.length; i++) {
+      this.columnOf.set(names[i], i + 1);
+      this.valueStart.push(0);
+      this.valueEnd.push(0);
+      this.stamp.push(-1);
+    }
+    this.propertyNames = names;
+    this.types = types;
   }
 
   /** The size-prefixed feature; the bytes are the builder's and change with the next call, so the caller copies them. */
   encode(geometry: IParsedGeometry, id: string | undefined, properties: Record<string, unknown>): Uint8Array {
     this.offset = 0;
-    for (let i = 0; i < this.columns.length; i++) {
+    for (let i = 0; i < this.types.length; i++) {
       const value = i === 0 ? id : properties[this.propertyNames[i - 1]];
-      if (value !== null && value !== undefined) this.property(i, this.columns[i].type, value);
+      if (value !== null && value !== undefined) this.property(i, this.types[i], value);
     }
     return this.finish(geometry);
   }
@@ -55,22 +67,14 @@ export class FlatGeobufFeatureEncoder {
     }
     this.offset = 0;
     this.tokenProperty(0, ColumnType.String, bytes, text.idStart, text.idEnd);
-    for (let column = 1; column < this.columns.length; column++) {
-      if (this.stamp[column] === feature) this.tokenProperty(column, this.columns[column].type, bytes, this.valueStart[column], this.valueEnd[column]);
+    for (let column = 1; column < this.types.length; column++) {
+      if (this.stamp[column] === feature) this.tokenProperty(column, this.types[column], bytes, this.valueStart[column], this.valueEnd[column]);
     }
     return this.finish(geometry);
   }
 
   private finish(geometry: IParsedGeometry): Uint8Array {
-    const builder = this.builder;
-    builder.clear();
-    const propertiesOffset = this.offset > 0 ? builder.createByteVector(this.properties.subarray(0, this.offset)) : 0;
-    const geometryOffset = buildGeometry(builder, geometry);
-    Feature.startFeature(builder);
-    Feature.addGeometry(builder, geometryOffset);
-    if (propertiesOffset) Feature.addProperties(builder, propertiesOffset);
-    builder.finishSizePrefixed(Feature.endFeature(builder));
-    return builder.asUint8Array();
+    return this.builder.feature(geometry, this.properties, 0, this.offset);
   }
 
   private room(size: number): void {
@@ -101,7 +105,13 @@ export class FlatGeobufFeatureEncoder {
     this.room(2 + 4 + end - start);
     this.offset = this.properties.writeUInt16LE(index, this.offset);
     this.offset = this.properties.writeUInt32LE(end - start, this.offset);
-    this.offset += bytes.copy(this.properties, this.offset, start, end);
+    // A feature's values are mostly short: a loop costs less than Buffer.copy's call for them.
+    if (end - start > SHORT_COPY) {
+      this.offset += bytes.copy(this.properties, this.offset, start, end);
+      return;
+    }
+    const target = this.properties;
+    for (let at = start; at < end; at++) target[this.offset++] = bytes[at];
   }
 
   /** The column's index, then its value in the column's type (the writer uses Bool, Long, Double, String and Json). */
@@ -112,9 +122,18 @@ export class FlatGeobufFeatureEncoder {
       case ColumnType.Bool:
         this.offset = this.properties.writeUInt8(value === true ? 1 : 0, this.offset);
         return;
-      case ColumnType.Long:
-        this.offset = this.properties.writeBigInt64LE(BigInt(value as number), this.offset);
+      case ColumnType.Long: {
+        // A safe integer as two 32-bit halves: a BigInt per value cost more than the rest of the feature's properties.
+        const whole = value as number;
+        if (!Number.isSafeInteger(whole)) {
+          this.offset = this.properties.writeBigInt64LE(BigInt(whole), this.offset);
+          return;
+        }
+        const high = Math.floor(whole / TWO_TO_32);
+        this.offset = this.properties.writeUInt32LE(whole - high * TWO_TO_32, this.offset);
+        this.offset = this.properties.writeInt32LE(high, this.offset);
         return;
+      }
       case ColumnType.Double:
         this.offset = this.properties.writeDoubleLE(value as number, this.offset);
         return;

@@ -9,7 +9,6 @@ import { scanStoredFeature, type StoredFeature } from './plain-feature-text.js';
 import { firstPositionHasZ, geometryTypeToken, kindOfToken, TokenNames } from './stored-feature-values.js';
 
 const LINE_FEED = 0x0a;
-const LINE_END = Buffer.from('\n');
 
 export type ValueKind = 'boolean' | 'integer' | 'number' | 'string' | 'json';
 
@@ -22,6 +21,12 @@ const isStored = (text: FeatureText): text is StoredFeature => (text as Partial<
 const kindOf = (value: unknown): ValueKind =>
   typeof value === 'boolean' ? 'boolean' : typeof value === 'number' ? (Number.isSafeInteger(value) ? 'integer' : 'number') : typeof value === 'string' ? 'string' : 'json';
 
+/** A spooled line [start, end) as the replay gives it: a stored text scanned (no objects built) where it has that shape, else parsed. */
+export function spooledFeature(bytes: Buffer, start: number, end: number): StoredFeature | TransferFeature {
+  const scanned = scanStoredFeature(bytes, start, end);
+  return scanned?.end === end ? scanned : JSON.parse(bytes.toString('utf8', start, end)) as TransferFeature;
+}
+
 export class Spool {
   private readonly dir = mkdtempSync(join(tmpdir(), 'spatial-hub-spool-'));
   private readonly file = join(this.dir, 'features.ndjson');
@@ -33,29 +38,67 @@ export class Spool {
   /** Whether any geometry has a third coordinate. */
   hasZ = false;
   count = 0;
+  /**
+   * How often a column's kind changed after it had one, or hasZ turned true: what a writer that encodes features as they
+   * arrive (FlatGeobuf) encoded before such a change is stale, and is encoded again from the spooled text.
+   */
+  changes = 0;
+  /** Bytes spooled so far: where the next feature's line starts in the file. */
+  spooled = 0;
+  private ended: Promise<void> | undefined;
   private readonly names = new TokenNames();
   private readonly types = new TokenNames();
 
   add(feature: TransferFeature): Promise<void> {
-    this.note(feature);
-    this.batch.add(Buffer.from(JSON.stringify(feature)));
-    this.batch.add(LINE_END);
+    this.takeFeature(feature);
     return this.batch.settle();
+  }
+
+  /** add() without waiting for the file; the spooled line, which spooledFeature() reads as the replay does. */
+  takeFeature(feature: TransferFeature): Buffer {
+    this.note(feature);
+    const line = Buffer.from(JSON.stringify(feature));
+    this.batch.add(line);
+    this.batch.addByte(LINE_FEED);
+    this.spooled += line.length + 1;
+    return line;
   }
 
   /** A feature that comes as plain text (writeText): its text spooled as it is; read for its columns where it is a stored text (scanned already), else parsed once. */
   addText(text: FeatureText): Promise<void> {
+    this.take(text);
+    return this.batch.settle();
+  }
+
+  /** addText without waiting for the file: the caller awaits settle() (once per page, not per feature). */
+  take(text: FeatureText): void {
     if (isStored(text)) this.noteText(text);
     else this.note(JSON.parse(featureTextString(text)) as TransferFeature);
     this.batch.addText(text);
-    this.batch.add(LINE_END);
+    this.batch.addByte(LINE_FEED);
+    this.spooled += text.cutFrom - text.start + text.end - text.cutTo + 1;
+  }
+
+  /** Waits when the spool's file asked to (back-pressure). */
+  settle(): Promise<void> {
     return this.batch.settle();
+  }
+
+  /** A file in the spool's directory (removed with it), for a writer's own temporary data. */
+  path(name: string): string {
+    return join(this.dir, name);
+  }
+
+  private noteZ(z: boolean): void {
+    if (!z || this.hasZ) return;
+    this.hasZ = true;
+    this.changes++;
   }
 
   private note(feature: TransferFeature): void {
     for (const [key, value] of Object.entries(feature.properties)) this.noteValue(key, value === null || value === undefined ? undefined : kindOf(value));
     this.geometryTypes.add(feature.geometry?.type ?? 'null');
-    if (feature.geometry && !this.hasZ) this.hasZ = hasZ(feature.geometry);
+    if (feature.geometry && !this.hasZ) this.noteZ(hasZ(feature.geometry));
     this.count++;
   }
 
@@ -69,12 +112,12 @@ export class Spool {
     if (type === undefined) {
       const geometry = JSON.parse(bytes.toString('utf8', text.geometryStart, text.geometryEnd)) as Geometry | null;
       this.geometryTypes.add(geometry?.type ?? 'null');
-      if (geometry && !this.hasZ) this.hasZ = hasZ(geometry);
+      if (geometry && !this.hasZ) this.noteZ(hasZ(geometry));
     } else {
       this.geometryTypes.add(this.types.of(bytes, type[0], type[1], 0));
       if (!this.hasZ) {
-        this.hasZ = firstPositionHasZ(bytes, type[1])
-          ?? hasZ(JSON.parse(bytes.toString('utf8', text.geometryStart, text.geometryEnd)) as Geometry);
+        this.noteZ(firstPositionHasZ(bytes, type[1])
+          ?? hasZ(JSON.parse(bytes.toString('utf8', text.geometryStart, text.geometryEnd)) as Geometry));
       }
     }
     this.count++;
@@ -89,6 +132,7 @@ export class Spool {
     }
     const merged = seen === undefined || seen === kind ? kind
       : (seen === 'integer' && kind === 'number') || (seen === 'number' && kind === 'integer') ? 'number' : 'json';
+    if (seen !== undefined && merged !== seen) this.changes++;
     this.columns.set(key, merged);
   }
 
@@ -97,40 +141,52 @@ export class Spool {
     return this.lines((bytes, start, end) => JSON.parse(bytes.toString('utf8', start, end)) as TransferFeature);
   }
 
-  /** The features again, each as a stored text scanned (no objects built) where it has that shape, else parsed. */
-  replayTexts(): AsyncIterable<StoredFeature | TransferFeature> {
-    return this.lines((bytes, start, end) => {
-      const scanned = scanStoredFeature(bytes, start, end);
-      return scanned?.end === end ? scanned : JSON.parse(bytes.toString('utf8', start, end)) as TransferFeature;
-    });
+  /** The features again (those spooled in the bytes [from, to) of the file), each as a stored text scanned (no objects built) where it has that shape, else parsed. */
+  replayTexts(from = 0, to = Infinity): AsyncIterable<StoredFeature | TransferFeature> {
+    return this.lines(spooledFeature, from, to);
   }
 
-  /** Each spooled line, a read chunk's lines at a time (split on the bytes; readline decodes and splits slower). */
-  private async *lines<T>(read: (bytes: Buffer, start: number, end: number) => T): AsyncIterable<T> {
-    await this.batch.flush();
-    await new Promise<void>((resolve, reject) => this.out.end((error?: Error | null) => (error ? reject(error) : resolve())));
-    try {
-      let rest: Buffer = Buffer.alloc(0);
-      for await (const chunk of createReadStream(this.file, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) {
-        const bytes = rest.length === 0 ? chunk : Buffer.concat([rest, chunk]);
-        const items: T[] = [];
-        let start = 0;
-        for (let end = bytes.indexOf(LINE_FEED); end >= 0; end = bytes.indexOf(LINE_FEED, start)) {
-          if (end > start) items.push(read(bytes, start, end));
-          start = end + 1;
-        }
-        rest = bytes.subarray(start);
-        yield* items;
+  /** The spool's file complete on disk, once. */
+  end(): Promise<void> {
+    this.ended ??= this.batch.flush().then(() => new Promise<void>((resolve, reject) => this.out.end((error?: Error | null) => (error ? reject(error) : resolve()))));
+    return this.ended;
+  }
+
+  /** Removes the spool's directory. */
+  remove(): void {
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  /** Each spooled line of the bytes [from, to), a read chunk's lines at a time (split on the bytes; readline decodes and splits slower). */
+  private async *lines<T>(read: (bytes: Buffer, start: number, end: number) => T, from = 0, to = Infinity): AsyncIterable<T> {
+    await this.end();
+    if (from >= to) return;
+    let rest: Buffer = Buffer.alloc(0);
+    const range = { highWaterMark: 1024 * 1024, start: from, ...(to === Infinity ? {} : { end: to - 1 }) };
+    for await (const chunk of createReadStream(this.file, range) as AsyncIterable<Buffer>) {
+      const bytes = rest.length === 0 ? chunk : Buffer.concat([rest, chunk]);
+      const items: T[] = [];
+      let start = 0;
+      for (let end = bytes.indexOf(LINE_FEED); end >= 0; end = bytes.indexOf(LINE_FEED, start)) {
+        if (end > start) items.push(read(bytes, start, end));
+        start = end + 1;
       }
-      if (rest.length > 0) yield read(rest, 0, rest.length);
-    } finally {
-      rmSync(this.dir, { recursive: true, force: true });
+      rest = bytes.subarray(start);
+      yield* items;
     }
+    if (rest.length > 0) yield read(rest, 0, rest.length);
   }
 }
 
 /** A writer that spools every feature (as an object or as plain text) and writes the file at the end, from the spool. */
 export function spooledWriter(end: (spool: Spool) => Promise<void>): FormatWriter {
   const spool = new Spool();
-  return { write: (feature) => spool.add(feature), writeText: (text) => spool.addText(text), end: () => end(spool) };
+  const finish = async () => {
+    try {
+      await end(spool);
+    } finally {
+      spool.remove();
+    }
+  };
+  return { write: (feature) => spool.add(feature), writeText: (text) => spool.addText(text), end: finish };
 }

@@ -72,6 +72,41 @@ export function firstPositionHasZ(bytes: Buffer, typeEnd: number): boolean | und
   return commas >= 2;
 }
 
+/** Powers of ten that doubles hold exactly (10^22 is the last). */
+const EXACT_POWERS = Array.from({ length: 23 }, (_, i) => 10 ** i);
+/** Digits that make an integer below 2^53, whatever they are. */
+const EXACT_DIGITS = 15;
+
+/**
+ * Number() of the number token [start, end), without a string for the common coordinate (`-12.345678`): up to 15 digits
+ * make an integer m that a double holds exactly, 10^k is exact up to k = 22, and a division of two exact doubles is
+ * correctly rounded, so m / 10^k is the double nearest the decimal, which is what Number() gives. Any other token
+ * (an exponent, more digits) goes through Number().
+ */
+function numberAt(bytes: Buffer, start: number, end: number): number {
+  let at = start;
+  const negative = bytes[at] === 0x2d;
+  if (negative) at++;
+  let whole = 0;
+  let digits = 0;
+  let fraction = -1;
+  for (; at < end; at++) {
+    const byte = bytes[at];
+    if (byte >= 0x30 && byte <= 0x39) {
+      whole = whole * 10 + (byte - 0x30);
+      digits++;
+      if (fraction >= 0) fraction++;
+    } else if (byte === 0x2e && fraction < 0) {
+      fraction = 0;
+    } else {
+      break;
+    }
+  }
+  if (at !== end || digits === 0 || digits > EXACT_DIGITS || fraction === 0) return Number(bytes.toString('latin1', start, end));
+  const value = fraction > 0 ? whole / EXACT_POWERS[fraction] : whole;
+  return negative ? -value : value;
+}
+
 /** The coordinates of the geometry text [start, end) when it is a point of two or three numbers; undefined otherwise. */
 export function pointCoordinates(bytes: Buffer, start: number, end: number): number[] | undefined {
   if (!bytesAt(bytes, start, POINT_START) || bytes[end - 2] !== CLOSE_BRACKET) return undefined;
@@ -84,7 +119,7 @@ export function pointCoordinates(bytes: Buffer, start: number, end: number): num
       if (!((byte >= 0x30 && byte <= 0x39) || byte === 0x2d || byte === 0x2b || byte === 0x2e || byte === 0x65 || byte === 0x45)) return undefined;
       continue;
     }
-    coordinates.push(Number(bytes.toString('latin1', from, at)));
+    coordinates.push(numberAt(bytes, from, at));
     from = at + 1;
   }
   return coordinates.length === 2 || coordinates.length === 3 ? coordinates : undefined;

@@ -1,0 +1,125 @@
+// The export's FlatGeobuf encoding gives byte for byte what the flatgeobuf library's own buildFeature gives: the feature encoder (flatgeobuf-feature.ts over flatgeobuf-feature-builder.ts) for varied geometries and values, from objects and from stored texts, and the writer when columns change kind and the third coordinate appears late (features encoded before are encoded again).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { ColumnMeta } from 'flatgeobuf/lib/mjs/column-meta.js';
+import { ColumnType } from 'flatgeobuf/lib/mjs/flat-geobuf/column-type.js';
+import { GeometryType } from 'flatgeobuf/lib/mjs/flat-geobuf/geometry-type.js';
+import { buildFeature, type IProperties } from 'flatgeobuf/lib/mjs/generic/feature.js';
+import type { IParsedGeometry } from 'flatgeobuf/lib/mjs/generic/geometry.js';
+import type { HeaderMeta } from 'flatgeobuf/lib/mjs/header-meta.js';
+import { parseGC, parseGeometry } from 'flatgeobuf/lib/mjs/geojson/geometry.js';
+import type { Geometry } from 'geojson';
+import { PassThrough } from 'node:stream';
+import { magicbytes } from 'flatgeobuf/lib/mjs/constants.js';
+import { pad3D } from '../../src/geo/coordinates.js';
+import type { Geometry as HubGeometry } from '../../src/geo/geometry.js';
+import { buildHeader } from '../../src/transfer/formats/flatgeobuf-header.js';
+import { writeFlatGeobuf } from '../../src/transfer/formats/flatgeobuf-writer.js';
+import type { TransferFeature } from '../../src/transfer/transfer-feature.js';
+import { FlatGeobufFeatureEncoder } from '../../src/transfer/formats/flatgeobuf-feature.js';
+import { scanStoredFeature } from '../../src/transfer/formats/plain-feature-text.js';
+import { seededRandom } from '../helpers/seeded-random.js';
+
+const random = seededRandom(25);
+const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)];
+const position = (z: boolean) => (z ? [random() * 360 - 180, random() * 180 - 90, random() * 100] : [random() * 360 - 180, random() * 180 - 90]);
+const positions = (count: number, z: boolean) => Array.from({ length: count }, () => position(z));
+const ring = (z: boolean) => {
+  const open = positions(3 + Math.floor(random() * 5), z);
+  return [...open, open[0]];
+};
+
+/** Every geometry type, 2D and 3D, with parts (multipolygons, collections: tables whose vtables the builder shares) and without. */
+function geometry(): Geometry {
+  const z = random() < 0.3;
+  switch (pick(['Point', 'LineString', 'Polygon', 'MultiPoint', 'MultiLineString', 'MultiPolygon', 'GeometryCollection'] as const)) {
+    case 'Point': return { type: 'Point', coordinates: position(z) };
+    case 'LineString': return { type: 'LineString', coordinates: positions(2 + Math.floor(random() * 6), z) };
+    case 'Polygon': return { type: 'Polygon', coordinates: Array.from({ length: 1 + Math.floor(random() * 3) }, () => ring(z)) };
+    case 'MultiPoint': return { type: 'MultiPoint', coordinates: positions(1 + Math.floor(random() * 4), z) };
+    case 'MultiLineString': return { type: 'MultiLineString', coordinates: Array.from({ length: 1 + Math.floor(random() * 3) }, () => positions(2 + Math.floor(random() * 3), z)) };
+    case 'MultiPolygon': return { type: 'MultiPolygon', coordinates: Array.from({ length: 1 + Math.floor(random() * 3) }, () => Array.from({ length: 1 + Math.floor(random() * 2) }, () => ring(z))) };
+    default: return { type: 'GeometryCollection', geometries: [{ type: 'Point', coordinates: position(z) }, { type: 'LineString', coordinates: positions(2, z) }, { type: 'Point', coordinates: position(z) }] };
+  }
+}
+
+const parsed = (value: Geometry | null): IParsedGeometry => value === null ? { xy: [], ends: [], parts: [], type: GeometryType.Unknown }
+  : value.type === 'GeometryCollection' ? parseGC(value) : parseGeometry(value);
+
+const meta = (name: string, type: ColumnType): ColumnMeta => ({
+  name, type, title: null, description: null, width: -1, precision: -1, scale: -1, nullable: true, unique: false, primary_key: false,
+});
+const COLUMNS = [
+  meta('id', ColumnType.String), meta('name', ColumnType.String), meta('count', ColumnType.Long), meta('share', ColumnType.Double),
+  meta('flag', ColumnType.Bool), meta('extra', ColumnType.Json),
+];
+const HEADER: HeaderMeta = {
+  geometryType: GeometryType.Unknown, columns: COLUMNS, envelope: null, featuresCount: 0, indexNodeSize: 0, crs: null, title: null, description: null, metadata: null,
+};
+
+/** Strings of every length up to 12 (so the properties vector takes each alignment), with escapes and characters of two, three and four UTF-8 bytes. */
+const text = () => Array.from({ length: Math.floor(random() * 13) }, () => pick(['a', 'é', '€', '😀', '"', '\\', '\n', ' '])).join('');
+
+function properties(): Record<string, unknown> {
+  const values: Record<string, unknown> = {
+    name: text(),
+    count: pick([0, -1, 1, 255, -65536, 2 ** 31, -(2 ** 31) - 1, 2 ** 32 + 5, Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER, Math.floor(random() * 1e12) - 5e11]),
+    share: pick([0.5, -1e-7, 1e21, 3.141592653589793, random()]),
+    flag: random() < 0.5,
+    extra: pick([{ a: [1, 'x', null] }, [text()], { nested: { deep: true } }, 'a string']),
+  };
+  for (const key of Object.keys(values)) if (random() < 0.2) values[key] = null;
+  return values;
+}
+
+test('features encoded by the export give the bytes of the library\'s buildFeature, from objects and from stored texts', () => {
+  const encoder = new FlatGeobufFeatureEncoder();
+  encoder.useColumns(COLUMNS.slice(1).map((column) => column.name), COLUMNS.map((column) => column.type));
+  for (let i = 0; i < 3000; i++) {
+    const shape = random() < 0.05 ? null : geometry();
+    const values = properties();
+    const id = `f${i}${text()}`;
+    const want = Buffer.from(buildFeature(parsed(shape), { id, ...values }, HEADER));
+    assert.ok(Buffer.from(encoder.encode(parsed(shape), id, values)).equals(want), `feature ${i} from its object: ${JSON.stringify({ shape, values })}`);
+    const stored = Buffer.from(JSON.stringify({ type: 'Feature', id, geometry: shape, properties: values }));
+    const scanned = scanStoredFeature(stored, 0);
+    assert.ok(scanned !== undefined);
+    assert.ok(Buffer.from(encoder.encodeText(parsed(shape), scanned)).equals(want), `feature ${i} from its text: ${stored.toString()}`);
+  }
+});
+
+test('the writer gives every feature in the columns\' final kinds and in 3D when kinds change and a third coordinate comes late, over pages and single features', async () => {
+  // `a` is whole until feature 500, `b` a string until 900, the first 3D position comes at 700; one in 50 is an object
+  // (written parsed, not as text), the others stored texts written a page at a time.
+  const features = Array.from({ length: 1200 }, (_, i): TransferFeature => ({
+    type: 'Feature', id: `f${i}`,
+    geometry: i === 700 ? { type: 'Point', coordinates: [1, 2, 3] } : i % 3 === 0 ? { type: 'LineString', coordinates: [[i % 90, 1], [2, i % 80]] } : { type: 'Point', coordinates: [i % 170, -(i % 80) - 0.5] },
+    properties: { a: i >= 500 && i % 7 === 0 ? i + 0.5 : i, b: i >= 900 && i % 5 === 0 ? { n: i } : `t${i}"é`, c: i % 2 === 0 },
+  }));
+  const out = new PassThrough();
+  const chunks: Buffer[] = [];
+  out.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const writer = writeFlatGeobuf(out);
+  for (let page = 0; page < features.length; page += 37) {
+    const texts = [];
+    for (const feature of features.slice(page, page + 37)) {
+      if (Number((feature.id as string).slice(1)) % 50 === 25) {
+        if (texts.length > 0) await writer.writeTexts?.(texts.splice(0));
+        await writer.write(feature);
+        continue;
+      }
+      const scanned = scanStoredFeature(Buffer.from(JSON.stringify(feature)), 0);
+      assert.ok(scanned !== undefined);
+      texts.push(scanned);
+    }
+    if (texts.length > 0) await writer.writeTexts?.(texts);
+  }
+  await writer.end();
+  const columns = [meta('id', ColumnType.String), meta('a', ColumnType.Double), meta('b', ColumnType.Json), meta('c', ColumnType.Bool)];
+  const header = { ...HEADER, columns };
+  const want = Buffer.concat([
+    magicbytes, buildHeader({ geometryType: GeometryType.Unknown, hasZ: true, columns, featuresCount: features.length }),
+    ...features.map((feature) => buildFeature(parsed(pad3D(feature.geometry as HubGeometry) as Geometry), { id: feature.id as string, ...feature.properties } as IProperties, header)),
+  ]);
+  assert.ok(Buffer.concat(chunks).equals(want));
+});
