@@ -14,19 +14,6 @@ export const NAMESPACE_TAIL = 2;
  */
 export const NAMESPACE_MEMBER_START = `${JSON.stringify(NS)}:{`;
 
-/**
- * The characters of a text as PostgreSQL's string functions count them (code points): UTF-16 units less one per
- * surrogate pair. JSON.stringify escapes lone surrogates, so every surrogate of a stored text is half of a pair.
- */
-export function characters(text: string): number {
-  let pairs = 0;
-  for (let index = 0; index < text.length; index++) {
-    const unit = text.charCodeAt(index);
-    if (unit >= 0xd800 && unit <= 0xdbff) pairs++;
-  }
-  return text.length - pairs;
-}
-
 const LINE_FEED = 0x0a;
 const COMMA = 0x2c;
 

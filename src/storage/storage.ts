@@ -71,9 +71,9 @@ export interface FeatureWrite {
    */
   parts?: FeatureWriteParts;
   /**
-   * The namespace member at the end of `json` (core/namespace-cut.ts), where the writer put it there: its length is
-   * stored beside the text, in the unit the engine's string functions count (SQLite bytes, PostgreSQL characters), so
-   * that reads can hand the text out without it. Absent: stored as NULL.
+   * The namespace member at the end of `json` (core/namespace-cut.ts), where the writer put it there. SQLite stores its
+   * length in bytes beside the text, so that reads can hand the text out without it (absent: NULL); PostgreSQL stores
+   * none (a cut in SQL cost the database more than the hub's scan: docs/import-export.md, "Export, fourth round").
    */
   namespaceCut?: string;
 }

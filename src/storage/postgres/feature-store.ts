@@ -436,11 +436,6 @@ export class PostgresFeatureStore implements FeatureStore {
    * describes for aggregates ("supplying the input values from a sorted subquery"); an ORDER BY inside
    * string_agg would sort every page a second time (PostgreSQL 15 does not skip presorted input). The
    * insertion-order tests of both engines hold this to account.
-   *
-   * Stored texts whatever `plain` asks: cut by the row's span in SQL (`left(feature, -(ns_cut + 2)) || right(feature,
-   * 2)`, checked first), the pages cost PostgreSQL more than the hub's scan costs the hub, and the export ran at
-   * 73,000-76,000 features/s instead of 106,000-110,000 (docs/import-export.md, "Export, fourth round"). The rows keep
-   * their span (`ns_cut`, in characters) for a cut that does not walk each text.
    */
   async *queryText(space: SpaceKey, query: FeatureQuery, signal?: AbortSignal): AsyncIterable<FeatureTextPage> {
     const shape = ([row]: unknown[][]): FeatureTextPage => ({

@@ -267,9 +267,6 @@ const contentMigrations: Migrations = [
    END $$;
    ${foldFunctionSql('case')}
    ${foldFunctionSql('accent')}`,
-  // Where the hub's namespace is in the stored text (namespace-cut.ts): its member's length in characters, ending two
-  // characters before the text's end. Rows written before, and rows whose namespace is elsewhere, keep NULL.
-  'ALTER TABLE features ADD COLUMN ns_cut integer;',
 ];
 
 export const CATALOG: SchemaComponent = { name: 'catalog', migrations: catalogMigrations };
