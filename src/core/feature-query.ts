@@ -122,6 +122,8 @@ export interface FeatureTextPage {
   count: number;
   /** The insertion sequence of the page's last feature (iterate handles). */
   lastSeq: number;
+  /** Set on a page of plain texts (`queryText`'s `plain`): how many of its texts had the namespace cut out (namespace-cut.ts). */
+  cut?: number;
 }
 
 /** One key of a sorted read: a member of the feature from its root (`["id"]`, `["properties","name"]`), ascending unless `descending`. */

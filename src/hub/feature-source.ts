@@ -21,7 +21,11 @@ export interface FeatureSource {
   /** The time of the last change to any space read. */
   readonly contentUpdatedAt: number;
   query(query: FeatureQuery, signal?: AbortSignal): AsyncIterable<FeatureRow[]>;
-  queryText(query: FeatureQuery, signal?: AbortSignal): AsyncIterable<FeatureTextPage>;
+  /**
+   * With `plain`, texts without the namespace where the storage knows where it is (Storage's `queryText`); a source that
+   * cannot (a virtual or composite space's layers) gives stored texts, whose pages have no `cut`.
+   */
+  queryText(query: FeatureQuery, signal?: AbortSignal, plain?: boolean): AsyncIterable<FeatureTextPage>;
   count(filter: FeatureFilter, signal?: AbortSignal): Promise<number>;
   countUpTo(query: Omit<FeatureQuery, 'ids'>, signal?: AbortSignal): Promise<number>;
   /** A page in a sort order (FeatureStore.sortedPage); a virtual or composite space merges its layers' (layered-source.ts). */
@@ -56,8 +60,8 @@ export class PlainSource implements FeatureSource {
     return this.storage.features.query(this.space.key, query, signal);
   }
 
-  queryText(query: FeatureQuery, signal?: AbortSignal): AsyncIterable<FeatureTextPage> {
-    return this.storage.features.queryText(this.space.key, query, signal);
+  queryText(query: FeatureQuery, signal?: AbortSignal, plain?: boolean): AsyncIterable<FeatureTextPage> {
+    return this.storage.features.queryText(this.space.key, query, signal, plain);
   }
 
   count(filter: FeatureFilter, signal?: AbortSignal): Promise<number> {

@@ -32,18 +32,18 @@ function compose(id: string, geometryJson: string, propertiesJson: string, extra
  * The `properties` text with the namespace, and the user properties' text without it, each serialized once: the namespace
  * stands last, as in `{...properties, [NS]: namespace}`, unless `properties` has a member of its name, whose place it takes.
  */
-function propertiesTexts(properties: Record<string, unknown>, namespace: Namespace): { user: string; all: string } {
+function propertiesTexts(properties: Record<string, unknown>, namespace: Namespace): { user: string; all: string; cut?: string } {
   if (Object.hasOwn(properties, NS)) {
     const { [NS]: _replaced, ...user } = properties;
     return { user: JSON.stringify(user), all: JSON.stringify({ ...properties, [NS]: namespace }) };
   }
   const user = JSON.stringify(properties);
   const member = `${JSON.stringify(NS)}:${JSON.stringify(namespace)}`;
-  return { user, all: user === '{}' ? `{${member}}` : `${user.slice(0, -1)},${member}}` };
+  return user === '{}' ? { user, all: `{${member}}`, cut: member } : { user, all: `${user.slice(0, -1)},${member}}`, cut: `,${member}` };
 }
 
 export function featureTexts(parts: FeatureParts): FeatureTexts {
-  const { user: userPropertiesJson, all: propertiesJson } = propertiesTexts(parts.properties, parts.namespace);
+  const { user: userPropertiesJson, all: propertiesJson, cut } = propertiesTexts(parts.properties, parts.namespace);
   const extraKeys = Object.keys(parts.extra);
   const extraJson = extraKeys.length === 0 ? '' : ',' + JSON.stringify(parts.extra).slice(1, -1);
   const padded = parts.geometry && pad3D(parts.geometry);
@@ -59,6 +59,8 @@ export function featureTexts(parts: FeatureParts): FeatureTexts {
       bbox: parts.geometry && geometryBBox(parts.geometry),
       tags: parts.namespace.tags,
       parts: { userProperties: userPropertiesJson, geometry: parts.geometry },
+      // The namespace ends the text (NAMESPACE_TAIL) only when it stands last in `properties` and no foreign member follows.
+      ...(cut !== undefined && extraJson === '' ? { namespaceCut: cut } : {}),
     },
   };
 }

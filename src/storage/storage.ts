@@ -70,6 +70,12 @@ export interface FeatureWrite {
    * instead of parsing `json` again. Without them it takes them from `json`.
    */
   parts?: FeatureWriteParts;
+  /**
+   * The namespace member at the end of `json` (core/namespace-cut.ts), where the writer put it there. SQLite stores its
+   * length in bytes beside the text, so that reads can hand the text out without it (absent: NULL); PostgreSQL stores
+   * none (a cut in SQL cost the database more than the hub's scan: docs/import-export.md, "Export, fourth round").
+   */
+  namespaceCut?: string;
 }
 
 export interface FeatureWriteParts {
@@ -191,8 +197,13 @@ export interface FeatureStore {
    * reads cheap. Every read below takes `query.version` alike.
    */
   query(space: SpaceKey, query: FeatureQuery, signal?: AbortSignal): AsyncIterable<FeatureRow[]>;
-  /** The same features as `query`, each page joined into one text by the database: reads that transform nothing. */
-  queryText(space: SpaceKey, query: FeatureQuery, signal?: AbortSignal): AsyncIterable<FeatureTextPage>;
+  /**
+   * The same features as `query`, each page joined into one text by the database: reads that transform nothing. With
+   * `plain`, at HEAD, the texts may come without the namespace where their row knows where it is (core/namespace-cut.ts:
+   * joined by line feeds, `cut` counting those); a read at a version, and an engine that does not cut (PostgreSQL),
+   * give stored texts, without `cut`.
+   */
+  queryText(space: SpaceKey, query: FeatureQuery, signal?: AbortSignal, plain?: boolean): AsyncIterable<FeatureTextPage>;
   count(space: SpaceKey, filter: FeatureFilter, signal?: AbortSignal): Promise<number>;
   /** How many features `query` returns, its spatial filter included, counted up to `query.limit` at most. */
   countUpTo(space: SpaceKey, query: Omit<FeatureQuery, 'ids'>, signal?: AbortSignal): Promise<number>;

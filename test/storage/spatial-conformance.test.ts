@@ -303,14 +303,14 @@ describe('the SQLite spatial index', { skip: BACKENDS.includes('sqlite') ? false
       await put(engine.storage, space, SHAPES);
       await engine.storage.close();
       // The schema of the version before the index: the same database without the index and its triggers, and
-      // without what the steps after it added that cannot be added twice (the accounts, versions, changesets, history-bounds, subscriptions, history-indexing and jobs steps), so that opening
+      // without what the steps after it added that cannot be added twice (the accounts, versions, changesets, history-bounds, subscriptions, history-indexing, jobs and namespace span steps), so that opening
       // applies them all again; the other later steps are idempotent.
       const db = new Database(file);
       const version = SCHEMA.migrations.findIndex((sql) => sql.includes('CREATE VIRTUAL TABLE feature_bounds'));
       db.exec(`DROP TABLE jobs; DROP TABLE subscriptions; DROP TABLE sessions; DROP TABLE login_failures; DROP INDEX tokens_by_aid; ALTER TABLE accounts DROP COLUMN rights;
         DROP TRIGGER feature_bounds_update; DROP TRIGGER feature_bounds_delete;
         DROP TABLE feature_bounds; DROP TABLE space_tags; ALTER TABLE spaces DROP COLUMN deleted_before;
-        DROP TABLE feature_history_bounds; DROP TABLE feature_history; DROP TABLE space_versions; ALTER TABLE features DROP COLUMN version;
+        DROP TABLE feature_history_bounds; DROP TABLE feature_history; DROP TABLE space_versions; ALTER TABLE features DROP COLUMN version; ALTER TABLE features DROP COLUMN ns_cut;
         ALTER TABLE spaces DROP COLUMN version; ALTER TABLE spaces DROP COLUMN history_from;
         ALTER TABLE spaces DROP COLUMN history_indexed_version; ALTER TABLE spaces DROP COLUMN history_indexed_seq; PRAGMA user_version = ${version};`);
       db.close();

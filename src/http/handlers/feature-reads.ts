@@ -4,14 +4,17 @@ import { hubError } from '../../core/errors.js';
 import type { ReadOptions } from '../../hub/features/read-pipeline.js';
 import { callerOf, type HandlerContext } from '../request-context.js';
 import { clientGone, sendFeatureCollection, sendFeatureText, sendJsonRead } from '../reply/read-reply.js';
-import { acceptedFileFormat, linkHeader, sendFeatureFile } from '../reply/feature-formats.js';
+import { acceptedFileFormat, type FileFormat, linkHeader, sendFeatureFile } from '../reply/feature-formats.js';
 import { authorFilter, featureFilter, readOptions as readParameters } from './read-parameters.js';
 import { versionRefOf } from '../query/version-ref.js';
 import type { VersionRef } from '../../hub/versions/space-versions.js';
 
-/** The read parameters of the request, and its signal that aborts when the client goes away. */
-function readOptions(context: HandlerContext): ReadOptions {
-  return { ...readParameters(context), signal: clientGone(context.reply) };
+/**
+ * The read parameters of the request, and its signal that aborts when the client goes away. A GeoJSON sequence takes
+ * plain texts (read-pipeline.ts), which it copies; the other file formats read each property of a text, so they scan it anyway.
+ */
+function readOptions(context: HandlerContext, format?: FileFormat): ReadOptions {
+  return { ...readParameters(context), signal: clientGone(context.reply), ...(format === 'jsonseq' ? { plainTexts: true } : {}) };
 }
 
 export async function getFeaturesById(context: HandlerContext): Promise<unknown> {
@@ -36,9 +39,9 @@ export async function getFeature(context: HandlerContext): Promise<unknown> {
 
 export async function searchFeatures(context: HandlerContext): Promise<unknown> {
   const limit = context.query.limit();
-  const result = await context.hub.features.search(callerOf(context), context.params.spaceId, { ...featureFilter(context), limit }, readOptions(context),
-    versionRefOf(context.query));
   const format = acceptedFileFormat(context.request.headers.accept);
+  const result = await context.hub.features.search(callerOf(context), context.params.spaceId, { ...featureFilter(context), limit }, readOptions(context, format),
+    versionRefOf(context.query));
   if (format) return sendFeatureFile(context.reply, { format, pages: result.features, links: () => [], linksFirst: true });
   return sendFeatureCollection(context.request, context.reply, result);
 }
@@ -72,8 +75,8 @@ function nextPageLinks(context: HandlerContext, handle: unknown): string[] {
 export async function iterateFeatures(context: HandlerContext): Promise<unknown> {
   const limit = context.query.limit();
   const { afterSeq, at } = handleOf(context);
-  const result = await context.hub.features.iterate(callerOf(context), context.params.spaceId, featureFilter(context), afterSeq, limit, readOptions(context), at);
   const format = acceptedFileFormat(context.request.headers.accept);
+  const result = await context.hub.features.iterate(callerOf(context), context.params.spaceId, featureFilter(context), afterSeq, limit, readOptions(context, format), at);
   if (format) return sendFeatureFile(context.reply, { format, pages: result.features, links: () => nextPageLinks(context, result.trailer().handle), linksFirst: false });
   return sendFeatureCollection(context.request, context.reply, result);
 }

@@ -5,7 +5,8 @@ import type { FastifyReply } from 'fastify';
 import { writeCsv } from '../../transfer/formats/csv-writer.js';
 import { writeFlatGeobuf } from '../../transfer/formats/flatgeobuf-writer.js';
 import { writeGeoJsonTextSeq } from '../../transfer/formats/geojson-seq-writer.js';
-import { featureList, plain, writePageFeatures } from '../../transfer/formats/plain-feature-text.js';
+import { featureList, plain, writePageFeatures, writePlainPage } from '../../transfer/formats/plain-feature-text.js';
+import { isPlainPage } from '../../core/namespace-cut.js';
 import type { TransferFeature, WriterFactory } from '../../transfer/transfer-feature.js';
 import { AnswerSpool } from './answer-spool.js';
 import { started } from './read-reply.js';
@@ -41,11 +42,19 @@ export function acceptedFileFormat(accept: string | undefined): FileFormat | und
   return other >= 0 && other < found.at ? undefined : found.format;
 }
 
-/** Writes the features of the answer's pages (texts of features joined by commas) without the hub's namespace, as the export does: split, not parsed, where the writer copies texts. */
+/**
+ * Writes the features of the answer's pages (texts of features joined by commas) without the hub's namespace, as the
+ * export does: split, not parsed, where the writer copies texts. A plain page (the storage cut the namespace out of
+ * every text: core/namespace-cut.ts) is only split at its line feeds.
+ */
 async function writeFeatures(pages: AsyncIterable<string | Buffer>, format: FileFormat, out: Writable): Promise<void> {
   const writer = FORMATS[format].writer(out);
   for await (const page of pages) {
     const bytes = typeof page === 'string' ? Buffer.from(page) : page;
+    if (isPlainPage(bytes)) {
+      await writePlainPage(writer, bytes);
+      continue;
+    }
     const features = featureList(bytes);
     if (features !== undefined) {
       await writePageFeatures(writer, bytes, features);

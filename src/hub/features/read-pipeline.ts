@@ -1,9 +1,12 @@
 // Turns stored feature rows into response texts: the database's joined text when nothing transforms, else the transform plan per feature.
 import { createHash } from 'node:crypto';
 import type { FeatureQuery } from '../../core/feature-query.js';
+import { commaJoined } from '../../core/namespace-cut.js';
 import type { FeatureSource } from '../feature-source.js';
 import type { CachedAnswer, EncodedBody } from './answer-cache.js';
 import { type TransformPlan, transformText } from './transform-plan.js';
+
+const LINE_FEED = Buffer.from('\n');
 
 export interface ReadOptions {
   transforms: TransformPlan;
@@ -13,6 +16,11 @@ export interface ReadOptions {
   signal?: AbortSignal;
   /** Reshapes the answer's feature texts after the transforms, a page (texts joined by commas) at a time: the OGC API's form. */
   shape?: (texts: string | Buffer) => string | Buffer;
+  /**
+   * The answer leaves the namespace out (a file format): pages whose texts the storage could all cut come as plain pages
+   * (core/namespace-cut.ts: each text followed by a line feed), the others as stored texts joined by commas.
+   */
+  plainTexts?: boolean;
 }
 
 /** One stored feature as the read answers it, or undefined when a transform left it out. */
@@ -74,6 +82,15 @@ export async function* renderPages(
   options: ReadOptions,
   onPage: (count: number, lastSeq: number) => void = () => {},
 ): AsyncIterable<string | Buffer> {
+  if (options.transforms.length === 0 && options.plainTexts && !options.shape) {
+    for await (const page of source.queryText(query, options.signal, true)) {
+      onPage(page.count, page.lastSeq);
+      if (page.cut === undefined) yield page.text;
+      else if (page.cut === page.count && page.count > 0) yield typeof page.text === 'string' ? `${page.text}\n` : Buffer.concat([page.text, LINE_FEED]);
+      else yield commaJoined(page.text);
+    }
+    return;
+  }
   if (options.transforms.length === 0) {
     for await (const page of source.queryText(query, options.signal)) {
       onPage(page.count, page.lastSeq);

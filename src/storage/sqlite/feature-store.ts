@@ -6,6 +6,7 @@ import type { BBox } from '../../geo/bbox.js';
 import { hilbertIndex } from '../../geo/hilbert-curve.js';
 import { vectorTileOf } from '../../geo/vector-tile.js';
 import { performance } from 'node:perf_hooks';
+import { PLAIN_AGGREGATE, PLAIN_COLUMNS, spanBytes } from './plain-texts.js';
 import { keysetPages } from '../shared/keyset-pages.js';
 import { afterCondition, keyColumns, sortOrder } from '../shared/sort-keyset.js';
 import { checkDeadline, throwIfCancelled } from '../shared/read-bounds.js';
@@ -101,9 +102,9 @@ export class SqliteFeatureStore implements FeatureStore {
     this.selectExisting = db.prepare<[string, number], ExistingRow>(
       `SELECT f.seq, f.id, f.json ${BY_IDS}`);
     this.insertFeature = db.prepare(
-      'INSERT INTO features (sid, id, json, geometry_type, min_x, min_y, max_x, max_y, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
+      'INSERT INTO features (sid, id, json, geometry_type, min_x, min_y, max_x, max_y, version, ns_cut) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
     this.updateFeature = db.prepare(
-      'UPDATE features SET json = ?, geometry_type = ?, min_x = ?, min_y = ?, max_x = ?, max_y = ?, version = ? WHERE seq = ?');
+      'UPDATE features SET json = ?, geometry_type = ?, min_x = ?, min_y = ?, max_x = ?, max_y = ?, version = ?, ns_cut = ? WHERE seq = ?');
     this.deleteFeature = db.prepare('DELETE FROM features WHERE seq = ?');
     this.insertBounds = db.prepare('INSERT INTO feature_bounds (seq, min_x, max_x, min_y, max_y) VALUES (?, ?, ?, ?, ?)');
     this.insertTag = db.prepare('INSERT OR IGNORE INTO feature_tags (sid, tag, seq) VALUES (?, ?, ?)');
@@ -174,9 +175,9 @@ export class SqliteFeatureStore implements FeatureStore {
     const [minX, minY, maxX, maxY] = feature.bbox ?? [null, null, null, null];
     let seq = existingSeq;
     if (seq === undefined) {
-      seq = Number(this.insertFeature.run(sid, feature.id, feature.json, feature.geometryType, minX, minY, maxX, maxY, version).lastInsertRowid);
+      seq = Number(this.insertFeature.run(sid, feature.id, feature.json, feature.geometryType, minX, minY, maxX, maxY, version, spanBytes(feature.namespaceCut)).lastInsertRowid);
     } else {
-      this.updateFeature.run(feature.json, feature.geometryType, minX, minY, maxX, maxY, version, seq);
+      this.updateFeature.run(feature.json, feature.geometryType, minX, minY, maxX, maxY, version, spanBytes(feature.namespaceCut), seq);
       this.deleteTagsOfFeature.run(seq);
     }
     for (const tag of feature.tags) this.insertTag.run(sid, tag, seq);
@@ -412,8 +413,8 @@ export class SqliteFeatureStore implements FeatureStore {
    * a locked version, and the storage conformance suite compares these texts with the rows of `query` in order.
    */
   private textPage(sql: string, params: unknown[]): FeatureTextPage {
-    const [text, count, lastSeq] = this.statement(sql).raw(true).get(...params) as [Buffer | null, number, number | null];
-    return { text: text ?? Buffer.alloc(0), count, lastSeq: lastSeq ?? 0 };
+    const [text, count, lastSeq, cut] = this.statement(sql).raw(true).get(...params) as [Buffer | null, number, number | null, number | undefined];
+    return { text: text ?? Buffer.alloc(0), count, lastSeq: lastSeq ?? 0, ...(cut === undefined ? {} : { cut }) };
   }
 
   /**
@@ -475,7 +476,7 @@ export class SqliteFeatureStore implements FeatureStore {
       (rows) => ({ count: rows.length, lastSeq: rows[rows.length - 1]?.seq ?? 0 }), { deadlineMs: this.deadlineMs, signal });
   }
 
-  async *queryText(space: SpaceKey, query: FeatureQuery, signal?: AbortSignal): AsyncIterable<FeatureTextPage> {
+  async *queryText(space: SpaceKey, query: FeatureQuery, signal?: AbortSignal, plain = false): AsyncIterable<FeatureTextPage> {
     if (query.version !== undefined) {
       for await (const rows of this.queryAt(space.sid, query, query.version, signal)) {
         yield { text: rows.map((row) => row.json).join(','), count: rows.length, lastSeq: rows[rows.length - 1]?.seq ?? 0 };
@@ -485,16 +486,17 @@ export class SqliteFeatureStore implements FeatureStore {
     const { sid } = space;
     const spatial = this.spatialPlan(sid, query);
     const run = <T>(statement: () => T): T => spatial ? spatial.during(statement) : statement();
-    const aggregate = "SELECT CAST(string_agg(json, ',') AS BLOB), count(*), max(seq)";
+    const aggregate = plain ? PLAIN_AGGREGATE : "SELECT CAST(string_agg(json, ',') AS BLOB), count(*), max(seq)";
+    const columns = plain ? PLAIN_COLUMNS : 'f.seq, f.json';
     if (query.ids) {
       const where = withExact(compileFilter(query), spatial);
-      const page = run(() => this.textPage(`${aggregate} FROM (SELECT f.seq, f.json ${BY_IDS}
+      const page = run(() => this.textPage(`${aggregate} FROM (SELECT ${columns} ${BY_IDS}
         WHERE ${where.sql} ORDER BY j.key LIMIT ?)`, [JSON.stringify(query.ids), sid, ...where.params, query.limit]));
       if (page.count > 0) yield page;
       return;
     }
     const source = this.orderedSource(sid, compileFilter(query), spatial);
-    const sql = `${aggregate} FROM (SELECT f.seq, f.json ${source.sql} LIMIT ?)`;
+    const sql = `${aggregate} FROM (SELECT ${columns} ${source.sql} LIMIT ?)`;
     yield* keysetPages(query.limit, query.afterSeq ?? 0, PAGE_SIZE,
       (after, size) => run(() => this.textPage(sql, [...source.params(after), size])), (page) => page, { deadlineMs: this.deadlineMs, signal });
   }

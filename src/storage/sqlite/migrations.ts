@@ -227,6 +227,9 @@ export const SCHEMA: SchemaComponent = { name: 'SQLite', migrations: [
    CREATE INDEX jobs_by_owner ON jobs (owner, created_at);
    CREATE INDEX jobs_by_state ON jobs (state, created_at);
    CREATE INDEX jobs_by_space ON jobs (space_id, state);`,
+  // Where the hub's namespace is in the stored text (namespace-cut.ts): its member's length in bytes of UTF-8, ending two
+  // bytes before the text's end. Rows written before, and rows whose namespace is elsewhere, keep NULL.
+  'ALTER TABLE features ADD COLUMN ns_cut INTEGER;',
 ] };
 
 /** The schema version is the database's `user_version`; each step commits with its new version. */

@@ -167,3 +167,17 @@ export function writeStoredFeature(writer: FormatWriter, bytes: Buffer, start: n
   const scanned = writer.writeText === undefined ? undefined : scanStoredFeature(bytes, start, end);
   return writePageFeature(writer, bytes, scanned?.end === end ? scanned : { start, end });
 }
+
+const LINE_FEED = 0x0a;
+
+/** Writes a plain page (core/namespace-cut.ts: texts without the namespace, each followed by a line feed): copied by writers that take texts, else parsed. */
+export async function writePlainPage(writer: FormatWriter, bytes: Buffer): Promise<void> {
+  const texts: FeatureText[] = [];
+  for (let start = 0; start < bytes.length;) {
+    const end = bytes.indexOf(LINE_FEED, start);
+    texts.push({ bytes, start, cutFrom: end, cutTo: end, end });
+    start = end + 1;
+  }
+  if (writer.writeTexts !== undefined) return writer.writeTexts(texts);
+  for (const text of texts) await writer.write(JSON.parse(bytes.toString('utf8', text.start, text.end)) as TransferFeature);
+}
