@@ -1,7 +1,8 @@
-// Encodes FlatGeobuf features as the library's buildFeature does, but with one builder (flatgeobuf-feature-builder.ts) and one property buffer for every feature and the values read straight from the feature or from its stored text (no per-feature builder, property object or TextEncoder copy).
+// Encodes FlatGeobuf features as the library's buildFeature does, but with one builder and one property buffer for every feature and the values read straight from the feature or from its stored text (no per-feature builder, property object or TextEncoder copy).
+import * as flatbuffers from 'flatbuffers';
 import { ColumnType } from 'flatgeobuf/lib/mjs/flat-geobuf/column-type.js';
-import type { IParsedGeometry } from 'flatgeobuf/lib/mjs/generic/geometry.js';
-import { FeatureBuilder } from './flatgeobuf-feature-builder.js';
+import { Feature } from 'flatgeobuf/lib/mjs/flat-geobuf/feature.js';
+import { buildGeometry, type IParsedGeometry } from 'flatgeobuf/lib/mjs/generic/geometry.js';
 import { NULL_START, TRUE_START } from '../../core/json-bytes.js';
 import type { StoredFeature } from './plain-feature-text.js';
 import { hasEscape, TokenNames } from './stored-feature-values.js';
@@ -11,7 +12,7 @@ const TWO_TO_32 = 2 ** 32;
 const SHORT_COPY = 32;
 
 export class FlatGeobufFeatureEncoder {
-  private readonly builder = new FeatureBuilder();
+  private readonly builder = new flatbuffers.Builder(1024);
   private properties = Buffer.allocUnsafe(1024);
   private offset = 0;
   /** The type of each column: [0] is the id's, [i + 1] that of propertyNames[i]. */
@@ -74,7 +75,15 @@ export class FlatGeobufFeatureEncoder {
   }
 
   private finish(geometry: IParsedGeometry): Uint8Array {
-    return this.builder.feature(geometry, this.properties, 0, this.offset);
+    const builder = this.builder;
+    builder.clear();
+    const propertiesOffset = this.offset > 0 ? builder.createByteVector(this.properties.subarray(0, this.offset)) : 0;
+    const geometryOffset = buildGeometry(builder, geometry);
+    Feature.startFeature(builder);
+    Feature.addGeometry(builder, geometryOffset);
+    if (propertiesOffset) Feature.addProperties(builder, propertiesOffset);
+    builder.finishSizePrefixed(Feature.endFeature(builder));
+    return builder.asUint8Array();
   }
 
   private room(size: number): void {

@@ -1,4 +1,4 @@
-// The export's FlatGeobuf encoding gives byte for byte what the flatgeobuf library's own buildFeature gives: the feature encoder (flatgeobuf-feature.ts over flatgeobuf-feature-builder.ts) for varied geometries and values, from objects and from stored texts, and the writer when columns change kind and the third coordinate appears late (features encoded before are encoded again).
+// The export's FlatGeobuf encoding gives byte for byte what the flatgeobuf library's own buildFeature gives: the feature encoder (flatgeobuf-feature.ts) for varied geometries and values, from objects and from stored texts, and the writer when columns change kind and the third coordinate appears late (features encoded before are encoded again).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ColumnMeta } from 'flatgeobuf/lib/mjs/column-meta.js';
