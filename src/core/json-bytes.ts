@@ -12,3 +12,5 @@ export const CLOSE_BRACKET = 0x5d;
 export const TRUE_START = 0x74;
 export const FALSE_START = 0x66;
 export const NULL_START = 0x6e;
+/** Ends each record of a sequence (GeoJSONSeq, NDJSON, the spool, plain pages); never raw inside a JSON text. */
+export const LINE_FEED = 0x0a;

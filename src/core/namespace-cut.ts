@@ -1,4 +1,5 @@
 // Where the hub's namespace stands in a stored feature text (the span stored with the row), and the pages of texts the storage cuts it out of.
+import { COMMA, LINE_FEED } from './json-bytes.js';
 import { NS } from './namespace-key.js';
 
 /**
@@ -13,9 +14,6 @@ export const NAMESPACE_TAIL = 2;
  * not fit its text (a writer that forgot to clear it) gives the whole text, which the hub then scans.
  */
 export const NAMESPACE_MEMBER_START = `${JSON.stringify(NS)}:{`;
-
-const LINE_FEED = 0x0a;
-const COMMA = 0x2c;
 
 /**
  * A page asked for as plain texts (`queryText`'s `plain`): the texts joined by line feeds (a stored text never holds a

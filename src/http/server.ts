@@ -21,7 +21,7 @@ import type { HandlerContext } from './request-context.js';
 import { checkSameOrigin, sessionIdOf } from './session-cookie.js';
 import { type Method, type Route, routes } from './routes.js';
 import { registerTimeouts, type TimeoutSettings, timeoutServerOptions } from './timeouts.js';
-import { COMPRESSION_ENCODINGS, registerWholeCompression } from './reply/whole-compression.js';
+import { COMPRESSIBLE_TYPES, COMPRESSION_ENCODINGS, registerWholeCompression } from './reply/whole-compression.js';
 import { MAX_URI_LENGTH } from './uri-limit.js';
 
 export interface ServerOptions extends SheddingSettings, TimeoutSettings {
@@ -127,7 +127,7 @@ export async function buildServer(hub: Hub, options: ServerOptions): Promise<Fas
     exposedHeaders: ['Stream-Id', 'Stream-Info', 'ETag'],
     optionsSuccessStatus: 204,
   });
-  await app.register(compress, { global: true, encodings: COMPRESSION_ENCODINGS });
+  await app.register(compress, { global: true, encodings: COMPRESSION_ENCODINGS, customTypes: COMPRESSIBLE_TYPES });
   registerWholeCompression(app);
   await app.register(cookie);
   // Only `reply.sendFile` (ETag, Last-Modified, ranges, content types): the viewer's routes are in the route table.

@@ -16,8 +16,8 @@ const WHOLE_LIMIT = 64 * 1024;
 /** The plugin's threshold: smaller answers go out as they are. */
 const THRESHOLD = 1024;
 
-/** What the plugin compresses by default (its `defaultCompressibleTypes`): types outside it stay with the plugin. */
-const COMPRESSIBLE = /^text\/(?!event-stream)|(?:\+|\/)json(?:;|$)|(?:\+|\/)text(?:;|$)|(?:\+|\/)xml(?:;|$)|octet-stream(?:;|$)/u;
+/** The types compressed: given to the plugin as its `customTypes` too (its default, `defaultCompressibleTypes`), so both decide alike. */
+export const COMPRESSIBLE_TYPES = /^text\/(?!event-stream)|(?:\+|\/)json(?:;|$)|(?:\+|\/)text(?:;|$)|(?:\+|\/)xml(?:;|$)|octet-stream(?:;|$)/u;
 
 export const COMPRESSION_ENCODINGS: Array<'gzip' | 'deflate'> = ['gzip', 'deflate'];
 
@@ -37,7 +37,7 @@ export function encodedWhole(request: FastifyRequest, reply: FastifyReply, body:
   if (size < THRESHOLD || size > WHOLE_LIMIT) return undefined;
   if (reply.hasHeader('content-encoding') || request.headers['x-no-compression'] !== undefined) return undefined;
   const type = reply.getHeader('content-type');
-  if (!COMPRESSIBLE.test(typeof type === 'string' ? type : 'application/json')) return undefined;
+  if (!COMPRESSIBLE_TYPES.test(typeof type === 'string' ? type : 'application/json')) return undefined;
   const encoding = chosenEncoding(request.headers['accept-encoding']);
   if (encoding !== 'gzip' && encoding !== 'deflate') return undefined;
   const vary = reply.getHeader('vary');

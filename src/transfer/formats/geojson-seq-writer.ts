@@ -1,9 +1,9 @@
 // Writes GeoJSON sequences, one Feature per line: newline-delimited as GDAL writes by default, or with RFC 8142 record separators for HTTP answers.
 import type { Writable } from 'node:stream';
+import { LINE_FEED } from '../../core/json-bytes.js';
 import type { FeatureText, FormatWriter, TransferFeature } from '../transfer-feature.js';
 import { OutputBatch, put } from './output-stream.js';
 
-const LINE_FEED = 0x0a;
 const RECORD_SEPARATOR = 0x1e;
 
 /** Feature texts are copied as they come (writeText, writeTexts) into batches, not parsed, serialized and written one by one. */

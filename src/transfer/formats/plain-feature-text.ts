@@ -1,6 +1,6 @@
 // The export's fast path: finds the feature texts in the hub's answers and cuts the hub's namespace out of each at the byte level, without parsing features into objects.
 // UTF-8 never uses the bytes of JSON's ASCII punctuation inside a multi-byte character, so scanning bytes is as safe as scanning characters.
-import { CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, QUOTE } from '../../core/json-bytes.js';
+import { CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, LINE_FEED, OPEN_BRACE, QUOTE } from '../../core/json-bytes.js';
 import { bytesAt, stringEnd, valueEnd } from '../../core/json-bytes-scan.js';
 import { NS } from '../../core/namespace-key.js';
 import type { FeatureText, FormatWriter, TransferFeature } from '../transfer-feature.js';
@@ -167,8 +167,6 @@ export function writeStoredFeature(writer: FormatWriter, bytes: Buffer, start: n
   const scanned = writer.writeText === undefined ? undefined : scanStoredFeature(bytes, start, end);
   return writePageFeature(writer, bytes, scanned?.end === end ? scanned : { start, end });
 }
-
-const LINE_FEED = 0x0a;
 
 /** Writes a plain page (core/namespace-cut.ts: texts without the namespace, each followed by a line feed): copied by writers that take texts, else parsed. */
 export async function writePlainPage(writer: FormatWriter, bytes: Buffer): Promise<void> {

@@ -3,12 +3,11 @@ import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type FeatureText, featureTextString, type FormatWriter, type Geometry, type TransferFeature } from '../transfer-feature.js';
+import { LINE_FEED } from '../../core/json-bytes.js';
 import { hasZ } from './wkt.js';
 import { OutputBatch } from './output-stream.js';
 import { scanStoredFeature, type StoredFeature } from './plain-feature-text.js';
 import { firstPositionHasZ, geometryTypeToken, kindOfToken, TokenNames } from './stored-feature-values.js';
-
-const LINE_FEED = 0x0a;
 
 export type ValueKind = 'boolean' | 'integer' | 'number' | 'string' | 'json';
 
