@@ -2,7 +2,7 @@
 import { Worker } from 'node:worker_threads';
 import type { PropertyCondition } from '../src/core/feature-query.js';
 import type { SpaceListFilter } from '../src/core/space-query.js';
-import type { VectorTileRequest } from '../src/core/vector-tile-request.js';
+import type { VectorTileRequest } from '../src/geo/vector-tile-request.js';
 import type { BBox } from '../src/geo/bbox.js';
 import type { StorageSpec } from './engines.js';
 import type { Rate } from './measure.js';

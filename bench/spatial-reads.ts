@@ -1,6 +1,6 @@
 // Benchmark section `spatial`: bbox, tile and vector-tile reads of a 1,000,000-point space over HTTP (16 connections, rotating requests), each next to a plain floor and the same reads on storage.
 import autocannon from 'autocannon';
-import type { VectorTileRequest } from '../src/core/vector-tile-request.js';
+import type { VectorTileRequest } from '../src/geo/vector-tile-request.js';
 import type { BBox } from '../src/geo/bbox.js';
 import { enlargedBounds, quadkeyOf, type Tile, tileBounds } from '../src/geo/tile-schemes.js';
 import { fillDirectly, fillPlain, SPATIAL_REGION, spatialPointParts } from './data.js';

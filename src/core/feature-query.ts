@@ -1,6 +1,5 @@
 // Plain typed query objects that the hub hands to storage; each engine compiles them to its own SQL.
-import type { BBox } from '../geo/bbox.js';
-import type { Geometry } from '../geo/geometry.js';
+import type { SpatialFilter } from '../geo/spatial-filter.js';
 import type { TextFold } from './unicode-folds.js';
 
 /** OR of AND-groups of normalized tags: `a+b,c` is `[["a","b"],["c"]]`. An empty list means no filter. */
@@ -74,26 +73,6 @@ export interface FeatureFilter {
  * compute it in SQL with 64-bit integers (exact for sequences below 3 × 10^9).
  */
 export const SAMPLE_HASH = { multiplier: 2654435761, modulus: 4294967296 } as const;
-
-/**
- * A spatial condition of a read (API.md 6). `box` and `geometry` hold the features whose geometry
- * intersects it, planar on lon/lat like PostGIS `ST_Intersects` on `geometry(…, 4326)`; a box is
- * axis-aligned with west ≤ east and south ≤ north. `distance` holds the features within `radius`
- * metres (> 0) of the geometry on the WGS 84 spheroid, like `ST_DWithin` on `geography`.
- * `bounds` holds every possible match: the engines narrow their spatial index with it before the
- * exact test. Features without geometry never match.
- */
-/**
- * How a stored geometry must relate to the filter's `geometry` (OGC CQL2 spatial functions), planar on lon/lat with the
- * DE-9IM semantics of PostGIS `ST_Within`, `ST_Contains`, … (the stored geometry first); absent: intersects. For
- * `disjoint` the filter's `bounds` are the whole world, as a match may lie anywhere.
- */
-export type SpatialRelation = 'within' | 'contains' | 'disjoint' | 'equals' | 'touches' | 'crosses' | 'overlaps';
-
-export type SpatialFilter =
-  | { kind: 'box'; box: BBox }
-  | { kind: 'geometry'; geometry: Geometry; bounds: BBox; relation?: SpatialRelation }
-  | { kind: 'distance'; geometry: Geometry; radius: number; bounds: BBox };
 
 export interface FeatureQuery extends FeatureFilter {
   /** Only features that meet it; results stay in insertion order. */

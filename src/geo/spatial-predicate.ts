@@ -1,5 +1,5 @@
 // The exact spatial test of a read (SpatialFilter), for storage engines that cannot run it in SQL.
-import type { SpatialFilter, SpatialRelation } from '../core/feature-query.js';
+import type { SpatialFilter, SpatialRelation } from './spatial-filter.js';
 import { toJsts } from './jsts-geometry.js';
 import { geometryBBox, type BBox } from './bbox.js';
 import { SphericalGeometry } from './geodesic-distance.js';

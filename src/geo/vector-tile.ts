@@ -2,7 +2,7 @@
 import GeoJSONVT from 'geojson-vt';
 import vtpbf from 'vt-pbf';
 import type { Feature, FeatureCollection, Geometry as GeoJsonGeometry } from 'geojson';
-import type { VectorTileRequest } from '../core/vector-tile-request.js';
+import type { VectorTileRequest } from './vector-tile-request.js';
 import type { BBox } from './bbox.js';
 import { MERCATOR_MAX_LATITUDE } from './tile-schemes.js';
 

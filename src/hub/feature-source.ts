@@ -1,6 +1,6 @@
 // The features a read sees, whatever holds them: one space's own (here) or several spaces combined (layers/layered-source.ts).
 import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage, SortedPage, SortedQuery } from '../core/feature-query.js';
-import type { VectorTileRequest } from '../core/vector-tile-request.js';
+import type { VectorTileRequest } from '../geo/vector-tile-request.js';
 import type { SpaceStatistics, SpaceVersions, StatisticsOptions, Storage, StoredSpace, TagRecord } from '../storage/storage.js';
 
 /**

@@ -2,7 +2,7 @@
 import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage, SortedPage, SortedQuery } from '../core/feature-query.js';
 import type { SpaceListFilter } from '../core/space-query.js';
 import type { SpaceDefinition } from '../core/space-definition.js';
-import type { VectorTileRequest } from '../core/vector-tile-request.js';
+import type { VectorTileRequest } from '../geo/vector-tile-request.js';
 import type { BBox } from '../geo/bbox.js';
 import type { Geometry } from '../geo/geometry.js';
 

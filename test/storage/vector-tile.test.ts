@@ -6,7 +6,7 @@ import { PbfReader } from 'pbf';
 import { BACKENDS, type Backend } from '../helpers/backends.js';
 import type { BBox } from '../../src/geo/bbox.js';
 import type { FeatureQuery } from '../../src/core/feature-query.js';
-import type { VectorTileRequest } from '../../src/core/vector-tile-request.js';
+import type { VectorTileRequest } from '../../src/geo/vector-tile-request.js';
 import type { SpaceKey } from '../../src/storage/storage.js';
 import { openTestStorage, spaceWith, type OpenedStorage, type TestFeature } from './storage-fixture.js';
 

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ByteWriter } from '../../src/core/byte-writer.js';
-import { appendZeroZDropped } from '../../src/geo/planar-text.js';
+import { appendZeroZDropped } from '../../src/hub/ogc/planar-text.js';
 import { featureTexts } from '../../src/hub/feature-text.js';
 import type { Geometry } from '../../src/geo/geometry.js';
 import { ogcFeatureTexts as ogcFeatureBytes } from '../../src/hub/ogc/ogc-feature-text.js';

@@ -4,7 +4,7 @@ import { seededRandom } from '../helpers/seeded-random.js';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
-import type { SpatialFilter } from '../../src/core/feature-query.js';
+import type { SpatialFilter } from '../../src/geo/spatial-filter.js';
 import type { BBox } from '../../src/geo/bbox.js';
 import { distanceBounds } from '../../src/geo/geodesic-distance.js';
 import type { Geometry, Position } from '../../src/geo/geometry.js';

@@ -1,7 +1,8 @@
 // Unit tests for tile ids, tile bounds and margins of the four tile schemes (API.md 6.2).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { enlargedBounds, MERCATOR_MAX_LATITUDE, parseTileId, quadkeyOf, tileBounds, tileIdOf, type Tile } from '../../src/geo/tile-schemes.js';
+import { parseTileId } from '../../src/core/tile-ids.js';
+import { enlargedBounds, MERCATOR_MAX_LATITUDE, quadkeyOf, tileBounds, tileIdOf, type Tile } from '../../src/geo/tile-schemes.js';
 import { HubError } from '../../src/core/errors.js';
 
 function assertBounds(actual: readonly number[], expected: readonly number[], decimals: number): void {

@@ -4,7 +4,7 @@ import { deepFrozen } from '../../core/deep-frozen.js';
 import { hubError } from '../../core/errors.js';
 import { DECIMAL } from '../../core/typed-values.js';
 import type { BBox } from '../../geo/bbox.js';
-import { parseTileId } from '../../geo/tile-schemes.js';
+import { parseTileId } from '../../core/tile-ids.js';
 import { type ClusteringRequest, parseClustering } from '../../hub/clustering/clustering-options.js';
 import type { Tweaks, VizRead } from '../../hub/features/display-tweaks.js';
 import type { AreaRead, SpatialSource, TileRead } from '../../hub/features/spatial-service.js';

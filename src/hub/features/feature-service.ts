@@ -3,7 +3,7 @@ import { bodyEtag } from '../../core/body-etag.js';
 import { hubError } from '../../core/errors.js';
 import type { FeatureFilter, FeatureQuery, FeatureRow, SortedQuery, SortValue } from '../../core/feature-query.js';
 import type { SpaceDefinition } from '../../core/space-definition.js';
-import type { VectorTileRequest } from '../../core/vector-tile-request.js';
+import type { VectorTileRequest } from '../../geo/vector-tile-request.js';
 import { vectorTileOf } from '../../geo/vector-tile.js';
 import type { Claims } from '../access/claims.js';
 import { answerKey, type FeatureCollectionStream, type ReadOptions, renderPages, shaped, shapedOne } from './read-pipeline.js';

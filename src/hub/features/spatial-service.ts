@@ -1,8 +1,9 @@
 // Spatial reads of a space (API.md 6): bbox, tiles and spatial search, each one FeatureQuery with a spatial filter plus a clip step.
 import { cellToBoundary, isValidCell } from 'h3-js';
 import { hubError } from '../../core/errors.js';
-import type { FeatureFilter, FeatureQuery, FeatureRow, SpatialFilter } from '../../core/feature-query.js';
-import type { VectorTileRequest } from '../../core/vector-tile-request.js';
+import type { FeatureFilter, FeatureQuery, FeatureRow } from '../../core/feature-query.js';
+import type { SpatialFilter } from '../../geo/spatial-filter.js';
+import type { VectorTileRequest } from '../../geo/vector-tile-request.js';
 import { type BBox, geometryBBox } from '../../geo/bbox.js';
 import { bufferCrossesAntimeridian } from '../../geo/antimeridian.js';
 import { clipToBox, clipToGeometry } from '../../geo/clip.js';

@@ -1,6 +1,6 @@
 // Reads through a virtual space (group, merge, override) or a composite space: several spaces' features as one.
 import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage, SortedPage, SortedQuery, SortValue } from '../../core/feature-query.js';
-import type { VectorTileRequest } from '../../core/vector-tile-request.js';
+import type { VectorTileRequest } from '../../geo/vector-tile-request.js';
 import { vectorTileOf } from '../../geo/vector-tile.js';
 import type { BBox } from '../../geo/bbox.js';
 import { statisticsOfRead } from '../features/read-statistics.js';

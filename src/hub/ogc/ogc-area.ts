@@ -1,5 +1,5 @@
 // The area of an OGC bbox (the items parameter or a CQL2 BBOX literal) as a spatial filter.
-import type { SpatialFilter } from '../../core/feature-query.js';
+import type { SpatialFilter } from '../../geo/spatial-filter.js';
 import type { BBox } from '../../geo/bbox.js';
 import type { Position } from '../../geo/geometry.js';
 

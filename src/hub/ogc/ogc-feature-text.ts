@@ -3,7 +3,7 @@ import { ByteWriter } from '../../core/byte-writer.js';
 import { isObject } from '../../core/json.js';
 import { CLOSE_BRACE, COLON, COMMA, QUOTE } from '../../core/json-bytes.js';
 import { bytesAt, stringEnd, valueEnd } from '../../core/json-bytes-scan.js';
-import { appendZeroZDropped } from '../../geo/planar-text.js';
+import { appendZeroZDropped } from './planar-text.js';
 import { NS } from '../namespace.js';
 
 /** How the hub writes every stored feature (feature-text.ts `compose`): these members first, in this order. */

@@ -1,6 +1,6 @@
 // Features in PostgreSQL: one transaction per write, bulk statements, counters kept as change rows, keyset-paged streamed reads.
 import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage, SortedPage, SortedQuery, SortValue } from '../../core/feature-query.js';
-import type { VectorTileRequest } from '../../core/vector-tile-request.js';
+import type { VectorTileRequest } from '../../geo/vector-tile-request.js';
 import { keysetPages } from '../shared/keyset-pages.js';
 import { afterCondition, keyColumns, sortOrder } from '../shared/sort-keyset.js';
 import { type StateRow, statesInOrder } from '../shared/feature-states.js';

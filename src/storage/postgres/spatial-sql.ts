@@ -1,5 +1,5 @@
 // Compiles a spatial filter (box, geometry, distance) into a PostgreSQL WHERE condition on the features table aliased `f`.
-import type { SpatialFilter, SpatialRelation } from '../../core/feature-query.js';
+import type { SpatialFilter, SpatialRelation } from '../../geo/spatial-filter.js';
 import type { BBox } from '../../geo/bbox.js';
 import type { SqlParams } from './filter-sql.js';
 

@@ -1,6 +1,6 @@
 // Unfiltered vector tiles asked for at the same time, encoded by one statement per database and tile shape.
 import DataLoader from 'dataloader';
-import type { VectorTileRequest } from '../../core/vector-tile-request.js';
+import type { VectorTileRequest } from '../../geo/vector-tile-request.js';
 import type { BBox } from '../../geo/bbox.js';
 import type { Database, Prepared } from './database.js';
 import { prepared } from './probed-area.js';

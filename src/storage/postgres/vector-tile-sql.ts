@@ -1,5 +1,5 @@
 // The SQL of a vector tile in PostgreSQL: ST_AsMVTGeom for the geometry and a jsonb of attributes that ST_AsMVT expands.
-import type { VectorTileRequest } from '../../core/vector-tile-request.js';
+import type { VectorTileRequest } from '../../geo/vector-tile-request.js';
 import type { BBox } from '../../geo/bbox.js';
 import { tileFrame } from '../../geo/vector-tile.js';
 import type { SqlParams } from './filter-sql.js';

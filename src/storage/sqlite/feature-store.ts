@@ -1,7 +1,7 @@
 // Features in the embedded SQLite database: transactional batch writes and paged, streamed reads.
 import type Database from 'better-sqlite3';
 import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage, SortedPage, SortedQuery, SortValue, TagExpression } from '../../core/feature-query.js';
-import type { VectorTileRequest } from '../../core/vector-tile-request.js';
+import type { VectorTileRequest } from '../../geo/vector-tile-request.js';
 import type { BBox } from '../../geo/bbox.js';
 import { hilbertIndex } from '../../geo/hilbert-curve.js';
 import { vectorTileOf } from '../../geo/vector-tile.js';

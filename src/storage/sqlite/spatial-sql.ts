@@ -1,6 +1,6 @@
 // Spatial filters in SQLite: the R*Tree `feature_bounds` narrows the candidates, an exact test inside the SQL decides.
 import type Database from 'better-sqlite3';
-import type { SpatialFilter } from '../../core/feature-query.js';
+import type { SpatialFilter } from '../../geo/spatial-filter.js';
 import type { BBox } from '../../geo/bbox.js';
 import type { Geometry } from '../../geo/geometry.js';
 import { spatialPredicate } from '../../geo/spatial-predicate.js';

@@ -1,6 +1,7 @@
 // Compiles a CQL2 filter (its CQL2-JSON tree, which the text parser also builds) into the hub's typed query objects.
 import { hubError } from '../../../core/errors.js';
-import type { ComparisonOperator, FilterExpression, JsonScalar, PropertyOperator, SpatialFilter, SpatialRelation } from '../../../core/feature-query.js';
+import type { ComparisonOperator, FilterExpression, JsonScalar, PropertyOperator } from '../../../core/feature-query.js';
+import type { SpatialFilter, SpatialRelation } from '../../../geo/spatial-filter.js';
 import { type BBox, geometryBBox } from '../../../geo/bbox.js';
 import type { Geometry } from '../../../geo/geometry.js';
 import { validateGeometry } from '../../../geo/geometry-validation.js';

@@ -1,6 +1,6 @@
 // A geometry's JSON bytes without its third coordinates when every one of them is zero: the hub pads 2D input with z = 0.
-import type { ByteWriter } from '../core/byte-writer.js';
-import { CLOSE_BRACKET, COMMA, OPEN_BRACKET } from '../core/json-bytes.js';
+import type { ByteWriter } from '../../core/byte-writer.js';
+import { CLOSE_BRACKET, COMMA, OPEN_BRACKET } from '../../core/json-bytes.js';
 
 const MINUS = 0x2d;
 const DOT = 0x2e;

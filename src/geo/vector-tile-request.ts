@@ -1,5 +1,5 @@
 // What a vector-tile read asks of storage: the tile, how its coordinates map to MVT tile space, and the attribute shape.
-import type { BBox } from '../geo/bbox.js';
+import type { BBox } from './bbox.js';
 
 /**
  * `mercator`: EPSG:3857 tile coordinates (web, quadkey and tms tiles). `geographic`: lon/lat mapped linearly
