@@ -108,12 +108,32 @@ export function sampleStatistics(sample: SampledFeature[], count: number): Pick<
       }
     }
   }
+  return scaledSampleStatistics({ sampled: sample.length, bbox, geometryTypes, tags, properties }, count);
+}
+
+/**
+ * What a sample adds up to before it is scaled to the space: an engine that counts in its database (PostgreSQL)
+ * hands these over instead of the sampled features.
+ */
+export interface SampleCounts {
+  /** Features in the sample. */
+  sampled: number;
+  bbox: BBox | null;
+  geometryTypes: Iterable<string>;
+  /** Sampled features per tag. */
+  tags: Iterable<[string, number]>;
+  /** In the order of each key and datatype's first sampled feature: of a key's datatypes with equal counts, the first seen wins. */
+  properties: PropertyTypeCount[];
+}
+
+/** The sampled members of the statistics of a space of `count` features, from what its sample adds up to. */
+export function scaledSampleStatistics(counts: SampleCounts, count: number): Pick<SpaceStatistics, 'bbox' | 'geometryTypes' | 'tags' | 'properties'> {
   // What a count in the sample stands for in the whole space.
-  const scale = sample.length === 0 ? 1 : count / sample.length;
+  const scale = counts.sampled === 0 ? 1 : count / counts.sampled;
   return {
-    bbox,
-    geometryTypes: [...geometryTypes].sort(),
-    tags: [...tags].map(([key, n]) => ({ key, count: Math.round(n * scale) })).sort(byCountThenKey),
-    properties: propertyStatistics(properties, scale),
+    bbox: counts.bbox,
+    geometryTypes: [...counts.geometryTypes].sort(),
+    tags: [...counts.tags].map(([key, n]) => ({ key, count: Math.round(n * scale) })).sort(byCountThenKey),
+    properties: propertyStatistics(counts.properties, scale),
   };
 }
