@@ -14,3 +14,5 @@ export const FALSE_START = 0x66;
 export const NULL_START = 0x6e;
 /** Ends each record of a sequence (GeoJSONSeq, NDJSON, the spool, plain pages); never raw inside a JSON text. */
 export const LINE_FEED = 0x0a;
+/** Starts each record of an RFC 8142 text sequence (`application/geo+json-seq`); never raw inside a JSON text. */
+export const RECORD_SEPARATOR = 0x1e;

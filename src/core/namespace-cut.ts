@@ -1,5 +1,5 @@
 // Where the hub's namespace stands in a stored feature text (the span stored with the row), and the pages of texts the storage cuts it out of.
-import { COMMA, LINE_FEED } from './json-bytes.js';
+import { COMMA, LINE_FEED, RECORD_SEPARATOR } from './json-bytes.js';
 import { NS } from './namespace-key.js';
 
 /**
@@ -16,18 +16,29 @@ export const NAMESPACE_TAIL = 2;
 export const NAMESPACE_MEMBER_START = `${JSON.stringify(NS)}:{`;
 
 /**
- * A page asked for as plain texts (`queryText`'s `plain`): the texts joined by line feeds (a stored text never holds a
- * raw one: JSON.stringify escapes control characters), each with the namespace cut out where its row's span says where
- * it is, with `cut` the number of those. The read pipeline hands a page whose texts were all cut on with a line feed
- * after its last one, which marks it as plain: a page of stored texts ends with the `}` of its last feature.
+ * A page asked for as plain texts (`queryText`'s `plain`): an RFC 8142 text sequence, each text after a record separator
+ * and followed by a line feed (neither occurs raw in a stored text: JSON.stringify escapes control characters), each
+ * with the namespace cut out where its row's span says where it is, with `cut` the number of those. A page whose texts
+ * were all cut is the sequence answer's bytes as they are sent; the line feed it ends with marks it as plain: a page of
+ * stored texts ends with the `}` of its last feature.
  */
 export function isPlainPage(page: string | Buffer): boolean {
   return typeof page === 'string' ? page.endsWith('\n') : page[page.length - 1] === LINE_FEED;
 }
 
-/** A page of plain texts with some not cut, as stored texts joined by commas (as `queryText` gives without `plain`): the hub scans those. */
+/**
+ * A page of plain texts with some not cut, as stored texts joined by commas (as `queryText` gives without `plain`): the
+ * hub scans those. The separators go and the line feeds between texts become commas, compacted in place.
+ */
 export function commaJoined(page: string | Buffer): string | Buffer {
-  if (typeof page === 'string') return page.replaceAll('\n', ',');
-  for (let at = page.indexOf(LINE_FEED); at >= 0; at = page.indexOf(LINE_FEED, at + 1)) page[at] = COMMA;
-  return page;
+  if (typeof page === 'string') return page.slice(1, -1).replaceAll(`\n${String.fromCharCode(RECORD_SEPARATOR)}`, ',');
+  let kept = 0;
+  for (let at = 0; at < page.length;) {
+    const end = page.indexOf(LINE_FEED, at);
+    if (kept > 0) page[kept++] = COMMA;
+    page.copyWithin(kept, at + 1, end);
+    kept += end - at - 1;
+    at = end + 1;
+  }
+  return page.subarray(0, kept);
 }

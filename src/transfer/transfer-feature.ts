@@ -66,6 +66,8 @@ export interface FormatWriter {
   writeText?(text: FeatureText): Promise<void>;
   /** Many such texts at once, where a writer copies them without waiting between features (the sequences). */
   writeTexts?(texts: readonly FeatureText[]): Promise<void>;
+  /** Plain texts already written as an RFC 8142 text sequence (core/namespace-cut.ts), which a writer of such sequences sends as it is. */
+  writeSequence?(sequence: Buffer): Promise<void>;
   end(): Promise<void>;
 }
 

@@ -6,8 +6,6 @@ import type { FeatureSource } from '../feature-source.js';
 import type { CachedAnswer, EncodedBody } from './answer-cache.js';
 import { type TransformPlan, transformText } from './transform-plan.js';
 
-const LINE_FEED = Buffer.from('\n');
-
 export interface ReadOptions {
   transforms: TransformPlan;
   /** The request without what never changes its answer (credentials, clientId): with the content version it names the answer. */
@@ -18,7 +16,7 @@ export interface ReadOptions {
   shape?: (texts: string | Buffer) => string | Buffer;
   /**
    * The answer leaves the namespace out (a file format): pages whose texts the storage could all cut come as plain pages
-   * (core/namespace-cut.ts: each text followed by a line feed), the others as stored texts joined by commas.
+   * (core/namespace-cut.ts: text sequences, each text followed by a line feed), the others as stored texts joined by commas.
    */
   plainTexts?: boolean;
 }
@@ -86,7 +84,7 @@ export async function* renderPages(
     for await (const page of source.queryText(query, options.signal, true)) {
       onPage(page.count, page.lastSeq);
       if (page.cut === undefined) yield page.text;
-      else if (page.cut === page.count && page.count > 0) yield typeof page.text === 'string' ? `${page.text}\n` : Buffer.concat([page.text, LINE_FEED]);
+      else if (page.cut === page.count && page.count > 0) yield page.text;
       else yield commaJoined(page.text);
     }
     return;

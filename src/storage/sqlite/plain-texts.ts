@@ -1,4 +1,5 @@
 // The SQL that gives a page of plain feature texts on SQLite: each stored text without its namespace where its row's span fits it (core/namespace-cut.ts).
+import { LINE_FEED, RECORD_SEPARATOR } from '../../core/json-bytes.js';
 import { NAMESPACE_MEMBER_START, NAMESPACE_TAIL } from '../../core/namespace-cut.js';
 
 /**
@@ -21,6 +22,10 @@ const FITS = `f.ns_cut IS NOT NULL AND (substr(CAST(f.json AS BLOB), -(f.ns_cut 
 /** The columns the page's rows select, in place of `f.seq, f.json`: the text's bytes, the span beside them, and whether it fits. */
 export const PLAIN_COLUMNS = `f.seq, CAST(f.json AS BLOB) AS json, f.ns_cut, ${FITS} AS fits`;
 
-/** Joins the rows of PLAIN_COLUMNS by line feeds, each cut where its span fits, as one UTF-8 blob, with the count of cut texts last. */
-export const PLAIN_AGGREGATE = `SELECT CAST(string_agg(CASE WHEN fits THEN substr(json, 1, length(json) - ns_cut - ${NAMESPACE_TAIL}) || substr(json, -${NAMESPACE_TAIL})
-  ELSE json END, char(10)) AS BLOB), count(*), max(seq), total(fits)`;
+/**
+ * Writes the rows of PLAIN_COLUMNS as a GeoJSON text sequence (a record separator before each text, a line feed after it),
+ * each cut where its span fits, as one UTF-8 blob, with the count of cut texts last: a page whose texts were all cut is
+ * then the answer's bytes as they are sent.
+ */
+export const PLAIN_AGGREGATE = `SELECT CAST(char(${RECORD_SEPARATOR}) || string_agg(CASE WHEN fits THEN substr(json, 1, length(json) - ns_cut - ${NAMESPACE_TAIL}) || substr(json, -${NAMESPACE_TAIL})
+  ELSE json END, char(${LINE_FEED}, ${RECORD_SEPARATOR})) || char(${LINE_FEED}) AS BLOB), count(*), max(seq), total(fits)`;

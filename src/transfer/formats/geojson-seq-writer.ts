@@ -1,10 +1,8 @@
 // Writes GeoJSON sequences, one Feature per line: newline-delimited as GDAL writes by default, or with RFC 8142 record separators for HTTP answers.
 import type { Writable } from 'node:stream';
-import { LINE_FEED } from '../../core/json-bytes.js';
+import { LINE_FEED, RECORD_SEPARATOR } from '../../core/json-bytes.js';
 import type { FeatureText, FormatWriter, TransferFeature } from '../transfer-feature.js';
 import { OutputBatch, put } from './output-stream.js';
-
-const RECORD_SEPARATOR = 0x1e;
 
 /** Feature texts are copied as they come (writeText, writeTexts) into batches, not parsed, serialized and written one by one. */
 function sequenceWriter(out: Writable, before: number | undefined): FormatWriter {
@@ -29,6 +27,13 @@ function sequenceWriter(out: Writable, before: number | undefined): FormatWriter
       texts.forEach(add);
       await batch.settle();
     },
+    // A page already in this form (plain pages are RFC 8142 sequences) goes out after what came before it, without a copy.
+    ...(before === RECORD_SEPARATOR ? {
+      async writeSequence(sequence: Buffer) {
+        await batch.flush();
+        await put(out, sequence);
+      },
+    } : {}),
     end: () => batch.flush(),
   };
 }

@@ -168,13 +168,17 @@ export function writeStoredFeature(writer: FormatWriter, bytes: Buffer, start: n
   return writePageFeature(writer, bytes, scanned?.end === end ? scanned : { start, end });
 }
 
-/** Writes a plain page (core/namespace-cut.ts: texts without the namespace, each followed by a line feed): copied by writers that take texts, else parsed. */
+/**
+ * Writes a plain page (core/namespace-cut.ts: a text sequence of texts without the namespace): as it is by a writer of
+ * text sequences, copied by writers that take texts, else parsed.
+ */
 export async function writePlainPage(writer: FormatWriter, bytes: Buffer): Promise<void> {
+  if (writer.writeSequence !== undefined) return writer.writeSequence(bytes);
   const texts: FeatureText[] = [];
-  for (let start = 0; start < bytes.length;) {
+  for (let start = 1; start < bytes.length;) {
     const end = bytes.indexOf(LINE_FEED, start);
     texts.push({ bytes, start, cutFrom: end, cutTo: end, end });
-    start = end + 1;
+    start = end + 2;
   }
   if (writer.writeTexts !== undefined) return writer.writeTexts(texts);
   for (const text of texts) await writer.write(JSON.parse(bytes.toString('utf8', text.start, text.end)) as TransferFeature);
