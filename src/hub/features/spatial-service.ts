@@ -214,17 +214,21 @@ export class SpatialService {
    */
   private async area(caller: Claims, spaceId: string, read: AreaRead, spatial: SpatialFilter, clip: TransformStep | undefined,
     box?: BBox, viz?: VizRead): Promise<FeatureCollectionStream> {
-    const source = await this.features.reader(caller, spaceId);
+    const steps = [
+      clip,
+      box && read.tweaks?.kind === 'simplification' ? simplifyStep(box, read.tweaks.strength) : undefined,
+      viz && !viz.keepProperties ? stripProperties : undefined,
+    ];
+    const options = withSteps(read.options, steps);
+    const atHead: FeatureQuery = { ...read.filter, spatial, limit: read.limit };
+    // Unsampled at HEAD, its texts sent as stored: the storage may read the space and the first texts in one statement.
+    const asStored = read.at === 'HEAD' && !viz && !read.tweaks && options.transforms.length === 0 && !options.plainTexts;
+    const source = asStored ? await this.features.areaReader(caller, spaceId, atHead) : await this.features.reader(caller, spaceId);
     const version = await this.features.versionOf(source, read.at);
     return this.throughCache(source, version, read.options.etagKey, async () => {
-      const query: FeatureQuery = { ...read.filter, spatial, limit: read.limit, version };
+      const query: FeatureQuery = version === undefined ? atHead : { ...atHead, version };
       const ratio = await this.samplingRatio(source, query, read, viz);
-      const steps = [
-        clip,
-        box && read.tweaks?.kind === 'simplification' ? simplifyStep(box, read.tweaks.strength) : undefined,
-        viz && !viz.keepProperties ? stripProperties : undefined,
-      ];
-      const result = this.features.collection(source, sampled(query, ratio), withSteps(read.options, steps));
+      const result = this.features.collection(source, sampled(query, ratio), options);
       return ratio > 1 ? { ...result, trailer: () => ({ ...result.trailer(), partial: true }) } : result;
     });
   }
