@@ -11,7 +11,7 @@ import { DENSE, PROBE, PROBED, prepared, probes } from './probed-area.js';
  * cache holds already (the page is dropped unread): with 1,000 a 10,000-feature box cost the database about a tenth
  * more, with 250 a fortieth at most.
  */
-export const FIRST_AREA_PAGE = 250;
+const FIRST_AREA_PAGE = 250;
 
 /** The catalog row with its counters (as JOINED in space-store.ts), then the probed page (as queryText's). */
 export type SpaceAreaRow = [sid: number, id: string, definition: string, location: string, contentUpdatedAt: number | null,
