@@ -41,12 +41,26 @@ export interface FeatureSource {
   tags(): Promise<TagRecord[]>;
 }
 
+/** The first texts of one area read, read with the space's lookup (SpaceStore.getWithArea), for the query they answer. */
+export interface PrefetchedArea {
+  query: FeatureQuery;
+  first: { page: FeatureTextPage; complete: boolean };
+}
+
+/** The prefetched page, then what follows it from storage unless it was all the read finds. */
+async function* afterPrefetched(prefetched: PrefetchedArea, rest: (query: FeatureQuery) => AsyncIterable<FeatureTextPage>): AsyncIterable<FeatureTextPage> {
+  const { query, first: { page, complete } } = prefetched;
+  if (page.count > 0) yield page;
+  if (!complete) yield* rest({ ...query, afterSeq: page.lastSeq, limit: query.limit - page.count });
+}
+
 /** A space read as it is stored. */
 export class PlainSource implements FeatureSource {
   readonly version: string;
   readonly contentUpdatedAt: number;
 
-  constructor(private readonly storage: Storage, readonly space: StoredSpace) {
+  /** `prefetched` is handed out once, to the read of the very query it was read for. */
+  constructor(private readonly storage: Storage, readonly space: StoredSpace, private prefetched?: PrefetchedArea) {
     // The creation time tells apart a space deleted and created again with the same id, whose revision counts from 0 again.
     this.version = `${String(space.definition.createdAt)}\n${space.revision}`;
     this.contentUpdatedAt = space.contentUpdatedAt;
@@ -61,6 +75,11 @@ export class PlainSource implements FeatureSource {
   }
 
   queryText(query: FeatureQuery, signal?: AbortSignal, plain?: boolean): AsyncIterable<FeatureTextPage> {
+    const { prefetched } = this;
+    if (prefetched?.query === query && !plain) {
+      this.prefetched = undefined;
+      return afterPrefetched(prefetched, (rest) => this.storage.features.queryText(this.space.key, rest, signal));
+    }
     return this.storage.features.queryText(this.space.key, query, signal, plain);
   }
 

@@ -34,6 +34,20 @@ export interface SpaceWithFeature {
   feature: string | undefined;
 }
 
+/**
+ * A space and, read in the same statement, the first features of an unfiltered area read of it at HEAD
+ * (SpaceStore.getWithArea).
+ */
+export interface SpaceWithArea {
+  space: StoredSpace;
+  /**
+   * The read's first texts in insertion order, as FeatureStore.queryText pages them, and whether they are all it
+   * finds (`complete`); absent when this statement could not read them: the space's features are held in another
+   * database, the read is filtered, or the area holds too many features for one probe.
+   */
+  first?: { page: FeatureTextPage; complete: boolean };
+}
+
 export interface SpaceStore {
   /**
    * Throws a StorageError `spaceExists` when the id is taken. With `near` the space goes into the database
@@ -46,6 +60,13 @@ export interface SpaceStore {
    * lookups where the engine can. Undefined when the space is unknown.
    */
   getWithFeature(id: string, featureId: string): Promise<SpaceWithFeature | undefined>;
+  /**
+   * An area read (bbox, tile, spatial search) with its space's lookup, where the engine gains from one statement for
+   * both (PostgreSQL: a round trip and a statement less per small box). The space is as `get` finds it; its first
+   * texts are read as if it held its own features, and must be handed out only once the read was granted on the space
+   * as found, and only if it is a plain space. Undefined when the space is unknown.
+   */
+  getWithArea?(id: string, query: FeatureQuery): Promise<SpaceWithArea | undefined>;
   /**
    * The spaces matching the filter in creation order, a page of at most `pageSize` at a time: each page is
    * one keyset query (by the internal space number), so memory stays bounded and no statement stays open

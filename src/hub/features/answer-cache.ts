@@ -35,6 +35,9 @@ const ENTRY_OVERHEAD = 200;
 /** At most this share of the cache per answer: one large answer never pushes out everything else. */
 const LARGEST_SHARE = 8;
 
+/** Requests remembered as answered from or into the cache lately (AnswerCache.answeredLately): 10,000 names of about 200 bytes. */
+const REMEMBERED_REQUESTS = 10_000;
+
 /** The default total: 1/16 of the machine's memory shared by the node's processes, at most 256 MiB in each. */
 export function defaultCacheSize(processes: number): number {
   return Math.min(256 * 1024 ** 2, Math.floor(totalmem() / 16 / Math.max(1, processes)));
@@ -48,6 +51,8 @@ export function defaultCacheSize(processes: number): number {
  */
 export class AnswerCache {
   private readonly entries?: LRUCache<string, CachedAnswer>;
+  /** The requests (without the content version) of answers kept lately: a hint, as their entries may be gone. */
+  private readonly requests?: LRUCache<string, true>;
   private hits = 0;
   private misses = 0;
 
@@ -59,6 +64,7 @@ export class AnswerCache {
         maxEntrySize: Math.max(1, Math.floor(maxSize / LARGEST_SHARE)),
         sizeCalculation: (answer, key) => answer.body.length + (answer.encoded?.body.length ?? 0) + key.length + answer.etag.length + ENTRY_OVERHEAD,
       });
+      this.requests = new LRUCache<string, true>({ max: REMEMBERED_REQUESTS });
     }
   }
 
@@ -74,9 +80,19 @@ export class AnswerCache {
     return answer;
   }
 
-  /** An answer larger than its share is not kept (lru-cache refuses it). */
-  set(key: string, answer: CachedAnswer): void {
+  /** An answer larger than its share is not kept (lru-cache refuses it). `request` is the key without the content version. */
+  set(key: string, answer: CachedAnswer, request: string): void {
     this.entries?.set(key, answer);
+    this.requests?.set(request, true);
+  }
+
+  /**
+   * Whether an answer of `request` (at any content version) was kept lately, so that its next read will likely be
+   * answered from the cache: such a read looks its space up alone rather than with the first page of its features,
+   * which a hit would not use (SpaceResolver.openWithArea). A hint only: the entry may be gone or of an older version.
+   */
+  answeredLately(request: string): boolean {
+    return this.requests?.has(request) ?? false;
   }
 
   /** Keeps the compressed body with the entry `answer` still is (its size counted as the body's); a newer answer of the key is left alone. */

@@ -45,6 +45,14 @@ export class FeatureService {
   }
 
   /**
+   * As `reader` for an area read at HEAD of `query`: its first texts may come with the space's lookup (SpaceResolver.openWithArea),
+   * for the read of this very query object.
+   */
+  async areaReader(caller: Claims, spaceId: string, query: FeatureQuery): Promise<FeatureSource> {
+    return (await this.spaces.openWithArea(caller, spaceId, query)).reader();
+  }
+
+  /**
    * The version a read of the source asks for, checked against what the space keeps (a 400 names the oldest one it
    * can read); undefined for HEAD, which reads the current rows alone. The source has been granted already, so a
    * caller who may not read the space learns nothing of its versions.

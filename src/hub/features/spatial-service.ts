@@ -98,6 +98,9 @@ function withSteps(options: ReadOptions, steps: ReadonlyArray<TransformStep | un
 /** The features of an answer sent from the cache: none are read. */
 async function* noFeatures(): AsyncIterable<string> {}
 
+/** The format part of the answer cache's keys of GeoJSON answers (vector tiles: `mvt`, `mvtf`). */
+const GEOJSON = 'geojson';
+
 const orderedBox = ([a, b, c, d]: BBox): BBox => [Math.min(a, c), Math.min(b, d), Math.max(a, c), Math.max(b, d)];
 
 export class SpatialService {
@@ -113,7 +116,7 @@ export class SpatialService {
     if (!this.cache.enabled) return make();
     // Keyed by the name itself, so a hit hashes nothing: a cached answer carries its ETag, and its key is hashed only if asked for.
     const name = answerName(source, etagKey, version);
-    const key = `geojson\n${name}`;
+    const key = `${GEOJSON}\n${name}`;
     const cached = this.cache.get(key);
     if (cached) {
       return {
@@ -122,7 +125,7 @@ export class SpatialService {
       };
     }
     const result = await make();
-    return { ...result, keep: (answer) => this.cache.set(key, answer) };
+    return { ...result, keep: (answer) => this.cache.set(key, answer, `${GEOJSON}\n${etagKey}`) };
   }
 
   async bbox(caller: Claims, spaceId: string, read: BoxRead): Promise<FeatureCollectionStream> {
@@ -174,7 +177,8 @@ export class SpatialService {
     const source = await this.features.reader(caller, spaceId);
     const version = await this.features.versionOf(source, read.at);
     // The URL of a tile asked for as MVT by its Accept header is that of its GeoJSON answer: the format is in the key.
-    const key = `${flatten ? 'mvtf' : 'mvt'}\n${answerName(source, read.options.etagKey, version)}`;
+    const format = flatten ? 'mvtf' : 'mvt';
+    const key = `${format}\n${answerName(source, read.options.etagKey, version)}`;
     const cached = this.cache.get(key);
     if (cached) return { etag: cached.etag, cacheTTL: cacheTTLOf(source.space.definition), tile: cached.body };
     let answer: VectorTileAnswer;
@@ -184,7 +188,7 @@ export class SpatialService {
       const ratio = await this.samplingRatio(source, query, read, read.viz);
       answer = await this.features.vectorTile(source, sampled(query, ratio), request, read.options);
     }
-    this.cache.set(key, { body: answer.tile, etag: answer.etag });
+    this.cache.set(key, { body: answer.tile, etag: answer.etag }, `${format}\n${read.options.etagKey}`);
     return answer;
   }
 
@@ -215,17 +219,23 @@ export class SpatialService {
    */
   private async area(caller: Claims, spaceId: string, read: AreaRead, spatial: SpatialFilter, clip: TransformStep | undefined,
     box?: BBox, viz?: VizRead): Promise<FeatureCollectionStream> {
-    const source = await this.features.reader(caller, spaceId);
+    const steps = [
+      clip,
+      box && read.tweaks?.kind === 'simplification' ? simplifyStep(box, read.tweaks.strength) : undefined,
+      viz && !viz.keepProperties ? stripProperties : undefined,
+    ];
+    const options = withSteps(read.options, steps);
+    const atHead: FeatureQuery = { ...read.filter, spatial, limit: read.limit };
+    // Unsampled at HEAD, its texts sent as stored: the storage may read the space and the first texts in one statement,
+    // unless the cache will likely answer it (a map's tiles asked again), when the space is looked up alone (batched).
+    const asStored = read.at === 'HEAD' && !viz && !read.tweaks && options.transforms.length === 0 && !options.plainTexts
+      && !this.cache.answeredLately(`${GEOJSON}\n${read.options.etagKey}`);
+    const source = asStored ? await this.features.areaReader(caller, spaceId, atHead) : await this.features.reader(caller, spaceId);
     const version = await this.features.versionOf(source, read.at);
     return this.throughCache(source, version, read.options.etagKey, async () => {
-      const query: FeatureQuery = { ...read.filter, spatial, limit: read.limit, version };
+      const query: FeatureQuery = version === undefined ? atHead : { ...atHead, version };
       const ratio = await this.samplingRatio(source, query, read, viz);
-      const steps = [
-        clip,
-        box && read.tweaks?.kind === 'simplification' ? simplifyStep(box, read.tweaks.strength) : undefined,
-        viz && !viz.keepProperties ? stripProperties : undefined,
-      ];
-      const result = this.features.collection(source, sampled(query, ratio), withSteps(read.options, steps));
+      const result = this.features.collection(source, sampled(query, ratio), options);
       return ratio > 1 ? { ...result, trailer: () => ({ ...result.trailer(), partial: true }) } : result;
     });
   }

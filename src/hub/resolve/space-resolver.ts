@@ -1,11 +1,13 @@
 // Resolves a space once per request: the space, the layers of a virtual or composite space, and (for one-feature reads) the feature, into a SpaceScope.
 import { hubError } from '../../core/errors.js';
+import type { FeatureQuery } from '../../core/feature-query.js';
 import type { SpaceDefinition } from '../../core/space-definition.js';
 import type { Storage, StoredSpace } from '../../storage/storage.js';
 import type { Claims } from '../access/claims.js';
 import { logListenerOf } from '../activity-log/log-listener.js';
 import { baseOf, isLayered, type Layering, MAX_EXTENDS_DEPTH, virtualSpecOf } from '../layers/space-layout.js';
 import { type OneFeature, PrefetchedFeature } from './one-feature.js';
+import type { PrefetchedArea } from '../feature-source.js';
 import { SpaceMemo } from './space-memo.js';
 import { SpaceScope } from './space-scope.js';
 
@@ -58,14 +60,14 @@ export class SpaceResolver {
   }
 
   /** The space with its layers, remembering them for the next request. */
-  private async scope(caller: Claims, space: StoredSpace, known: ReadonlyMap<string, StoredSpace | undefined>): Promise<SpaceScope> {
+  private async scope(caller: Claims, space: StoredSpace, known: ReadonlyMap<string, StoredSpace | undefined>, prefetched?: PrefetchedArea): Promise<SpaceScope> {
     const layering = await this.layering(space, known);
     if (layering.kind === 'plain') this.below.delete(space.id);
     else {
       if (this.below.size >= REMEMBERED_LAYERINGS) this.below.clear();
       this.below.set(space.id, layering.layers.filter((layer) => layer.id !== space.id).map((layer) => layer.id));
     }
-    return new SpaceScope(this.storage, caller, space, layering);
+    return new SpaceScope(this.storage, caller, space, layering, layering.kind === 'plain' ? prefetched : undefined);
   }
 
   /** The spaces remembered below `id`, looked up with it. */
@@ -80,6 +82,19 @@ export class SpaceResolver {
     const [space, known] = this.below.has(id) ? await Promise.all([this.memo.get(id), this.hinted(id)]) : [await this.memo.get(id), NONE_KNOWN];
     if (!space) return notFound();
     return this.scope(caller, space, known);
+  }
+
+  /**
+   * As `open` for an area read at HEAD (`query`, unsampled, its texts read as stored): where the storage can, the space
+   * and the read's first texts come from one statement, handed to the scope's reader of a plain space, which hands
+   * them out once the read is granted and to this query only. A space known to be layered is opened as before.
+   */
+  async openWithArea(caller: Claims, id: string, query: FeatureQuery): Promise<SpaceScope> {
+    const lookup = this.storage.spaces.getWithArea?.bind(this.storage.spaces);
+    if (!lookup || this.below.has(id)) return this.open(caller, id);
+    const found = await lookup(id, query);
+    if (!found) throw hubError('spaceOfFeaturesNotFound');
+    return this.scope(caller, found.space, NONE_KNOWN, found.first && { query, first: found.first });
   }
 
   /**

@@ -5,7 +5,7 @@ import type { Storage, StoredSpace } from '../../storage/storage.js';
 import { AccessRecord, decide, type SpaceRef, subscriptionAccess, type WriteActions } from '../access/authorization.js';
 import type { Claims } from '../access/claims.js';
 import { type ActivityLog, activityLogOf } from '../activity-log/activity-log.js';
-import { type FeatureSource, PlainSource } from '../feature-source.js';
+import { type FeatureSource, PlainSource, type PrefetchedArea } from '../feature-source.js';
 import { LayeredSource, versionsByLayer } from '../layers/layered-source.js';
 import type { Layering } from '../layers/space-layout.js';
 
@@ -18,7 +18,9 @@ export class SpaceScope {
   private source?: FeatureSource;
   private readonly logs = new Map<string, Promise<ActivityLog | undefined>>();
 
-  constructor(private readonly storage: Storage, readonly caller: Claims, readonly space: StoredSpace, readonly layering: Layering) {}
+  /** `prefetched`, read with the space's lookup, goes to the reader of a plain space only, once the read is granted. */
+  constructor(private readonly storage: Storage, readonly caller: Claims, readonly space: StoredSpace, readonly layering: Layering,
+    private readonly prefetched?: PrefetchedArea) {}
 
   /** Every space whose features a read of this one sees: the space and each layer. */
   private get shown(): StoredSpace[] {
@@ -39,7 +41,7 @@ export class SpaceScope {
   private sourceOf(): FeatureSource {
     const { layering } = this;
     return layering.kind === 'plain'
-      ? new PlainSource(this.storage, this.space)
+      ? new PlainSource(this.storage, this.space, this.prefetched)
       : new LayeredSource(this.storage, this.space, layering.layers, layering.kind === 'virtual' ? layering.combination : 'override', layering.kind === 'composite');
   }
 

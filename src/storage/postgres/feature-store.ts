@@ -209,7 +209,7 @@ function chunks<T>(rows: T[], textOf: (row: T) => string): T[][] {
 }
 
 /** The WHERE conditions of a read: its filter and, when it has one, its spatial condition. */
-function compileQuery(query: FeatureQuery, params: SqlParams): string {
+export function compileQuery(query: FeatureQuery, params: SqlParams): string {
   const where = compileFilter(query, params);
   return query.spatial ? `${where} AND ${compileSpatial(query.spatial, params)}` : where;
 }
