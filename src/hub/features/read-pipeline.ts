@@ -83,9 +83,8 @@ export async function* renderPages(
   if (options.transforms.length === 0 && options.plainTexts && !options.shape) {
     for await (const page of source.queryText(query, options.signal, true)) {
       onPage(page.count, page.lastSeq);
-      if (page.cut === undefined) yield page.text;
-      else if (page.cut === page.count && page.count > 0) yield page.text;
-      else yield commaJoined(page.text);
+      // An engine without spans gives stored texts, a page cut whole is the answer's bytes; a mixed page goes back to stored texts for the scan.
+      yield page.cut === undefined || (page.cut === page.count && page.count > 0) ? page.text : commaJoined(page.text);
     }
     return;
   }
