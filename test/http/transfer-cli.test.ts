@@ -236,7 +236,9 @@ for (const backend of BACKENDS) {
       assert.equal(result.code, 0, result.stderr.slice(-2000));
       assert.equal(summaryOf(result.stderr).written, count);
       t.diagnostic(`${count} features, ${BIG_MB} MB in ${((Date.now() - started) / 1000).toFixed(1)} s; CLI peak RSS ${(peak / 1048576).toFixed(0)} MB`);
-      assert.ok(peak > 0 && peak < 160 * 1048576, `the CLI's peak RSS ${(peak / 1048576).toFixed(0)} MB stays under 160 MB`);
+      // The capped heap plus V8's young generation, code and Node's own take 140-162 MB in CI runs; a reader that kept
+      // the 200 MB it read (in Buffers, outside the capped heap) would pass 300 MB.
+      assert.ok(peak > 0 && peak < 200 * 1048576, `the CLI's peak RSS ${(peak / 1048576).toFixed(0)} MB stays under 200 MB`);
       assert.equal((await call(hub, 'GET', '/hub/spaces/big/count')).body.count, count);
     });
   });
