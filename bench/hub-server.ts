@@ -2,12 +2,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { startFlags } from '../test/helpers/hub-process.js';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const MAIN = join(ROOT, 'dist', 'src', 'main.js');
+import { MAIN, startFlags } from '../test/helpers/hub-process.js';
 
 export interface BenchHub {
   /** Origin, e.g. `http://127.0.0.1:41234`. */

@@ -3,7 +3,6 @@ import { spawn } from 'node:child_process';
 import { createWriteStream, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
-import { fileURLToPath } from 'node:url';
 import { featureTexts } from '../src/hub/feature-text.js';
 import type { FeatureParts } from '../src/hub/feature-text.js';
 import { put } from '../src/transfer/formats/output-stream.js';
@@ -14,8 +13,8 @@ import { type HubClient, iterateHttpTimed } from './http.js';
 import { hubTableIngest } from './hub-table-ingest.js';
 import { plainIngest } from './plain-ingest.js';
 import { readCpuSeconds } from './process-cpu.js';
+import { MAIN } from '../test/helpers/hub-process.js';
 
-const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
 /** Features per request of the CLI (its default) and per batch of the floor. */
 const CHUNK = 5000;
 /** Requests the CLI keeps in flight (its default), and the floor's connections on PostgreSQL. */

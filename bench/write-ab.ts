@@ -1,5 +1,5 @@
 // Before/after bench of the write path: hubs built from two checkouts take turns at the same 10,000-feature PUTs (issue 23).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { cityFeature, loadCities } from './data.js';
@@ -49,6 +49,11 @@ function options(argv: string[]): { before: string; turns: number; storage?: str
 /**
  * Hubs on one shared storage (PostgreSQL) share its admin token: a hub starting with another one revokes the first's.
  */
+/** The module a checkout's `spatial-hub` command runs (the bundle since it was introduced, tsc's output before). */
+function binOf(checkout: string): string {
+  return (JSON.parse(readFileSync(join(checkout, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin['spatial-hub'];
+}
+
 async function start(name: string, main: string | undefined, storage: string | undefined, token: string): Promise<Side> {
   const dataDir = mkdtempSync(join(tmpdir(), `write-ab-${name}-`));
   const hub = await startBenchHub({ dataDir, main, env: storage ? { HUB_STORAGE: storage } : {}, token: storage ? token : undefined });
@@ -92,7 +97,7 @@ async function main(): Promise<void> {
       ({ ...feature, properties: { ...feature.properties, population: Number(feature.properties.population) + 1 } })) })),
   };
   const token = `bench-${randomBytes(16).toString('hex')}`;
-  const sides = [await start('before', join(before, 'dist', 'src', 'main.js'), beforeStorage ?? storage, token), await start('after', undefined, storage, token)];
+  const sides = [await start('before', join(before, binOf(before)), beforeStorage ?? storage, token), await start('after', undefined, storage, token)];
   const figures = new Map<string, Array<{ cpu: number; wall: number }>>();
   const record = (key: string, value: { cpu: number; wall: number }) => figures.set(key, [...(figures.get(key) ?? []), value]);
   try {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import cluster from 'node:cluster';
 import type { AdminBootstrap } from './hub/access/access-service.js';
 import { WORKER_START, type WorkerStart } from './cluster/messages.js';
+import { PACKAGE_ROOT } from './core/package-root.js';
 
 /**
  * The hub's modules, loaded only when this process serves or runs an account or token command: `import` and `export`
@@ -18,7 +19,7 @@ async function hubModules() {
   return { ...config, ...commands, ...pool, ...peers, ...served, ...storage };
 }
 
-const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string };
 
 /**
  * Generated secrets are kept in a file only the owner can read. They are shown once on a terminal only:

@@ -8,12 +8,14 @@ import type { Backend } from './backends.js';
 import { createTestDatabase, type PostgresCluster, type TestDatabase } from './postgres-cluster.js';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const MAIN = join(ROOT, 'dist', 'src', 'main.js');
+const MANIFEST = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string>; scripts: { start: string } };
 
-/** The Node.js flags `npm start` gives the hub (package.json), so tests and benchmark run it as users do. */
+/** The module `npm start` and the `spatial-hub` command run (the bundle), so tests and benchmark run the hub as users do. */
+export const MAIN = join(ROOT, MANIFEST.bin['spatial-hub']);
+
+/** The Node.js flags `npm start` gives the hub (package.json). */
 export function startFlags(): string[] {
-  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
-  return manifest.scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
+  return MANIFEST.scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
 }
 
 export { type Backend, BACKENDS } from './backends.js';

@@ -1,10 +1,8 @@
 // Runs `spatial-hub import|export` as a child process against a test hub, and compares features as GDAL gives them back.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { type HubProcess, ROOT } from './hub-process.js';
+import { type HubProcess, MAIN } from './hub-process.js';
 
-const MAIN = join(ROOT, 'dist', 'src', 'main.js');
 
 export interface CliResult {
   code: number | null;

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { call, createSpace } from '../helpers/http-client.js';
-import { BACKENDS, type HubProcess, ROOT, startFlags, startHub } from '../helpers/hub-process.js';
+import { BACKENDS, type HubProcess, MAIN, startFlags, startHub } from '../helpers/hub-process.js';
 
 const TOKEN_A = 'admin-token-A_0123456789';
 const TOKEN_B = 'admin-token-B_9876543210';
@@ -83,7 +83,7 @@ const SCRIPT = '/usr/bin/script';
 describe('admin credentials on a terminal', { skip: existsSync(SCRIPT) ? false : `no ${SCRIPT} to run the hub on a terminal` }, () => {
   test('generated credentials are shown once when stdout is a terminal', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'hub-test-'));
-    const hubCommand = [process.execPath, ...startFlags(), join(ROOT, 'dist', 'src', 'main.js'), '--port', '0', '--data-dir', dataDir]
+    const hubCommand = [process.execPath, ...startFlags(), MAIN, '--port', '0', '--data-dir', dataDir]
       .map((word) => `'${word}'`).join(' ');
     const env: NodeJS.ProcessEnv = { ...process.env, HUB_LOG_LEVEL: 'warn' };
     delete env.HUB_ADMIN_TOKEN;

@@ -7,11 +7,10 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { collection, point } from '../helpers/features.js';
 import { call, createSpaceWith, type FeatureJson } from '../helpers/http-client.js';
-import { BACKENDS, type HubProcess, ROOT, startFlags, startHub } from '../helpers/hub-process.js';
+import { BACKENDS, type HubProcess, MAIN, startFlags, startHub } from '../helpers/hub-process.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres-cluster.js';
 import { issueToken } from '../helpers/tokens.js';
 
-const MAIN = join(ROOT, 'dist', 'src', 'main.js');
 
 interface CommandResult {
   code: number;

@@ -1,13 +1,11 @@
 // The spatial-hub commands next to serve (account add/list/passwd, token create), run as child processes on the storage of a running hub.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { assertError, call } from '../helpers/http-client.js';
-import { BACKENDS, type HubProcess, ROOT, startHub } from '../helpers/hub-process.js';
+import { BACKENDS, type HubProcess, MAIN, startHub } from '../helpers/hub-process.js';
 import { ADMIN_PASSWORD, login, send } from '../helpers/sessions.js';
 
-const MAIN = join(ROOT, 'dist', 'src', 'main.js');
 const PASSWORD = 'cli-password-0123';
 
 interface Run { code: number | null; stdout: string; stderr: string }

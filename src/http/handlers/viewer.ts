@@ -1,14 +1,14 @@
 // The web viewer's static files (viewer/ at the repository root, MapLibre GL JS from its package) and the browser redirect of `GET /`.
 import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
 import { hubError } from '../../core/errors.js';
+import { PACKAGE_ROOT } from '../../core/package-root.js';
 import type { HandlerContext } from '../request-context.js';
 import { hubInfo } from './hub-info.js';
 
-export const VIEWER_ROOT = fileURLToPath(new URL('../../../../viewer/', import.meta.url));
+export const VIEWER_ROOT = join(PACKAGE_ROOT, 'viewer/');
 /** Resolved through Node's own lookup, so the files come from the installed package wherever npm put it. */
-const MAPLIBRE_DIR = dirname(createRequire(import.meta.url).resolve('maplibre-gl'));
+const MAPLIBRE_DIR = dirname(createRequire(join(PACKAGE_ROOT, 'package.json')).resolve('maplibre-gl'));
 
 export const VIEWER_PATH = '/viewer/';
 
