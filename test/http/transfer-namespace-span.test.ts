@@ -37,8 +37,11 @@ const FEATURES: Written[] = [
 const UPDATES: Written[] = [
   { type: 'Feature', id: 'own', geometry: point(3, 4), properties: { after: 'ü😀' } },
   { type: 'Feature', id: 'p0', geometry: point(0, 0), properties: { i: 0 }, foreign: 'x' },
+  // A new row in the same write (PostgreSQL: the COPY path, where the updates above take UPDATE_ROWS).
+  { type: 'Feature', id: 'new', geometry: point(7, 8), properties: { n: 'ß' } },
 ];
-const FINAL = FEATURES.map((feature) => UPDATES.find((update) => update.id === feature.id) ?? feature);
+const isNew = (update: Written) => !FEATURES.some((feature) => feature.id === update.id);
+const FINAL = [...FEATURES.map((feature) => UPDATES.find((update) => update.id === feature.id) ?? feature), ...UPDATES.filter(isNew)];
 
 /** The feature as a GeoJSON sequence holds it: geometry padded to 3D, the properties without the namespace, no foreign member. */
 function plainText(feature: Written): string {
@@ -96,8 +99,9 @@ describe('namespace spans', () => {
 
       test('each row holds its namespace member\'s length in the engine\'s unit, none where the namespace does not end the text', async () => {
         const rows = await spanRows(hub, await written());
-        assert.deepEqual(rows.map((row) => row.id), FEATURES.map((feature) => feature.id));
+        assert.deepEqual(rows.map((row) => row.id), FINAL.map((feature) => feature.id));
         assert.ok(rows.find((row) => row.id === 'own')?.text.includes('@tag😀中'), 'the tag is in the namespace');
+        assert.ok(rows.find((row) => row.id === 'new')?.text.includes('@tag😀中'), 'the tag is in the new row\'s namespace');
         for (const row of rows) {
           const expected = row.id === 'foreign' || row.id === 'p0' ? null : spanOf(row.text);
           assert.equal(row.cut, expected, `${row.id}: ${row.text}`);

@@ -5,10 +5,10 @@ import { NAMESPACE_MEMBER_START, NAMESPACE_TAIL } from '../../core/namespace-cut
 /**
  * Why bytes. On text, `left`, `right` and `substr` count characters and walk the UTF-8 text for each offset: cutting so
  * cost the database more than the hub's scan it saved (docs/import-export.md, "Export, fourth round"). `textsend` gives
- * the text's bytes (a copy: the database and the hub both speak UTF-8), on which `length` and `substr` find an offset
+ * the text's bytes (a copy: the hub's connections speak UTF-8, as its databases do), on which `length` and `substr` find an offset
  * without reading what comes before it; the page is turned back into text once, for the wire ("Export, sixth round").
  */
-const bytes = (data: string | number[]) => `'\\x${Buffer.from(typeof data === 'string' ? Buffer.from(data) : data).toString('hex')}'::bytea`;
+const bytes = (data: string | number[]) => `'\\x${(typeof data === 'string' ? Buffer.from(data) : Buffer.from(data)).toString('hex')}'::bytea`;
 
 /** The columns the page's inner read selects, in place of `f.seq, f.feature`. */
 export const PLAIN_COLUMNS = 'f.seq, f.feature, f.ns_cut';
