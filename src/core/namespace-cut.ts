@@ -16,6 +16,13 @@ export const NAMESPACE_TAIL = 2;
 export const NAMESPACE_MEMBER_START = `${JSON.stringify(NS)}:{`;
 
 /**
+ * The span the storage keeps for a namespace member (FeatureWrite.namespaceCut), in bytes of UTF-8: both engines cut
+ * the text as bytes, where an offset is found without reading the text before it (on text, SQLite and PostgreSQL walk
+ * its characters for every offset; docs/import-export.md, "Export, fourth round" and "sixth round").
+ */
+export const spanBytes = (member: string | undefined): number | null => (member === undefined ? null : Buffer.byteLength(member));
+
+/**
  * A page asked for as plain texts (`queryText`'s `plain`): an RFC 8142 text sequence, each text after a record separator
  * and followed by a line feed (neither occurs raw in a stored text: JSON.stringify escapes control characters), each
  * with the namespace cut out where its row's span says where it is, with `cut` the number of those. A page whose texts

@@ -1,4 +1,4 @@
-// The namespace span (issue 25 §3; docs/import-export.md, "Export, fourth round") on SQLite, the engine that keeps one: each row records where its namespace member is, GeoJSON sequences are cut from it in the database, and rows without a fitting span answer the same.
+// The namespace span (issue 25 §3; docs/import-export.md, "Export, fourth round" and "sixth round") on both engines: each row records where its namespace member is, GeoJSON sequences are cut from it in the database, and rows without a fitting span answer the same.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { call, createSpaceWith } from '../helpers/http-client.js';
@@ -37,8 +37,11 @@ const FEATURES: Written[] = [
 const UPDATES: Written[] = [
   { type: 'Feature', id: 'own', geometry: point(3, 4), properties: { after: 'ü😀' } },
   { type: 'Feature', id: 'p0', geometry: point(0, 0), properties: { i: 0 }, foreign: 'x' },
+  // A new row in the same write (PostgreSQL: the COPY path, where the updates above take UPDATE_ROWS).
+  { type: 'Feature', id: 'new', geometry: point(7, 8), properties: { n: 'ß' } },
 ];
-const FINAL = FEATURES.map((feature) => UPDATES.find((update) => update.id === feature.id) ?? feature);
+const isNew = (update: Written) => !FEATURES.some((feature) => feature.id === update.id);
+const FINAL = [...FEATURES.map((feature) => UPDATES.find((update) => update.id === feature.id) ?? feature), ...UPDATES.filter(isNew)];
 
 /** The feature as a GeoJSON sequence holds it: geometry padded to 3D, the properties without the namespace, no foreign member. */
 function plainText(feature: Written): string {
@@ -77,8 +80,7 @@ function spanOf(text: string): number {
 
 describe('namespace spans', () => {
   for (const backend of BACKENDS) {
-    // PostgreSQL keeps no span: cutting its pages in SQL cost the database more than the hub's scan (docs/import-export.md).
-    describe(backend, { skip: backend === 'postgres' ? 'PostgreSQL stores no namespace span (docs/import-export.md, "Export, fourth round")' : false }, () => {
+    describe(backend, () => {
       let hub: HubProcess;
       before(async () => {
         hub = await startHub({ backend });
@@ -96,9 +98,10 @@ describe('namespace spans', () => {
       }
 
       test('each row holds its namespace member\'s length in the engine\'s unit, none where the namespace does not end the text', async () => {
-        const rows = spanRows(hub, await written());
-        assert.deepEqual(rows.map((row) => row.id), FEATURES.map((feature) => feature.id));
+        const rows = await spanRows(hub, await written());
+        assert.deepEqual(rows.map((row) => row.id), FINAL.map((feature) => feature.id));
         assert.ok(rows.find((row) => row.id === 'own')?.text.includes('@tag😀中'), 'the tag is in the namespace');
+        assert.ok(rows.find((row) => row.id === 'new')?.text.includes('@tag😀中'), 'the tag is in the new row\'s namespace');
         for (const row of rows) {
           const expected = row.id === 'foreign' || row.id === 'p0' ? null : spanOf(row.text);
           assert.equal(row.cut, expected, `${row.id}: ${row.text}`);
@@ -120,13 +123,13 @@ describe('namespace spans', () => {
 
       test('rows without a span (written before it was stored) or with one that does not fit their text answer the same', async () => {
         const space = await written();
-        const rows = spanRows(hub, space);
+        const rows = await spanRows(hub, space);
         const spanned = (id: string) => rows.find((row) => row.id === id)?.cut as number;
         // None, as before the migration; one byte or character too many or too few (the cut would start inside the text or at the namespace's key).
-        setSpan(hub, space, 'p1', null);
-        setSpan(hub, space, 'é😀', spanned('é😀') + 1);
-        setSpan(hub, space, 'p2', spanned('p2') - 1);
-        setSpan(hub, space, 'empty', spanned('empty') + 1);
+        await setSpan(hub, space, 'p1', null);
+        await setSpan(hub, space, 'é😀', spanned('é😀') + 1);
+        await setSpan(hub, space, 'p2', spanned('p2') - 1);
+        await setSpan(hub, space, 'empty', spanned('empty') + 1);
         assert.deepEqual(await iterateAll(hub, space, 3), FINAL.map(plainText));
       });
     });

@@ -6,6 +6,7 @@ import type { Geometry } from '../../geo/geometry.js';
 import type { FeatureWrite, FeatureWriteParts } from '../storage.js';
 import type { Client } from './database.js';
 import { NS } from '../../core/namespace-key.js';
+import { spanBytes } from '../../core/namespace-cut.js';
 import { hexEwkb } from './ewkb.js';
 import { jsonbStandIn } from './nul-stand-in.js';
 
@@ -67,7 +68,7 @@ function* copyPieces(sid: number, features: readonly FeatureWrite[], version: nu
   for (const feature of features) {
     const texts = rowTexts(feature);
     const line = `${sid}\t${copyField(feature.id)}\t${copyField(feature.json)}\t${copyField(texts.properties)}\t${texts.geometry ?? '\\N'}\t`
-      + `${copyField(feature.geometryType)}\t${copyField(texts.tags)}\t${versionField}\n`;
+      + `${copyField(feature.geometryType)}\t${copyField(texts.tags)}\t${versionField}\t${spanBytes(feature.namespaceCut) ?? '\\N'}\n`;
     const room = line.length * MAX_UTF8_PER_UNIT;
     if (used + room > piece.length) {
       if (used > 0) yield piece.subarray(0, used);
@@ -82,7 +83,7 @@ function* copyPieces(sid: number, features: readonly FeatureWrite[], version: nu
 /** Inserts new features with one COPY, in their order, so that each gets the next `seq`; jsonb parses only the user properties. */
 export async function copyNewRows(client: Client, sid: number, features: readonly FeatureWrite[], version: number | null): Promise<void> {
   await pipeline(Readable.from(copyPieces(sid, features, version)),
-    client.query(copyFrom('COPY features (sid, id, feature, properties, geom, geometry_type, tags, version) FROM STDIN')));
+    client.query(copyFrom('COPY features (sid, id, feature, properties, geom, geometry_type, tags, version, ns_cut) FROM STDIN')));
 }
 
 /**
@@ -92,12 +93,12 @@ export async function copyNewRows(client: Client, sid: number, features: readonl
  * those of `insertParameters`; `version` is the SQL of the version that writes the rows.
  */
 export function insertRowsSql(sid: string, first: number, version: string): string {
-  const [ids, features, properties, geometries, types, tags] = [0, 1, 2, 3, 4, 5].map((offset) => `$${first + offset}`);
-  return `INSERT INTO features (sid, id, feature, properties, geom, geometry_type, tags, version)
-          SELECT ${sid}, u.id, u.feature::text, u.properties::text::jsonb, u.geometry::geometry, u.geometry_type, u.tags::text[], ${version}
+  const [ids, features, properties, geometries, types, tags, spans] = [0, 1, 2, 3, 4, 5, 6].map((offset) => `$${first + offset}`);
+  return `INSERT INTO features (sid, id, feature, properties, geom, geometry_type, tags, version, ns_cut)
+          SELECT ${sid}, u.id, u.feature::text, u.properties::text::jsonb, u.geometry::geometry, u.geometry_type, u.tags::text[], ${version}, u.ns_cut
             FROM ROWS FROM (unnest(${ids}::text[]), json_array_elements(${features}::json), json_array_elements(${properties}::json),
-                            json_array_elements_text(${geometries}::json), unnest(${types}::text[]), unnest(${tags}::text[]))
-              WITH ORDINALITY AS u(id, feature, properties, geometry, geometry_type, tags, ord)
+                            json_array_elements_text(${geometries}::json), unnest(${types}::text[]), unnest(${tags}::text[]), unnest(${spans}::int[]))
+              WITH ORDINALITY AS u(id, feature, properties, geometry, geometry_type, tags, ns_cut, ord)
            ORDER BY u.ord`;
 }
 
@@ -111,6 +112,7 @@ export function insertParameters(features: readonly FeatureWrite[]): unknown[] {
     `[${texts.map((row) => (row.geometry === null ? 'null' : `"${row.geometry}"`)).join(',')}]`,
     features.map((feature) => feature.geometryType),
     texts.map((row) => row.tags),
+    features.map((feature) => spanBytes(feature.namespaceCut)),
   ];
 }
 
@@ -122,10 +124,10 @@ export const UPDATE_ROWS = `
   UPDATE features f
      SET feature = u.feature::text, properties = u.properties::text::jsonb,
          geom = u.geometry::geometry,
-         geometry_type = u.geometry_type, tags = u.tags::text[], version = $8::bigint
+         geometry_type = u.geometry_type, tags = u.tags::text[], version = $8::bigint, ns_cut = u.ns_cut
     FROM ROWS FROM (unnest($2::bigint[]), json_array_elements($3::json), json_array_elements($4::json), json_array_elements_text($5::json),
-                    unnest($6::text[]), unnest($7::text[]))
-      AS u(seq, feature, properties, geometry, geometry_type, tags)
+                    unnest($6::text[]), unnest($7::text[]), unnest($9::int[]))
+      AS u(seq, feature, properties, geometry, geometry_type, tags, ns_cut)
    WHERE f.sid = $1 AND f.seq = u.seq`;
 
 /** The parameters $2… of UPDATE_ROWS; `version` is the one that changes the rows (null: written without history). */
@@ -139,5 +141,6 @@ export function updateParameters(rows: ReadonlyArray<{ seq: number; feature: Fea
     rows.map((row) => row.feature.geometryType),
     texts.map((row) => row.tags),
     version,
+    rows.map((row) => spanBytes(row.feature.namespaceCut)),
   ];
 }

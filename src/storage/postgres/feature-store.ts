@@ -15,6 +15,7 @@ import { copyNewRows, insertParameters, insertRowsSql, UPDATE_ROWS, updateParame
 import { NOTIFY_CHANGE } from './change-listener.js';
 import { cannotExist } from './nul-stand-in.js';
 import { DENSE, PROBE, PROBED, prepared, probes } from './probed-area.js';
+import { PLAIN_COLUMNS, plainPage } from './plain-texts.js';
 import { sortColumns } from './sort-sql.js';
 import { compileSpatial, degenerate } from './spatial-sql.js';
 import { vectorTileSql } from './vector-tile-sql.js';
@@ -437,7 +438,21 @@ export class PostgresFeatureStore implements FeatureStore {
    * string_agg would sort every page a second time (PostgreSQL 15 does not skip presorted input). The
    * insertion-order tests of both engines hold this to account.
    */
-  async *queryText(space: SpaceKey, query: FeatureQuery, signal?: AbortSignal): AsyncIterable<FeatureTextPage> {
+  async *queryText(space: SpaceKey, query: FeatureQuery, signal?: AbortSignal, plain = false): AsyncIterable<FeatureTextPage> {
+    // Reads at a version read history rows, which keep no span: they give stored texts, which the hub scans.
+    if (plain && query.version === undefined) {
+      const shape = ([row]: unknown[][]): FeatureTextPage => ({
+        text: (row?.[0] as string | null) ?? '', count: Number(row?.[1] ?? 0), lastSeq: Number(row?.[2] ?? 0), cut: Number(row?.[3] ?? 0),
+      });
+      yield* this.read(space, query, signal, {
+        name: 'plain_text_by_id',
+        columns: PLAIN_COLUMNS,
+        outer: plainPage,
+        shape,
+        measure: (page) => page,
+      });
+      return;
+    }
     const shape = ([row]: unknown[][]): FeatureTextPage => ({
       text: (row?.[0] as string | null) ?? '', count: Number(row?.[1] ?? 0), lastSeq: Number(row?.[2] ?? 0),
     });
@@ -461,6 +476,8 @@ export class PostgresFeatureStore implements FeatureStore {
    */
   private async *read<T>(space: SpaceKey, query: FeatureQuery, signal: AbortSignal | undefined, how: {
     name: string;
+    /** What the inner SELECT yields, `f.seq, f.feature` unless given. */
+    columns?: string;
     outer: (inner: string) => string;
     probed?: (from: string, where: string) => string;
     shape: (rows: unknown[][]) => T;
@@ -474,7 +491,7 @@ export class PostgresFeatureStore implements FeatureStore {
       params.add(query.limit);
       const where = compileQuery(query, params);
       const from = query.version === undefined ? 'features' : atVersion('$1', params.add(query.version));
-      const sql = how.outer(`SELECT f.seq, f.feature FROM unnest($2::text[]) WITH ORDINALITY AS u(id, ord)
+      const sql = how.outer(`SELECT ${how.columns ?? 'f.seq, f.feature'} FROM unnest($2::text[]) WITH ORDINALITY AS u(id, ord)
                      JOIN ${from} f ON f.sid = $1 AND f.id = u.id
                     WHERE ${where} ORDER BY u.ord LIMIT $3`);
       // Looking ids up one by one is the right plan whatever the values, so without a filter it is prepared once.
@@ -487,7 +504,7 @@ export class PostgresFeatureStore implements FeatureStore {
     params.add(0);
     const where = compileQuery(query, params);
     const from = query.version === undefined ? 'features' : atVersion('$1', params.add(query.version));
-    const sql = how.outer(`SELECT f.seq, f.feature FROM ${from} f WHERE f.sid = $1 AND f.seq > $2 AND ${where} ORDER BY f.seq LIMIT $3`);
+    const sql = how.outer(`SELECT ${how.columns ?? 'f.seq, f.feature'} FROM ${from} f WHERE f.sid = $1 AND f.seq > $2 AND ${where} ORDER BY f.seq LIMIT $3`);
     let probe = how.probed && probes(query) ? prepared(how.probed(from, where)) : undefined;
     const pageSize = probe ? PROBED_PAGES : query.spatial ? SPATIAL_PAGES : PAGE_SIZE;
     const fetchPage = async (after: number, size: number): Promise<T> => {

@@ -234,6 +234,10 @@ const contentMigrations: Migrations = [
   // one of them through (sid, version_to) (10,000 changes since: 3.5 ms, and the planner's cost estimate of that scan
   // started JIT compilation, 18 ms more). The planner chooses between the two (docs/adr-002-history.md).
   `CREATE INDEX feature_history_by_space_geometry ON feature_history USING gist (sid, geom);`,
+  // Where the namespace member ends a stored text (core/namespace-cut.ts): its length in bytes of UTF-8, so that a GeoJSON
+  // sequence page is cut as bytes (plain-texts.ts). NULL for rows written before, which are read as before; adding a
+  // nullable column without a default rewrites no row.
+  `ALTER TABLE features ADD COLUMN ns_cut integer;`,
   // CQL2 arithmetic, CASEI and ACCENTI (docs/ogc-filtering.md). Arithmetic: IEEE doubles, with NULL for a result that is no finite number, as the SQLite
   // engine's hub_cql2_arithmetic. PostgreSQL raises an error where IEEE overflows (NULL here) or underflows to zero
   // (0 here, as IEEE and SQLite give); the exception block that catches it costs a subtransaction, so operands far from

@@ -2,12 +2,12 @@
 import { LINE_FEED, RECORD_SEPARATOR } from '../../core/json-bytes.js';
 import { NAMESPACE_MEMBER_START, NAMESPACE_TAIL } from '../../core/namespace-cut.js';
 
-/**
- * SQLite's span is in bytes of UTF-8: on a blob, `length` and `substr` count bytes and find an offset without reading
- * the text before it. On text they count characters and walk the text for each call: cutting 5,000-feature pages so
- * cost the hub (SQLite runs in its process) more than the scan it saves (docs/import-export.md, "Export, fourth round").
+/*
+ * SQLite's span is in bytes of UTF-8 (core/namespace-cut.ts, `spanBytes`): on a blob, `length` and `substr` count bytes and
+ * find an offset without reading the text before it. On text they count characters and walk the text for each call:
+ * cutting 5,000-feature pages so cost the hub (SQLite runs in its process) more than the scan it saves
+ * (docs/import-export.md, "Export, fourth round").
  */
-export const spanBytes = (member: string | undefined): number | null => (member === undefined ? null : Buffer.byteLength(member));
 
 /** A blob literal of SQL for an ASCII text without quotes in it. */
 const blob = (text: string) => `CAST('${text}' AS BLOB)`;
