@@ -8,7 +8,7 @@ import { NAMESPACE_MEMBER_START, NAMESPACE_TAIL } from '../../core/namespace-cut
  * the text's bytes (a copy: the hub's connections speak UTF-8, as its databases do), on which `length` and `substr` find an offset
  * without reading what comes before it; the page is turned back into text once, for the wire ("Export, sixth round").
  */
-const bytes = (data: string | number[]) => `'\\x${(typeof data === 'string' ? Buffer.from(data) : Buffer.from(data)).toString('hex')}'::bytea`;
+const bytes = (data: string | number[]) => `'\\x${(typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data)).toString('hex')}'::bytea`;
 
 /** The columns the page's inner read selects, in place of `f.seq, f.feature`. */
 export const PLAIN_COLUMNS = 'f.seq, f.feature, f.ns_cut';
