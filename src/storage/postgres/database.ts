@@ -43,8 +43,8 @@ const APPLICATION_NAME = 'spatial-data-hub';
 
 /**
  * BEGIN and the first statement of `work` go out together (pg's pipeline mode, on for just these two), instead of
- * BEGIN's round trip first: each round trip is an event-loop turn and a wake-up in both the hub and the backend, and
- * a versioned write is only three more (docs/decisions.md, "Cheaper single writes"). Pipeline mode ends once both are
+ * BEGIN's round trip first: each round trip is an event-loop turn and a wake-up in both the hub and the backend, and a
+ * versioned single-feature write made four (docs/decisions.md, "Cheaper single writes"). Pipeline mode ends once both are
  * answered ('drain'), so what follows runs as before (COPY and cursors are refused in pipeline mode; no transaction
  * starts with one). BEGIN on a healthy connection cannot fail; on a broken one the statement behind it fails too.
  */
