@@ -465,6 +465,27 @@ for (const backend of BACKENDS) {
           assert.deepEqual(again.updated, [...(answer.inserted ?? []), ...(answer.updated ?? [])]);
         }
       });
+
+      test('an answer up to 64 Ki characters goes out in one piece with its length (gzipped in one piece past 1 KiB when asked); a larger one streams', async () => {
+        // One piece: the reply's one write instead of a stream's chunks, and no gzip stream set up for a few hundred bytes.
+        const medium = collection(...Array.from({ length: 20 }, (_, i) => point(`m${i}`, { text: 'x'.repeat(100) })));
+        const large = collection(...Array.from({ length: 400 }, (_, i) => point(`l${i}`, { text: 'x'.repeat(200) })));
+        for (const space of [await createSpace(hub), await createSpace(hub, { versionsToKeep: 10 })]) {
+          for (const [body, count, asked, whole, gzipped] of [
+            [point('small'), 1, 'gzip', true, false], [point('small'), 1, undefined, true, false],
+            [medium, 20, 'gzip', true, true], [medium, 20, undefined, true, false], [large, 400, 'gzip', false, true],
+          ] as const) {
+            const answer = await rawPut(hub, `/hub/spaces/${space}/features`, body, asked ? { 'accept-encoding': asked } : {});
+            const what = `${JSON.stringify(answer.headers)} for ${count} features, ${asked ?? 'identity'}`;
+            assert.equal(answer.status, 200, what);
+            assert.equal(answer.headers['content-encoding'], gzipped ? 'gzip' : undefined, what);
+            assert.equal(answer.headers['transfer-encoding'], whole ? undefined : 'chunked', what);
+            assert.equal(answer.headers['content-length'], whole ? String(answer.body.length) : undefined, what);
+            const json = JSON.parse((gzipped ? gunzipSync(answer.body) : answer.body).toString('utf8')) as { features: FeatureJson[] };
+            assert.equal(json.features.length, count, what);
+          }
+        }
+      });
     });
   });
 }

@@ -42,6 +42,28 @@ const IDLE_TIMEOUT_MS = 0;
 const APPLICATION_NAME = 'spatial-data-hub';
 
 /**
+ * BEGIN and the first statement of `work` go out together (pg's pipeline mode, on for just these two), instead of
+ * BEGIN's round trip first: each round trip is an event-loop turn and a wake-up in both the hub and the backend, and a
+ * versioned single-feature write made four (docs/decisions.md, "Cheaper single writes"). Pipeline mode ends once both are
+ * answered ('drain'), so what follows runs as before (COPY and cursors are refused in pipeline mode; no transaction
+ * starts with one). BEGIN on a healthy connection cannot fail; on a broken one the statement behind it fails too.
+ */
+async function pipelinedBegin<T>(client: Client, work: (client: Client) => Promise<T>): Promise<T> {
+  // @types/pg has `pipeline` read-only: pg reads it on every query, so it can be set between queries.
+  const mode = client as unknown as { pipeline: boolean };
+  const off = () => { mode.pipeline = false; };
+  mode.pipeline = true;
+  client.once('drain', off);
+  const [begun, done] = await Promise.allSettled([client.query('BEGIN'), work(client)]);
+  // Nothing of the transaction is on the wire once `work` settled: pipeline mode is over, also where no statement came.
+  client.removeListener('drain', off);
+  off();
+  if (begun.status === 'rejected') throw begun.reason;
+  if (done.status === 'rejected') throw done.reason;
+  return done.value;
+}
+
+/**
  * Whether a connection whose statement was cancelled can serve again. Once `pg_cancel_backend` has returned, the
  * signal is on its way to the backend: arriving while the backend waits for a statement it is ignored, arriving
  * while one runs it cancels that one. So one `SELECT 1` after it takes the cancel if nothing else did, and either
@@ -231,8 +253,7 @@ export class Database {
       const onError = () => { broken = true; };
       client.on('error', onError);
       try {
-        await client.query('BEGIN');
-        const result = await work(client);
+        const result = await pipelinedBegin(client, work);
         await client.query('COMMIT');
         return result;
       } catch (error) {
