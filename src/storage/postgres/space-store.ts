@@ -8,6 +8,7 @@ import type { SpaceKey, SpaceStore, SpaceWithArea, SpaceWithFeature, StoredSpace
 import { type Client, type Database, type Prepared, sqlState } from './database.js';
 import type { Locations } from './locations.js';
 import { cannotExist, standIn } from './nul-stand-in.js';
+import { AreaBatches, areaJob } from './area-batches.js';
 import { firstPageOf, type SpaceAreaRow, spaceWithAreaStatement } from './space-with-area.js';
 
 interface CatalogRow {
@@ -138,7 +139,12 @@ async function deleteContents(client: Client, sid: number): Promise<ContentsRow 
 }
 
 export class PostgresSpaceStore implements SpaceStore {
-  constructor(private readonly locations: Locations) {}
+  /** Area reads of one turn share a statement (area-batches.ts). */
+  private readonly areaBatches: AreaBatches;
+
+  constructor(private readonly locations: Locations) {
+    this.areaBatches = new AreaBatches(locations.catalog);
+  }
 
   /**
    * Completes catalog rows with their counters, one query per other database. A space whose counters are
@@ -214,19 +220,22 @@ export class PostgresSpaceStore implements SpaceStore {
   /**
    * One statement instead of a lookup and then the read: on this VM each statement costs the hub about half a
    * millisecond of CPU to send (the write that wakes a backend) besides its round trip (docs/decisions.md, "Small
-   * boxes on PostgreSQL at 1,000,000 points"). Not batched with other lookups: it is the read's own statement. A
-   * space held in another database comes without its features, as do reads a probe does not answer.
+   * boxes on PostgreSQL at 1,000,000 points"). A box is read in a batch with the other area reads of its turn
+   * (area-batches.ts), another area with a statement of its own. A space held in another database comes without its
+   * features, as do reads a probe does not answer.
    */
   async getWithArea(id: string, query: FeatureQuery): Promise<SpaceWithArea | undefined> {
     if (cannotExist(id)) return undefined;
     const catalog = this.locations.catalog;
     const catalogId = catalog.id;
-    const read = spaceWithAreaStatement(id, catalogId, query);
+    const job = areaJob(id, query);
+    const alone = job ? undefined : spaceWithAreaStatement(id, catalogId, query);
+    const read = job ?? alone;
     if (!read) {
       const space = await this.get(id);
       return space && { space };
     }
-    const [row] = await catalog.queryArrays<SpaceAreaRow>(read.statement, read.values);
+    const row = alone ? (await catalog.queryArrays<SpaceAreaRow>(alone.statement, alone.values))[0] : job && await this.areaBatches.load(job);
     if (!row) return undefined;
     const [sid, , definition, location, contentUpdatedAt, revision] = row;
     const [space] = await this.complete([{ sid, id, definition, location, content_updated_at: contentUpdatedAt, revision }]);

@@ -11,13 +11,16 @@ import { DENSE, PROBE, PROBED, prepared, probes } from './probed-area.js';
  * cache holds already (the page is dropped unread): with 1,000 a 10,000-feature box cost the database about a tenth
  * more, with 250 a fortieth at most.
  */
-const FIRST_AREA_PAGE = 250;
+export const FIRST_AREA_PAGE = 250;
 
 /** The catalog row with its counters (as JOINED in space-store.ts), then the probed page (as queryText's). */
 export type SpaceAreaRow = [sid: number, id: string, definition: string, location: string, contentUpdatedAt: number | null,
   revision: number | null, text: string | null, count: number, lastSeq: number | null, dense: boolean];
 
-/** The statement and its values; undefined when the read is not one a probe answers (filtered, by id, at a version, resumed). */
+/**
+ * The statement and its values; undefined when the read is not one a probe answers (filtered, by id, at a version, resumed).
+ * Reads whose values are all numbers (a box) are batched instead (area-batches.ts); this is the statement of the others.
+ */
 export function spaceWithAreaStatement(id: string, catalogId: string, query: FeatureQuery): { statement: Prepared; values: unknown[]; size: number } | undefined {
   if (!probes(query) || query.version !== undefined || query.afterSeq !== undefined) return undefined;
   const size = Math.min(query.limit, FIRST_AREA_PAGE);
