@@ -230,13 +230,15 @@ export class PostgresSpaceStore implements SpaceStore {
     const catalogId = catalog.id;
     const job = areaJob(id, query);
     const alone = job ? undefined : spaceWithAreaStatement(id, catalogId, query);
-    const read = job ?? alone;
-    if (!read) {
+    let row: SpaceAreaRow | undefined;
+    if (job) row = await this.areaBatches.load(job);
+    else if (alone) [row] = await catalog.queryArrays<SpaceAreaRow>(alone.statement, alone.values);
+    else {
       const space = await this.get(id);
       return space && { space };
     }
-    const row = alone ? (await catalog.queryArrays<SpaceAreaRow>(alone.statement, alone.values))[0] : job && await this.areaBatches.load(job);
-    if (!row) return undefined;
+    const read = job ?? alone;
+    if (!row || !read) return undefined;
     const [sid, , definition, location, contentUpdatedAt, revision] = row;
     const [space] = await this.complete([{ sid, id, definition, location, content_updated_at: contentUpdatedAt, revision }]);
     if (!space) return undefined;
