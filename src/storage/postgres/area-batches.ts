@@ -15,8 +15,12 @@ export interface AreaJob {
   values: number[];
 }
 
-/** Reads per statement at most: each reads at most its probe (2 × FIRST_AREA_PAGE + 1 index matches). */
-const MAX_READS_PER_STATEMENT = 32;
+/**
+ * Reads per statement at most: each reads at most its probe (2 × FIRST_AREA_PAGE + 1 index matches). A batch is one
+ * backend's work and each of its reads waits for all of it: with 32 the small box's p99 at 16 connections was 44-88 ms,
+ * with 8 36-54 ms at the same throughput (docs/decisions.md, "Small boxes on PostgreSQL at 16 connections").
+ */
+const MAX_READS_PER_STATEMENT = 8;
 
 /** The values of a batched read go into its row of `$1`, as `r.v1`, `r.v2`…: every read of one shape has the same statement text. */
 class RowParams extends SqlParams {
