@@ -4,8 +4,8 @@ import type { FeatureQuery } from '../../core/feature-query.js';
 import type { Database } from './database.js';
 import { compileQuery } from './feature-store.js';
 import { SqlParams } from './filter-sql.js';
-import { DENSE, PROBE, PROBED, prepared, probes } from './probed-area.js';
-import { FIRST_AREA_PAGE, type SpaceAreaRow } from './space-with-area.js';
+import { DENSE, PROBE, PROBED, prepared } from './probed-area.js';
+import { FIRST_AREA_PAGE, firstPageReadable, type SpaceAreaRow } from './space-with-area.js';
 
 /** One read of a batch: the space `id`, the first page of at most `size` features of the area `where` selects, its values in `values`. */
 export interface AreaJob {
@@ -31,11 +31,11 @@ class RowParams extends SqlParams {
 }
 
 /**
- * The read as a batch job; undefined when it is not one a probe answers (filtered, by id, at a version, resumed), or
+ * The read as a batch job; undefined when its first page is not readable with the lookup (`firstPageReadable`), or
  * when a value is not a number (a flat box's line, a geometry): those keep their statement of their own.
  */
 export function areaJob(id: string, query: FeatureQuery): AreaJob | undefined {
-  if (!probes(query) || query.version !== undefined || query.afterSeq !== undefined) return undefined;
+  if (!firstPageReadable(query)) return undefined;
   const params = new RowParams();
   const where = compileQuery(query, params);
   const values = params.values.filter((value): value is number => typeof value === 'number');

@@ -230,19 +230,17 @@ export class PostgresSpaceStore implements SpaceStore {
     const catalogId = catalog.id;
     const job = areaJob(id, query);
     const alone = job ? undefined : spaceWithAreaStatement(id, catalogId, query);
-    let row: SpaceAreaRow | undefined;
-    if (job) row = await this.areaBatches.load(job);
-    else if (alone) [row] = await catalog.queryArrays<SpaceAreaRow>(alone.statement, alone.values);
-    else {
+    const size = job?.size ?? alone?.size;
+    if (size === undefined) {
       const space = await this.get(id);
       return space && { space };
     }
-    const read = job ?? alone;
-    if (!row || !read) return undefined;
+    const row = job ? await this.areaBatches.load(job) : alone && (await catalog.queryArrays<SpaceAreaRow>(alone.statement, alone.values))[0];
+    if (!row) return undefined;
     const [sid, , definition, location, contentUpdatedAt, revision] = row;
     const [space] = await this.complete([{ sid, id, definition, location, content_updated_at: contentUpdatedAt, revision }]);
     if (!space) return undefined;
-    const first = firstPageOf(row, catalogId, read.size, query.limit);
+    const first = firstPageOf(row, catalogId, size, query.limit);
     return first ? { space, first } : { space };
   }
 

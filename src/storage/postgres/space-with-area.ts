@@ -17,12 +17,15 @@ export const FIRST_AREA_PAGE = 250;
 export type SpaceAreaRow = [sid: number, id: string, definition: string, location: string, contentUpdatedAt: number | null,
   revision: number | null, text: string | null, count: number, lastSeq: number | null, dense: boolean];
 
+/** Whether the read's first page can come with its space's lookup: one a probe answers, at HEAD, from its start (not filtered, by id, at a version or resumed). */
+export const firstPageReadable = (query: FeatureQuery): boolean => probes(query) && query.version === undefined && query.afterSeq === undefined;
+
 /**
- * The statement and its values; undefined when the read is not one a probe answers (filtered, by id, at a version, resumed).
+ * The statement and its values; undefined when the first page is not readable with the lookup (`firstPageReadable`).
  * Reads whose values are all numbers (a box) are batched instead (area-batches.ts); this is the statement of the others.
  */
 export function spaceWithAreaStatement(id: string, catalogId: string, query: FeatureQuery): { statement: Prepared; values: unknown[]; size: number } | undefined {
-  if (!probes(query) || query.version !== undefined || query.afterSeq !== undefined) return undefined;
+  if (!firstPageReadable(query)) return undefined;
   const size = Math.min(query.limit, FIRST_AREA_PAGE);
   const params = new SqlParams();
   params.add(id);
