@@ -42,25 +42,50 @@ const IDLE_TIMEOUT_MS = 0;
 const APPLICATION_NAME = 'spatial-data-hub';
 
 /**
- * BEGIN and the first statement of `work` go out together (pg's pipeline mode, on for just these two), instead of
- * BEGIN's round trip first: each round trip is an event-loop turn and a wake-up in both the hub and the backend, and a
- * versioned single-feature write made four (docs/decisions.md, "Cheaper single writes"). Pipeline mode ends once both are
- * answered ('drain'), so what follows runs as before (COPY and cursors are refused in pipeline mode; no transaction
- * starts with one). BEGIN on a healthy connection cannot fail; on a broken one the statement behind it fails too.
+ * Sends `first` and `second` together (pg's pipeline mode, on for just these two) instead of waiting for the first's
+ * answer: each round trip is an event-loop turn and a wake-up in both the hub and the backend. Pipeline mode ends once
+ * both are answered ('drain'), so what follows runs as before (COPY and cursors are refused in pipeline mode). Each
+ * statement has its own Sync: one failing leaves the other to run (in an aborted transaction, where COMMIT answers
+ * ROLLBACK). Throws the first's error before the second's.
  */
-async function pipelinedBegin<T>(client: Client, work: (client: Client) => Promise<T>): Promise<T> {
+async function pipelined<A, B>(client: Client, first: () => Promise<A>, second: () => Promise<B>): Promise<[A, B]> {
   // @types/pg has `pipeline` read-only: pg reads it on every query, so it can be set between queries.
   const mode = client as unknown as { pipeline: boolean };
   const off = () => { mode.pipeline = false; };
   mode.pipeline = true;
   client.once('drain', off);
-  const [begun, done] = await Promise.allSettled([client.query('BEGIN'), work(client)]);
-  // Nothing of the transaction is on the wire once `work` settled: pipeline mode is over, also where no statement came.
+  const [a, b] = await Promise.allSettled([first(), second()]);
+  // Nothing of the two is on the wire once both settled: pipeline mode is over, also where `second` sent nothing.
   client.removeListener('drain', off);
   off();
-  if (begun.status === 'rejected') throw begun.reason;
-  if (done.status === 'rejected') throw done.reason;
-  return done.value;
+  if (a.status === 'rejected') throw a.reason;
+  if (b.status === 'rejected') throw b.reason;
+  return [a.value, b.value];
+}
+
+/**
+ * BEGIN and the first statement of `work` go out together, instead of BEGIN's round trip first (docs/decisions.md,
+ * "Cheaper single writes"). No transaction starts with COPY or a cursor. BEGIN on a healthy connection cannot fail; on a
+ * broken one the statement behind it fails too.
+ */
+async function pipelinedBegin<T>(client: Client, work: (client: Client) => Promise<T>): Promise<T> {
+  const [, done] = await pipelined(client, () => client.query('BEGIN'), () => work(client));
+  return done;
+}
+
+/** Connections whose transaction's COMMIT already went out with its last statement (`queryAndCommit`). */
+const committed = new WeakSet<Client>();
+
+/**
+ * The last statement of a transaction (of `Database.transaction`'s work) with COMMIT right behind it, in one round trip
+ * (docs/decisions.md, "Cheaper single writes, second round"): nothing of the work may follow it. A failed statement
+ * leaves the transaction aborted, so its COMMIT only rolls back, and the statement's error is thrown as before; a failed
+ * COMMIT throws its own. Either way the transaction has ended, and `transaction` neither commits nor rolls back again.
+ */
+export async function queryAndCommit<R extends pg.QueryResultRow>(client: Client, statement: pg.QueryConfig): Promise<pg.QueryResult<R>> {
+  committed.add(client);
+  const [result] = await pipelined(client, () => client.query<R>(statement), () => client.query('COMMIT'));
+  return result;
 }
 
 /**
@@ -254,14 +279,15 @@ export class Database {
       client.on('error', onError);
       try {
         const result = await pipelinedBegin(client, work);
-        await client.query('COMMIT');
+        if (!committed.has(client)) await client.query('COMMIT');
         return result;
       } catch (error) {
         broken ||= breaksConnection(error);
-        if (!broken) await client.query('ROLLBACK').catch(() => { broken = true; });
+        if (!broken && !committed.has(client)) await client.query('ROLLBACK').catch(() => { broken = true; });
         if (attempt === 1 && !broken && RETRY_STATES.has(sqlState(error) ?? '')) continue;
         throw storageError(error);
       } finally {
+        committed.delete(client);
         client.removeListener('error', onError);
         client.release(broken);
       }

@@ -8,7 +8,7 @@ import { planWrite, type StoredRow } from '../shared/write-diff.js';
 import { StorageError } from '../storage-error.js';
 import type { FeatureStore, HistoryOfWrite, OriginStates, SpaceKey, SpaceStatistics, SpaceVersions, StatisticsOptions, WritePlan, WritePlanner,
   WriteStep } from '../storage.js';
-import type { Client, Database, Prepared } from './database.js';
+import { type Client, type Database, type Prepared, queryAndCommit } from './database.js';
 import { compileFilter, isEmptyFilter, SqlParams } from './filter-sql.js';
 import type { Locations } from './locations.js';
 import { copyNewRows, insertParameters, insertRowsSql, UPDATE_ROWS, updateParameters } from './feature-rows.js';
@@ -260,9 +260,12 @@ async function writeStep<P extends { plan: WritePlan; next?: WriteStep }>(client
     state.unversioned.add(sid);
   } else {
     const values = [sid, version, diff.countDelta, diff.sizeDelta, diff.timestamp, state.author];
-    const { rows: [row] } = await client.query<{ change: number }>(inline && diff.inserts.length > 0
+    const statement = inline && diff.inserts.length > 0
       ? { ...RECORD_VERSIONED_INSERTS, values: [...values, ...insertParameters(diff.inserts)] }
-      : { ...RECORD_VERSIONED_CHANGE, values });
+      : { ...RECORD_VERSIONED_CHANGE, values };
+    // A write's last step whose space keeps history ends the transaction here (no space without history takes a version after it).
+    const last = !planned.next && state.unversioned.size === 0;
+    const { rows: [row] } = last ? await queryAndCommit<{ change: number }>(client, statement) : await client.query<{ change: number }>(statement);
     state.changes.set(sid, row.change);
   }
   return planned;
@@ -325,9 +328,16 @@ async function versionsIn(client: Client, sid: number): Promise<SpaceVersions> {
   return row ? { head: Number(row.head), historyFrom: Number(row.historyFrom), deletedBefore: Number(row.deletedBefore) } : { head: -1, historyFrom: 0, deletedBefore: 0 };
 }
 
-/** The last statements of a write: each space without history it changed takes its next version, in sid order. */
-async function takeVersions(client: Client, sids: Iterable<number>): Promise<void> {
-  for (const sid of [...sids].sort((a, b) => a - b)) await client.query({ ...NEXT_VERSION, values: [sid] });
+/**
+ * The last statements of a write: each space without history it changed takes its next version, in sid order. The last
+ * of them goes with COMMIT: nothing of the transaction follows it.
+ */
+async function takeVersionsAndCommit(client: Client, sids: Iterable<number>): Promise<void> {
+  const ordered = [...sids].sort((a, b) => a - b);
+  for (const [n, sid] of ordered.entries()) {
+    if (n === ordered.length - 1) await queryAndCommit(client, { ...NEXT_VERSION, values: [sid] });
+    else await client.query({ ...NEXT_VERSION, values: [sid] });
+  }
 }
 
 export class PostgresFeatureStore implements FeatureStore {
@@ -371,7 +381,7 @@ export class PostgresFeatureStore implements FeatureStore {
         const { planner: plan } = step;
         step = (await writeStep(client, step.space.sid, step.ids, (existing) => plan(existing, versions), state)).next;
       }
-      await takeVersions(client, state.unversioned);
+      await takeVersionsAndCommit(client, state.unversioned);
       return first.result;
     });
     for (const [sid, change] of changes) await this.afterChange(db, sid, change);
@@ -407,7 +417,7 @@ export class PostgresFeatureStore implements FeatureStore {
          SELECT count(*) AS count, coalesce(sum(size), 0)::bigint AS size FROM victims`, params.values);
       if (victims.count > 0) {
         change = await recordChange(client, sid, -victims.count, -victims.size, Date.now());
-        await takeVersions(client, [sid]);
+        await takeVersionsAndCommit(client, [sid]);
       }
       return victims.count;
     });
