@@ -12,6 +12,11 @@ export function geometryBBox(geometry: Geometry): BBox | null {
   let south = Infinity;
   let east = -Infinity;
   let north = -Infinity;
+  // A point without the lists positionLists allocates: most features of a bulk write are points.
+  if (geometry.type === 'Point') {
+    const [longitude, latitude] = geometry.coordinates;
+    return longitude === undefined ? null : [longitude, latitude, longitude, latitude];
+  }
   for (const positions of positionLists(geometry)) {
     for (const position of positions) {
       const longitude = position[0];

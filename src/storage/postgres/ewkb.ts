@@ -6,6 +6,7 @@ const TYPE_CODES = { Point: 1, LineString: 2, Polygon: 3, MultiPoint: 4, MultiLi
 const WITH_SRID = 0x20000000;
 const SRID = 4326;
 const HEADER = 1 + 4;
+const SRID_SIZE = 4;
 const POSITION = 16;
 
 class EwkbWriter {
@@ -50,12 +51,12 @@ class EwkbWriter {
 
 /** Bytes of the whole geometry: headers, counts and 16 bytes a position. */
 function sizeOf(geometry: Geometry): number {
+  if (geometry.type === 'Point') return HEADER + SRID_SIZE + POSITION;
   const lists = positionLists(geometry);
   let positions = 0;
   for (const list of lists) positions += list.length;
-  const srid = 4;
+  const srid = SRID_SIZE;
   switch (geometry.type) {
-    case 'Point': return HEADER + srid + POSITION;
     case 'LineString': return HEADER + srid + 4 + positions * POSITION;
     case 'Polygon': return HEADER + srid + 4 + lists.length * 4 + positions * POSITION;
     case 'MultiPoint': return HEADER + srid + 4 + positions * (HEADER + POSITION);
