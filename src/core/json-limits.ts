@@ -1,4 +1,5 @@
-// Limits on the JSON the hub accepts (nesting depth, well-formed Unicode) and the checks that enforce them without recursion.
+// Limits on the JSON the hub accepts (nesting depth, well-formed Unicode) and the checks that enforce them at any depth.
+/// <reference lib="es2024.string" />
 import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './json-bytes.js';
 import { hubError } from './errors.js';
 
@@ -15,12 +16,8 @@ export const MAX_JSON_DEPTH = 128;
  */
 export const MAX_BODY_DEPTH = MAX_JSON_DEPTH + 5;
 
-/** A lone UTF-16 surrogate: paired ones form one code point of another category under the `u` flag. */
-const LONE_SURROGATE = /\p{Cs}/u;
-
-function isWellFormedText(text: string): boolean {
-  return !LONE_SURROGATE.test(text);
-}
+/** Without a lone UTF-16 surrogate (paired ones form one code point). */
+const isWellFormedText = (text: string): boolean => text.isWellFormed();
 
 /** Longer member names are shortened in messages. */
 const MAX_SHOWN_KEY = 40;
@@ -67,11 +64,36 @@ class TextLocation {
 }
 
 /**
+ * Whether JSON text nests at most `maxDepth` deep: `findTooDeepText` without the location, which only a refusal needs.
+ * Every write body is scanned so before it is parsed, and the location's bookkeeping made the scan about 2.5 ms per
+ * 1,000 cities; this loop takes a fraction of that (docs/decisions.md, "PostgreSQL ingest", fourth round).
+ */
+function nestsWithin(bytes: Uint8Array, maxDepth: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i];
+    if (byte === QUOTE) {
+      for (i++; i < bytes.length; i++) {
+        const inString = bytes[i];
+        if (inString === QUOTE) break;
+        if (inString === BACKSLASH) i++;
+      }
+    } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
+      if (++depth > maxDepth) return false;
+    } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
+      depth--;
+    }
+  }
+  return true;
+}
+
+/**
  * Finds nesting deeper than `maxDepth` in JSON text before any parser sees it (JSON.parse copes, but
  * the values it builds would overflow JSON.stringify's stack). Does not validate the JSON. Returns
  * where the outermost levels stood (e.g. `features[3]`), or undefined when the nesting is within bounds.
  */
 export function findTooDeepText(bytes: Uint8Array, maxDepth: number): string | undefined {
+  if (nestsWithin(bytes, maxDepth)) return undefined;
   const location = new TextLocation();
   let depth = 0;
   let inString = false;
@@ -136,11 +158,33 @@ function step(key: string): string {
 }
 
 /**
+ * Whether a value at `depth` (1 for the checked value) and everything in it nest at most `maxDepth` deep and hold
+ * well-formed text only: `findJsonValueProblem` without the path, which only a refusal needs, and without its
+ * bookkeeping (a record per container), which every feature of a write paid for. The recursion stops at the bound,
+ * so it is as safe as the explicit stack at any depth.
+ */
+function isWithinLimits(value: unknown, depth: number, maxDepth: number): boolean {
+  if (typeof value === 'string') return isWellFormedText(value);
+  if (typeof value !== 'object' || value === null) return true;
+  if (depth > maxDepth) return false;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) if (!isWithinLimits(value[index], depth + 1, maxDepth)) return false;
+    return true;
+  }
+  const members = value as Record<string, unknown>;
+  for (const key of Object.keys(members)) {
+    if (!isWellFormedText(key) || !isWithinLimits(members[key], depth + 1, maxDepth)) return false;
+  }
+  return true;
+}
+
+/**
  * The first value nested deeper than `maxDepth` (the value itself is level 1 when it is an object or
  * array) or the first string or member name holding a lone surrogate, which PostgreSQL's JSON cannot
  * store. Walks with an explicit stack, so any depth is safe; only containers are pushed.
  */
 export function findJsonValueProblem(value: unknown, maxDepth: number): JsonValueProblem | undefined {
+  if (isWithinLimits(value, 1, maxDepth)) return undefined;
   if (typeof value === 'string') return isWellFormedText(value) ? undefined : { kind: 'unicode', path: '(root)' };
   if (typeof value !== 'object' || value === null) return undefined;
   const stack: Visit[] = [{ value, depth: 1, step: '', parent: undefined }];

@@ -8,6 +8,11 @@ export type BBox = [west: number, south: number, east: number, north: number];
  * the whole longitude range, which over-matches in queries but never misses the feature.
  */
 export function geometryBBox(geometry: Geometry): BBox | null {
+  // A point without the lists positionLists allocates: most features of a bulk write are points.
+  if (geometry.type === 'Point') {
+    const [longitude, latitude] = geometry.coordinates;
+    return longitude === undefined ? null : [longitude, latitude, longitude, latitude];
+  }
   let west = Infinity;
   let south = Infinity;
   let east = -Infinity;

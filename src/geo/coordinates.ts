@@ -48,7 +48,11 @@ function mapPositions(geometry: Geometry, map: PositionMap): Geometry {
   }
 }
 
+const isRoundedPosition = (position: Position): boolean => position.every((value) => roundNumber(value) === value);
+
 function isRounded(geometry: Geometry): boolean {
+  // A point, the most common geometry of a bulk write, without the lists positionLists allocates.
+  if (geometry.type === 'Point') return isRoundedPosition(geometry.coordinates);
   for (const positions of positionLists(geometry)) {
     for (const position of positions) {
       for (const value of position) if (roundNumber(value) !== value) return false;
@@ -67,6 +71,7 @@ export function roundPositions(geometry: Geometry): Geometry {
 
 /** True also for a geometry without positions. */
 function hasOnlyPositionsOf(geometry: Geometry, dimensions: number): boolean {
+  if (geometry.type === 'Point') return geometry.coordinates.length === dimensions;
   for (const positions of positionLists(geometry)) {
     for (const position of positions) {
       if (position.length !== dimensions) return false;

@@ -39,3 +39,16 @@ test('lone surrogates in values and member names are found; pairs are fine', () 
   assert.deepEqual(findJsonValueProblem({ tags: ['ok', '\ud800'] }, 10), { kind: 'unicode', path: 'tags[1]' });
   assert.deepEqual(findJsonValueProblem('\ude00', 10), { kind: 'unicode', path: '(root)' });
 });
+
+test('escaped quotes and backslashes end a string where JSON does: brackets inside strings never count, those after do', () => {
+  assert.equal(findTooDeepText(Buffer.from(String.raw`{"a":"x\"[[[[","b":"\\","c":[1]}`), 2), undefined);
+  assert.equal(findTooDeepText(Buffer.from(String.raw`{"a":"\\","c":[[1]]}`), 2), 'c[0]');
+  assert.equal(findTooDeepText(Buffer.from(String.raw`{"a":"\\\"[[","c":[[1]]}`), 2), 'c[0]');
+});
+
+test('a lone surrogate is found in a member name or value within arrays of objects, at any place', () => {
+  assert.deepEqual(findJsonValueProblem([{ ok: 1 }, { ['\ud800']: 1 }], 10), { kind: 'unicode', path: '[1].\uFFFD' });
+  assert.deepEqual(findJsonValueProblem({ a: [1, 'x', { b: ['\udfff'] }] }, 10), { kind: 'unicode', path: 'a[2].b[0]' });
+  assert.equal(findJsonValueProblem({ a: [1, 'x', { b: ['\ud83d\ude00'] }] }, 4), undefined);
+  assert.deepEqual(findJsonValueProblem({ a: [1, 'x', { b: ['\ud83d\ude00'] }] }, 3), { kind: 'depth', path: 'a[2].b' });
+});

@@ -55,7 +55,10 @@ export class WriteService {
 
   async writeCollection(request: CollectionWrite): Promise<WriteResult> {
     const scope = await this.writable(request.caller, request.spaceId);
-    return this.apply(scope, writeEntries(request.body, request), request);
+    const { transactional, respond, addTags, removeTags } = request;
+    // The options without the body: the write holds its options until it commits, and the parsed body (the features
+    // as sent, which the entries no longer need) would be copied by each garbage collection until then.
+    return this.apply(scope, writeEntries(request.body, request), { transactional, respond, addTags, removeTags });
   }
 
   /** PUT and PATCH of one feature: the path id wins over the body's (API.md 4.4). */

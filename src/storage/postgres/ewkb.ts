@@ -6,12 +6,27 @@ const TYPE_CODES = { Point: 1, LineString: 2, Polygon: 3, MultiPoint: 4, MultiLi
 const WITH_SRID = 0x20000000;
 const SRID = 4326;
 const HEADER = 1 + 4;
+const SRID_SIZE = 4;
 const POSITION = 16;
+
+/**
+ * The bytes a geometry is written into before its hex text is taken, grown as needed up to SCRATCH_LIMIT (a larger
+ * geometry gets bytes of its own, which are not kept): a Buffer per geometry was an allocation per feature of every
+ * bulk write.
+ */
+let scratch = Buffer.allocUnsafe(1024);
+const SCRATCH_LIMIT = 1024 * 1024;
+
+function bytesFor(size: number): Buffer {
+  if (size > SCRATCH_LIMIT) return Buffer.allocUnsafe(size);
+  if (scratch.length < size) scratch = Buffer.allocUnsafe(Math.min(Math.max(size, 2 * scratch.length), SCRATCH_LIMIT));
+  return scratch;
+}
 
 class EwkbWriter {
   private offset = 0;
 
-  constructor(private readonly bytes: Buffer) {}
+  constructor(private readonly bytes: Buffer, private readonly size: number) {}
 
   header(code: number, srid: boolean): void {
     this.bytes[this.offset] = 1;
@@ -43,19 +58,19 @@ class EwkbWriter {
   }
 
   hex(): string {
-    if (this.offset !== this.bytes.length) throw new Error(`EWKB size ${this.bytes.length} expected, ${this.offset} written`);
-    return this.bytes.toString('hex');
+    if (this.offset !== this.size) throw new Error(`EWKB size ${this.size} expected, ${this.offset} written`);
+    return this.bytes.toString('hex', 0, this.size);
   }
 }
 
 /** Bytes of the whole geometry: headers, counts and 16 bytes a position. */
 function sizeOf(geometry: Geometry): number {
+  if (geometry.type === 'Point') return HEADER + SRID_SIZE + POSITION;
   const lists = positionLists(geometry);
   let positions = 0;
   for (const list of lists) positions += list.length;
-  const srid = 4;
+  const srid = SRID_SIZE;
   switch (geometry.type) {
-    case 'Point': return HEADER + srid + POSITION;
     case 'LineString': return HEADER + srid + 4 + positions * POSITION;
     case 'Polygon': return HEADER + srid + 4 + lists.length * 4 + positions * POSITION;
     case 'MultiPoint': return HEADER + srid + 4 + positions * (HEADER + POSITION);
@@ -65,7 +80,8 @@ function sizeOf(geometry: Geometry): number {
 }
 
 export function hexEwkb(geometry: Geometry): string {
-  const writer = new EwkbWriter(Buffer.allocUnsafe(sizeOf(geometry)));
+  const size = sizeOf(geometry);
+  const writer = new EwkbWriter(bytesFor(size), size);
   writer.header(TYPE_CODES[geometry.type], true);
   switch (geometry.type) {
     case 'Point':

@@ -31,8 +31,18 @@ function partsOf(feature: FeatureWrite): FeatureWriteParts {
   return { userProperties: JSON.stringify(userProperties), geometry };
 }
 
-/** Array elements are quoted, so only quotes and backslashes need escaping. */
-const arrayLiteral = (values: readonly string[]): string => `{${values.map((value) => `"${value.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
+const ARRAY_SPECIAL = /["\\]/g;
+
+/** Array elements are quoted, so only quotes and backslashes need escaping; most tags have neither. */
+function arrayLiteral(values: readonly string[]): string {
+  let literal = '{';
+  for (let index = 0; index < values.length; index++) {
+    const value = values[index];
+    const quoted = value.includes('"') || value.includes('\\') ? value.replace(ARRAY_SPECIAL, '\\$&') : value;
+    literal += index === 0 ? `"${quoted}"` : `,"${quoted}"`;
+  }
+  return `${literal}}`;
+}
 
 function rowTexts(feature: FeatureWrite): RowTexts {
   const { userProperties, geometry } = partsOf(feature);
@@ -47,6 +57,12 @@ function copyField(text: string | null): string {
   if (text === null) return '\\N';
   return text.search(COPY_SPECIAL) === -1 ? text : text.replace(COPY_SPECIAL, (special) => COPY_ESCAPES[special]);
 }
+
+/**
+ * A JSON text as a field of COPY's text format: JSON.stringify escapes every control character, so only its
+ * backslashes need doubling, and looking for one is cheaper than the regular expression over the whole text.
+ */
+const copyJsonField = (json: string): string => (json.includes('\\') ? json.replaceAll('\\', '\\\\') : json);
 
 /**
  * COPY data is sent in pieces of at most about this many bytes, so a large write is never held twice whole. The
@@ -67,7 +83,7 @@ function* copyPieces(sid: number, features: readonly FeatureWrite[], version: nu
   let used = 0;
   for (const feature of features) {
     const texts = rowTexts(feature);
-    const line = `${sid}\t${copyField(feature.id)}\t${copyField(feature.json)}\t${copyField(texts.properties)}\t${texts.geometry ?? '\\N'}\t`
+    const line = `${sid}\t${copyField(feature.id)}\t${copyJsonField(feature.json)}\t${copyJsonField(texts.properties)}\t${texts.geometry ?? '\\N'}\t`
       + `${copyField(feature.geometryType)}\t${copyField(texts.tags)}\t${versionField}\t${spanBytes(feature.namespaceCut) ?? '\\N'}\n`;
     const room = line.length * MAX_UTF8_PER_UNIT;
     if (used + room > piece.length) {
