@@ -1,6 +1,7 @@
 // A small HTTP client for tests: sends JSON with the admin token and returns status, headers and parsed body.
 import assert from 'node:assert/strict';
 import type { HubProcess } from './hub-process.js';
+import { request, textOf } from './http-request.js';
 
 export interface FeatureJson {
   type: string;
@@ -58,12 +59,10 @@ export interface RequestOptions {
 export async function call(hub: HubProcess, method: string, path: string, options: RequestOptions = {}): Promise<TestResponse> {
   const headers: Record<string, string> = { ...options.headers };
   if (!options.anonymous && !('authorization' in headers)) headers.authorization = `Bearer ${hub.token}`;
-  const raw = options.rawBody;
-  let body: string | Uint8Array<ArrayBuffer> | undefined = typeof raw === 'string' || raw === undefined ? raw : Uint8Array.from(raw);
-  if (body === undefined && options.body !== undefined) body = JSON.stringify(options.body);
+  const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
   if (body !== undefined && !('content-type' in headers)) headers['content-type'] = 'application/geo+json';
-  const response = await fetch(hub.url + path, { method, headers, body });
-  const text = await response.text();
+  const response = await request(hub.url + path, method, headers, body);
+  const text = textOf(response.body);
   let parsed: Body = {};
   try {
     if (text !== '') parsed = JSON.parse(text) as Body;

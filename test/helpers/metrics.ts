@@ -1,6 +1,7 @@
 // Reads GET /metrics of a test hub (Prometheus text) and the value of one sample in it.
 import assert from 'node:assert/strict';
 import type { HubProcess } from './hub-process.js';
+import { request, textOf } from './http-request.js';
 
 /** The value of one sample of Prometheus text: the metric `name` with exactly these labels (in any order). */
 export function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
@@ -16,8 +17,8 @@ export function sample(text: string, name: string, labels: Record<string, string
 
 /** GET /metrics from loopback, which the default HUB_METRICS lets read; asserts it answers. */
 export async function metrics(hub: HubProcess, headers: Record<string, string> = {}): Promise<string> {
-  const response = await fetch(`${hub.url}/metrics`, { headers });
+  const response = await request(`${hub.url}/metrics`, 'GET', headers);
   assert.equal(response.status, 200);
   assert.match(response.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
-  return response.text();
+  return textOf(response.body);
 }

@@ -1,6 +1,7 @@
 // A test client for the Account and Token APIs: requests carrying the session cookie, and login as a given account.
 import assert from 'node:assert/strict';
 import type { HubProcess } from './hub-process.js';
+import { request, textOf } from './http-request.js';
 
 /** The password of the bootstrap admin in hubs started for these tests (HUB_ADMIN_PASSWORD). */
 export const ADMIN_PASSWORD = 'admin-password-0123';
@@ -29,8 +30,8 @@ export async function send(hub: HubProcess, method: string, path: string, option
   if (options.cookie !== undefined) headers.cookie = options.cookie;
   const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
   if (body !== undefined && !('content-type' in headers)) headers['content-type'] = 'application/json';
-  const response = await fetch(hub.url + path, { method, headers, body, redirect: 'manual' });
-  const text = await response.text();
+  const response = await request(hub.url + path, method, headers, body);
+  const text = textOf(response.body);
   let json: unknown;
   try {
     json = text === '' ? undefined : JSON.parse(text);
