@@ -6,7 +6,7 @@ import { afterCondition, keyColumns, sortOrder } from '../shared/sort-keyset.js'
 import { type StateRow, statesInOrder } from '../shared/feature-states.js';
 import { planWrite, type StoredRow } from '../shared/write-diff.js';
 import { StorageError } from '../storage-error.js';
-import type { FeatureStore, HistoryOfWrite, OriginStates, SpaceKey, SpaceStatistics, SpaceVersions, StatisticsOptions, WritePlan, WritePlanner,
+import type { FeatureStore, FeatureWrite, HistoryOfWrite, OriginStates, SpaceKey, SpaceStatistics, SpaceVersions, StatisticsOptions, WritePlan, WritePlanner,
   WriteStep } from '../storage.js';
 import { type Client, type Database, type Prepared, queryAndCommit } from './database.js';
 import { compileFilter, isEmptyFilter, SqlParams } from './filter-sql.js';
@@ -50,6 +50,16 @@ const CHUNK_CHARS = 16 * 1024 * 1024;
 const RECORD_CHANGE: Prepared = {
   name: 'record_change',
   text: `INSERT INTO space_changes (sid, feature_delta, size_delta, changed_at) VALUES ($1, $2, $3, $4) RETURNING change`,
+};
+/**
+ * RECORD_CHANGE with the step's new rows of a space without history (insertRowsSql, parameters from $5), instead of a
+ * COPY before it: a COPY is a round trip more, and a single-feature PUT into a plain space cost the hub more CPU
+ * than one into a versioned space, which already sent its rows so (docs/decisions.md, "Cheaper single writes, second round").
+ */
+const RECORD_CHANGE_WITH_INSERTS: Prepared = {
+  name: 'record_change_with_inserts',
+  text: `WITH inserted AS (${insertRowsSql('$1::bigint', 5, 'NULL::bigint')})
+         INSERT INTO space_changes (sid, feature_delta, size_delta, changed_at) VALUES ($1, $2, $3, $4) RETURNING change`,
 };
 /** Writers fold the change rows of a space into its counters every this many changes, so readers add few rows. */
 const FOLD_EVERY = 16;
@@ -132,7 +142,7 @@ function recordVersionedChange(inserts: boolean): Prepared {
 }
 const RECORD_VERSIONED_CHANGE = recordVersionedChange(false);
 const RECORD_VERSIONED_INSERTS = recordVersionedChange(true);
-/** A versioned step inserting at most this many rows sends them with its last statement (RECORD_VERSIONED_INSERTS), more by COPY. */
+/** A step inserting at most this many rows sends them with its last statement (RECORD_VERSIONED_INSERTS, RECORD_CHANGE_WITH_INSERTS), more by COPY. */
 const INLINE_INSERTS = 100;
 
 /** The states a write at version $2 supersedes, appended to the history before the rows change. */
@@ -220,9 +230,12 @@ async function holdSpace(client: Client, sid: number): Promise<void> {
   if (rowCount === 0) throw new StorageError('spaceGone');
 }
 
-/** Records a write's counter changes; returns the change number. */
-async function recordChange(client: Client, sid: number, features: number, size: number, at: number): Promise<number> {
-  const { rows: [row] } = await client.query<{ change: number }>({ ...RECORD_CHANGE, values: [sid, features, size, at] });
+/** Records a write's counter changes, with `inserts` (new rows of a space without history) if given; returns the change number. */
+async function recordChange(client: Client, sid: number, features: number, size: number, at: number, inserts?: readonly FeatureWrite[]): Promise<number> {
+  const values = [sid, features, size, at];
+  const { rows: [row] } = await client.query<{ change: number }>(inserts
+    ? { ...RECORD_CHANGE_WITH_INSERTS, values: [...values, ...insertParameters(inserts)] }
+    : { ...RECORD_CHANGE, values });
   return row.change;
 }
 
@@ -247,8 +260,8 @@ async function writeStep<P extends { plan: WritePlan; next?: WriteStep }>(client
   const version = state.versions.get(sid) ?? null;
   const superseded = [...diff.updates.map((update) => update.seq), ...diff.deletes];
   if (version !== null && superseded.length > 0) await client.query({ ...KEEP_STATES, values: [sid, version, superseded] });
-  // A versioned step's few new rows go with its last statement: COPY is two round trips more under the version lock.
-  const inline = version !== null && diff.inserts.length <= INLINE_INSERTS;
+  // A step's few new rows go with its last statement: COPY is a round trip more (under the version lock, if versioned).
+  const inline = diff.inserts.length > 0 && diff.inserts.length <= INLINE_INSERTS;
   if (diff.inserts.length > 0 && !inline) await copyNewRows(client, sid, diff.inserts, version);
   for (const chunk of chunks(diff.updates, (update) => update.feature.json)) {
     await client.query(UPDATE_ROWS, [sid, ...updateParameters(chunk, version)]);
@@ -256,11 +269,11 @@ async function writeStep<P extends { plan: WritePlan; next?: WriteStep }>(client
   if (diff.deletes.length > 0) await client.query('DELETE FROM features WHERE sid = $1 AND seq = ANY($2::bigint[])', [sid, diff.deletes]);
   if (!diff.changed) return planned;
   if (version === null) {
-    state.changes.set(sid, await recordChange(client, sid, diff.countDelta, diff.sizeDelta, diff.timestamp));
+    state.changes.set(sid, await recordChange(client, sid, diff.countDelta, diff.sizeDelta, diff.timestamp, inline ? diff.inserts : undefined));
     state.unversioned.add(sid);
   } else {
     const values = [sid, version, diff.countDelta, diff.sizeDelta, diff.timestamp, state.author];
-    const statement = inline && diff.inserts.length > 0
+    const statement = inline
       ? { ...RECORD_VERSIONED_INSERTS, values: [...values, ...insertParameters(diff.inserts)] }
       : { ...RECORD_VERSIONED_CHANGE, values };
     // A write's last step whose space keeps history ends the transaction here (no space without history takes a version after it).
