@@ -1,5 +1,4 @@
 // Limits on the JSON the hub accepts (nesting depth, well-formed Unicode) and the checks that enforce them at any depth.
-/// <reference lib="es2024.string" />
 import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './json-bytes.js';
 import { hubError } from './errors.js';
 
