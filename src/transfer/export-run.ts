@@ -53,6 +53,9 @@ function geometryOf(bytes: Buffer, feature: StoredFeature | OtherFeature): Geome
 
 const SEQUENCE_TYPE = 'application/geo+json-seq';
 
+/** The exit code of an interrupted export, as of an interrupted import (cli/transfer-commands.ts). */
+const INTERRUPTED = 130;
+
 /** The `handle` of the `rel="next"` link of a sequence page's `Link` header (feature-reads.ts: the same request with the next handle); undefined on the last page. */
 function nextHandle(link: string | undefined): string | undefined {
   for (const value of (link ?? '').split(',')) {
@@ -90,38 +93,53 @@ export async function runExport(options: ExportOptions): Promise<{ written: numb
     const box = envelope(geometry);
     return box !== undefined && intersects(box, options.bbox);
   };
-  // The next page is asked for before this one is written: the hub reads it while this process writes (two cores, not one after the other).
-  for (let pending: Promise<BytesAnswer> | undefined = fetchPage(undefined, copied); pending !== undefined;) {
-    const { body: bytes, contentType, link } = await pending;
-    progress.bytes += bytes.length;
-    if (contentType === SEQUENCE_TYPE) {
-      const handle = nextHandle(link);
-      pending = handle === undefined ? undefined : fetchPage(handle, true);
+  // Ctrl-C or a kill stops an export at once (it has no resume): the writer's temporary files go with it, and the
+  // output keeps what was written so far.
+  const interrupt = () => {
+    writer.release();
+    process.stderr.write('spatial-hub export: interrupted\n');
+    process.exit(INTERRUPTED);
+  };
+  process.once('SIGINT', interrupt);
+  process.once('SIGTERM', interrupt);
+  try {
+    // The next page is asked for before this one is written: the hub reads it while this process writes (two cores, not one after the other).
+    for (let pending: Promise<BytesAnswer> | undefined = fetchPage(undefined, copied); pending !== undefined;) {
+      const { body: bytes, contentType, link } = await pending;
+      progress.bytes += bytes.length;
+      if (contentType === SEQUENCE_TYPE) {
+        const handle = nextHandle(link);
+        pending = handle === undefined ? undefined : fetchPage(handle, true);
+        pending?.catch(() => undefined);
+        written += await writeTextSeqAsLines(out, bytes);
+        progress.features = written;
+        continue;
+      }
+      // A GeoJSON page (asked for, or a hub that does not write sequences): the next ones are asked for as GeoJSON too.
+      // The hub's pages are split without parsing their features (plain-feature-text.ts); another layout is parsed whole.
+      const page = pageFeatures(bytes);
+      type Page = { features: TransferFeature[]; handle?: unknown };
+      const parsed: Page | undefined = page === undefined ? JSON.parse(bytes.toString('utf8')) as Page : undefined;
+      const handle: unknown = (page?.members ?? parsed)?.handle;
+      pending = typeof handle === 'string' ? fetchPage(handle, false) : undefined;
+      // Handled here too: a write that fails leaves the loop, and the page asked for meanwhile must not end the process.
       pending?.catch(() => undefined);
-      written += await writeTextSeqAsLines(out, bytes);
+      const kept = options.bbox === undefined ? page?.features ?? [] : (page?.features ?? []).filter((feature) => wanted(geometryOf(bytes, feature)));
+      await writePageFeatures(writer, bytes, kept);
+      written += kept.length;
+      for (const feature of parsed?.features ?? []) {
+        if (!wanted(feature.geometry)) continue;
+        await writer.write(plain(feature));
+        written++;
+      }
       progress.features = written;
-      continue;
     }
-    // A GeoJSON page (asked for, or a hub that does not write sequences): the next ones are asked for as GeoJSON too.
-    // The hub's pages are split without parsing their features (plain-feature-text.ts); another layout is parsed whole.
-    const page = pageFeatures(bytes);
-    type Page = { features: TransferFeature[]; handle?: unknown };
-    const parsed: Page | undefined = page === undefined ? JSON.parse(bytes.toString('utf8')) as Page : undefined;
-    const handle: unknown = (page?.members ?? parsed)?.handle;
-    pending = typeof handle === 'string' ? fetchPage(handle, false) : undefined;
-    // Handled here too: a write that fails leaves the loop, and the page asked for meanwhile must not end the process.
-    pending?.catch(() => undefined);
-    const kept = options.bbox === undefined ? page?.features ?? [] : (page?.features ?? []).filter((feature) => wanted(geometryOf(bytes, feature)));
-    await writePageFeatures(writer, bytes, kept);
-    written += kept.length;
-    for (const feature of parsed?.features ?? []) {
-      if (!wanted(feature.geometry)) continue;
-      await writer.write(plain(feature));
-      written++;
-    }
-    progress.features = written;
+    await writer.end();
+  } finally {
+    writer.release();
+    process.off('SIGINT', interrupt);
+    process.off('SIGTERM', interrupt);
   }
-  await writer.end();
   if (out !== process.stdout) {
     out.end();
     await finished(out);

@@ -69,6 +69,12 @@ export interface FormatWriter {
   /** Plain texts already written as an RFC 8142 text sequence (core/namespace-cut.ts), which a writer of such sequences sends as it is. */
   writeSequence?(sequence: Buffer): Promise<void>;
   end(): Promise<void>;
+  /**
+   * Removes at once what the writer keeps aside (a spool's temporary files). Every caller calls it when the export
+   * stops, either way: after end() nothing is left to remove; instead of end() (a failed, cancelled or interrupted
+   * export) it keeps the stopped export's copy of the space out of the temporary directory.
+   */
+  release(): void;
 }
 
 /** Choices of a writer beside the format. */

@@ -49,21 +49,25 @@ export function acceptedFileFormat(accept: string | undefined): FileFormat | und
  */
 async function writeFeatures(pages: AsyncIterable<string | Buffer>, format: FileFormat, out: Writable): Promise<void> {
   const writer = FORMATS[format].writer(out);
-  for await (const page of pages) {
-    const bytes = typeof page === 'string' ? Buffer.from(page) : page;
-    if (isPlainPage(bytes)) {
-      await writePlainPage(writer, bytes);
-      continue;
+  try {
+    for await (const page of pages) {
+      const bytes = typeof page === 'string' ? Buffer.from(page) : page;
+      if (isPlainPage(bytes)) {
+        await writePlainPage(writer, bytes);
+        continue;
+      }
+      const features = featureList(bytes);
+      if (features !== undefined) {
+        await writePageFeatures(writer, bytes, features);
+        continue;
+      }
+      const text = bytes.toString();
+      for (const feature of JSON.parse(`[${text}]`) as TransferFeature[]) await writer.write(plain(feature));
     }
-    const features = featureList(bytes);
-    if (features !== undefined) {
-      await writePageFeatures(writer, bytes, features);
-      continue;
-    }
-    const text = bytes.toString();
-    for (const feature of JSON.parse(`[${text}]`) as TransferFeature[]) await writer.write(plain(feature));
+    await writer.end();
+  } finally {
+    writer.release();
   }
-  await writer.end();
 }
 
 export interface FileAnswer {

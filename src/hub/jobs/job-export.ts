@@ -69,6 +69,7 @@ export async function runExport(work: JobWork, job: JobRecord, spec: Extract<Job
     }
     await close(current);
   } finally {
+    current.writer.release();
     current.out.destroy();
   }
   if (perFile === undefined) await work.files.finishOutput(job.id);

@@ -63,6 +63,10 @@ export const writeFlatGeobuf: WriterFactory = (out) => {
   const encodedFile = spool.path('features.fgb');
   const encodedOut = createWriteStream(encodedFile);
   const encoded = new OutputBatch(encodedOut);
+  const release = () => {
+    encodedOut.destroy();
+    spool.remove();
+  };
   let encodedBytes = 0;
   const encoder = new FlatGeobufFeatureEncoder();
   const runs: Run[] = [];
@@ -152,8 +156,9 @@ export const writeFlatGeobuf: WriterFactory = (out) => {
       try {
         await end();
       } finally {
-        spool.remove();
+        release();
       }
     },
+    release,
   };
 };

@@ -35,6 +35,9 @@ function sequenceWriter(out: Writable, before: number | undefined): FormatWriter
       },
     } : {}),
     end: () => batch.flush(),
+    release() {
+      // Nothing kept aside: every feature went to the output as it came.
+    },
   };
 }
 

@@ -27,5 +27,8 @@ export const writeGeoJson: WriterFactory = (out) => {
       batch.add(Buffer.from(first ? '{"type":"FeatureCollection","features":[]}\n' : '\n]}\n'));
       await batch.flush();
     },
+    release() {
+      // Nothing kept aside: every feature went to the output as it came.
+    },
   };
 };

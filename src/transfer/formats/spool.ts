@@ -151,8 +151,9 @@ export class Spool {
     return this.ended;
   }
 
-  /** Removes the spool's directory. */
+  /** Removes the spool's directory, closing its file first if the export stopped while it was written. */
   remove(): void {
+    this.out.destroy();
     rmSync(this.dir, { recursive: true, force: true });
   }
 
@@ -187,5 +188,5 @@ export function spooledWriter(end: (spool: Spool) => Promise<void>): FormatWrite
       spool.remove();
     }
   };
-  return { write: (feature) => spool.add(feature), writeText: (text) => spool.addText(text), end: finish };
+  return { write: (feature) => spool.add(feature), writeText: (text) => spool.addText(text), end: finish, release: () => spool.remove() };
 }

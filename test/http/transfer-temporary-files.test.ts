@@ -1,0 +1,85 @@
+// A stopped export leaves nothing in the temporary directory (issue 25): the CLI's failed and interrupted exports, and a cancelled export job on the hub, remove the spool that FlatGeobuf, CSV, GeoPackage and GeoParquet write through.
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { call, createSpace } from '../helpers/http-client.js';
+import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
+import { cli, startCli } from '../helpers/transfer-cli.js';
+
+const POINTS = 20_000;
+const PUT_SIZE = 5_000;
+
+const points = (from: number, count: number) => Array.from({ length: count }, (_, i) => ({
+  type: 'Feature', id: `p${from + i}`, geometry: { type: 'Point', coordinates: [((from + i) % 3600) / 10 - 180, ((from + i) % 1700) / 10 - 85] },
+  properties: { n: from + i, name: `point ${from + i}` },
+}));
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits until `check` holds, polling every 10 ms for up to `ms`; false if it never did. */
+async function eventually(check: () => boolean, ms: number): Promise<boolean> {
+  for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(10)) if (check()) return true;
+  return check();
+}
+
+/** The spool files under a temporary directory with some bytes in them: an export is under way. */
+const spooling = (directory: string) => readdirSync(directory).some((entry) =>
+  readdirSync(join(directory, entry)).some((file) => statSync(join(directory, entry, file)).size > 0));
+
+for (const backend of BACKENDS) {
+  describe(`temporary files of stopped exports (${backend})`, () => {
+    let hub: HubProcess;
+    let work: string;
+    let hubTemp: string;
+    let cliTemp: string;
+    let space: string;
+    before(async () => {
+      // The hub's and the CLI's own temporary directories (TMPDIR), and the exports' output files beside them.
+      work = mkdtempSync(join(tmpdir(), 'transfer-temporary-'));
+      hubTemp = join(work, 'hub');
+      cliTemp = join(work, 'cli');
+      mkdirSync(hubTemp);
+      mkdirSync(cliTemp);
+      // Chunks of 100 make the export job's 20,000 features take two hundred steps: a CANCEL lands while it runs.
+      hub = await startHub({ backend, env: { TMPDIR: hubTemp, HUB_JOBS_POLL: '50ms', HUB_JOBS_CHUNK: '100' } });
+      space = await createSpace(hub);
+      for (let from = 0; from < POINTS; from += PUT_SIZE) {
+        const put = await call(hub, 'PUT', `/hub/spaces/${space}/features`, { body: { type: 'FeatureCollection', features: points(from, PUT_SIZE) } });
+        assert.equal(put.status, 200, put.text);
+      }
+    });
+    after(async () => {
+      await hub?.stop();
+      if (work) rmSync(work, { recursive: true, force: true });
+    });
+
+    test('an export the hub refuses (no such space) exits 2 and leaves no spool', async () => {
+      const result = await cli(hub, ['export', '--space', 'no-such-space', '--format', 'flatgeobuf', '--output', join(work, 'missing.fgb')], { env: { TMPDIR: cliTemp } });
+      assert.equal(result.code, 2, result.stderr);
+      assert.deepEqual(readdirSync(cliTemp), []);
+    });
+
+    test('Ctrl-C during an export exits 130, says so, and removes the spool at once', async () => {
+      const run = startCli(hub, ['export', '--space', space, '--format', 'flatgeobuf', '--chunk', '100', '--output', join(work, 'interrupted.fgb')], { env: { TMPDIR: cliTemp } });
+      assert.ok(await eventually(() => spooling(cliTemp), 20_000), 'the export spools features');
+      run.child.kill('SIGINT');
+      const result = await run.done;
+      assert.equal(result.code, 130, result.stderr);
+      assert.match(result.stderr, /interrupted/);
+      assert.deepEqual(readdirSync(cliTemp), []);
+    });
+
+    test('a cancelled FlatGeobuf export job removes its spool on the hub', async () => {
+      const created = await call(hub, 'POST', '/hub/jobs', { body: { source: { type: 'Space', id: space }, target: { type: 'Files', format: 'FLATGEOBUF' } } });
+      assert.equal(created.status, 200, created.text);
+      const id = created.body.id as string;
+      assert.ok(await eventually(() => spooling(hubTemp), 20_000), 'the job spools features');
+      const cancelled = await call(hub, 'PATCH', `/hub/jobs/${id}/status`, { body: { desiredAction: 'CANCEL' } });
+      assert.equal(cancelled.status, 200, cancelled.text);
+      assert.equal(cancelled.body.state, 'CANCELLED');
+      assert.ok(await eventually(() => readdirSync(hubTemp).length === 0, 10_000), `the spool is removed: ${readdirSync(hubTemp).join(', ')}`);
+    });
+  });
+}
