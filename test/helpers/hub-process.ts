@@ -72,9 +72,20 @@ async function postgresStorage(dataDir: string, options: StartOptions): Promise<
   return { location: database.url, cluster: database.cluster, owned: database };
 }
 
+/**
+ * Data directories made here and not removed yet. A hub killed and not started again, or a case that fails before
+ * its hub's stop(), would leave its directory in the system's temporary directory: the test process removes what is
+ * left when it exits.
+ */
+const madeDataDirs = new Set<string>();
+process.once('exit', () => {
+  for (const dir of madeDataDirs) rmSync(dir, { recursive: true, force: true });
+});
+
 export async function startHub(options: StartOptions = {}): Promise<HubProcess> {
   const backend = options.backend ?? 'sqlite';
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'hub-test-'));
+  if (options.dataDir === undefined) madeDataDirs.add(dataDir);
   const postgres = backend === 'postgres' ? await postgresStorage(dataDir, options) : undefined;
   const storage = postgres?.location ?? `sqlite:${join(dataDir, 'hub.db')}`;
   const storageArgs = postgres ? ['--storage', postgres.location] : [];
@@ -111,6 +122,7 @@ export async function startHub(options: StartOptions = {}): Promise<HubProcess> 
       await exited;
       if (stopOptions.keepData) return;
       rmSync(dataDir, { recursive: true, force: true });
+      madeDataDirs.delete(dataDir);
       if (postgres?.owned) {
         databasesByDataDir.delete(dataDir);
         await postgres.owned.remove();
