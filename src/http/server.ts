@@ -23,6 +23,7 @@ import { type Method, type Route, routes } from './routes.js';
 import { registerTimeouts, type TimeoutSettings, timeoutServerOptions } from './timeouts.js';
 import { COMPRESSIBLE_TYPES, COMPRESSION_ENCODINGS, registerWholeCompression } from './reply/whole-compression.js';
 import { MAX_URI_LENGTH } from './uri-limit.js';
+import { unusedConnections } from './unused-connections.js';
 
 export interface ServerOptions extends SheddingSettings, TimeoutSettings {
   maxBody: number;
@@ -146,9 +147,11 @@ export async function buildServer(hub: Hub, options: ServerOptions): Promise<Fas
 
   // Streams stay open until their client leaves: a graceful stop ends them first, or it would wait for them.
   let closing = false;
+  const unused = unusedConnections(app.server);
   app.addHook('preClose', async () => {
     closing = true;
     endEventStreams();
+    unused.close();
   });
   // Answers sent while stopping close their connection: a kept-alive one would otherwise take the client's next
   // request, which a stopping server can only refuse (docs/operations.md, "Shutdown"). An answer whose headers went

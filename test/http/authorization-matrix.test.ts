@@ -127,8 +127,9 @@ const CASES: Record<string, Case> = {
   'PUT /project-api/projects/:projectId': { kind: 'projectChange', request: (p) => ({ path: `/project-api/projects/${p}`, body: { title: 'replaced' } }) },
   'PATCH /project-api/projects/:projectId': { kind: 'projectChange', request: (p) => ({ path: `/project-api/projects/${p}`, body: { title: 'patched' } }) },
   'DELETE /project-api/projects/:projectId': { kind: 'projectChange', request: (p) => ({ path: `/project-api/projects/${p}` }) },
-  // Wrong credentials: whatever token comes along, a login needs a username and its password.
-  'POST /account-api/login': { kind: 'session', request: () => ({ path: '/account-api/login', body: { username: 'nobody', password: 'wrong-password' } }) },
+  // Wrong credentials: whatever token comes along, a login needs a username and its password. A new unknown username
+  // each time: the login throttle slows repeated failures of one username (up to 2 s each), which is not this test's subject.
+  'POST /account-api/login': { kind: 'session', request: () => ({ path: '/account-api/login', body: { username: `nobody-${randomBytes(4).toString('hex')}`, password: 'wrong-password' } }) },
   'POST /account-api/logout': { kind: 'session', request: () => ({ path: '/account-api/logout', body: {} }) },
   'GET /account-api/me': { kind: 'session', request: () => ({ path: '/account-api/me' }) },
   'POST /account-api/accounts': { kind: 'session', request: () => ({ path: '/account-api/accounts', body: { username: 'new-user', password: 'new-password-123' } }) },

@@ -98,6 +98,26 @@ for (const backend of BACKENDS) {
       }
     });
 
+    // A preconnect, or the spare connection undici's fetch opens after a read is aborted mid-answer: it holds no request.
+    test('a connection that never sent a request is closed at SIGTERM and does not hold the stop', async () => {
+      const hub = await startHub({ backend, env: { HUB_SHUTDOWN_TIMEOUT: '20s' } });
+      try {
+        const unused = await openConnection(hub);
+        const unusedErrors = errorsOf(unused);
+        await pause(200);
+        const signalled = Date.now();
+        hub.process.kill('SIGTERM');
+        await unused.closed;
+        assert.equal(await exitCode(hub), 0);
+        const took = Date.now() - signalled;
+        assert.ok(took < 10_000, `stopped without waiting for HUB_SHUTDOWN_TIMEOUT (20 s): ${took} ms`);
+        assert.doesNotMatch(hub.stderr, /HUB_SHUTDOWN_TIMEOUT/);
+        assert.deepEqual(unusedErrors, [], 'closed without a reset');
+      } finally {
+        await hub.stop();
+      }
+    });
+
     test('past HUB_SHUTDOWN_TIMEOUT a request that never ends loses its connection and the hub exits 0', async () => {
       const hub = await startHub({ backend, env: { HUB_SHUTDOWN_TIMEOUT: '1s' } });
       try {
