@@ -89,12 +89,17 @@ const HOLD_SPACE: Prepared = { name: 'hold_space', text: 'SELECT 1 FROM space_co
  * `sid = $1 AND id = ANY($2)` the planner took only `sid` as the index condition and `id` as a filter while the
  * statistics did not know the space yet (a new space, until its first ANALYZE at 10,000 to 16,000 features): each
  * write read every row of the space, 5,000 rows in 1.5 ms, growing with the space, where the probes of 1,000 new
- * ids take 1.2 ms at any size. The subquery (its LIMIT keeps it from being merged into a join) pins that plan.
+ * ids take 1.2 ms at any size. The subquery (its LIMIT keeps it from being merged into a join) makes it a probe per id.
+ * The space is compared with `(SELECT $1::bigint)`, a value the planner cannot see: for a space the statistics do not
+ * know it estimated one row for `sid = $1`, and a scan of the primary key `(sid, seq)` filtered by id then cost no more
+ * than the probe of `(sid, id)`, or less where that index is deeper (long ids): each id read the whole space, 7.3 s for
+ * 1,000 ids in a space of 5,000 (docs/decisions.md, "PostgreSQL ingest", fifth round). Unseen, the space is estimated at
+ * the average space's rows, and the probe of `(sid, id)` wins (test/storage/postgres-lock-plan.test.ts).
  */
-const LOCK_STORED: Prepared = {
+export const LOCK_STORED: Prepared = {
   name: 'lock_stored',
   text: `SELECT f.seq, f.id, f.feature FROM unnest($2::text[]) AS u(id)
-          CROSS JOIN LATERAL (SELECT seq, id, feature FROM features WHERE sid = $1 AND id = u.id LIMIT 1 FOR UPDATE) f`,
+          CROSS JOIN LATERAL (SELECT seq, id, feature FROM features WHERE sid = (SELECT $1::bigint) AND id = u.id LIMIT 1 FOR UPDATE) f`,
 };
 const COUNT: Prepared = { name: 'count_features', text: 'SELECT feature_count AS n FROM space_counters WHERE sid = $1' };
 
@@ -110,13 +115,15 @@ const LOCK_VERSION: Prepared = { name: 'lock_version', text: 'SELECT version FRO
  * writers wait for (docs/decisions.md, "Versions", "What holds the version lock"). The rows are locked through a LATERAL
  * subquery of the locked counters row, so the version lock comes first, as in separate statements (a writer holding the
  * version lock may wait for these rows; one waiting for it must hold none of them). A space row that is gone returns no row.
+ * The probes compare the space as LOCK_STORED's do, with a value the planner cannot see.
  */
-const LOCK_VERSION_AND_STORED: Prepared = {
+export const LOCK_VERSION_AND_STORED: Prepared = {
   name: 'lock_version_and_stored',
   text: `SELECT v.version, v.history_from, v.deleted_before, f.seq, f.id, f.feature
            FROM (SELECT version, history_from, deleted_before FROM space_contents WHERE sid = $1 FOR NO KEY UPDATE) v
            LEFT JOIN LATERAL (SELECT s.seq, s.id, s.feature FROM unnest($2::text[]) AS u(id)
-             CROSS JOIN LATERAL (SELECT seq, id, feature FROM features WHERE sid = $1 AND id = u.id AND v.version IS NOT NULL LIMIT 1 FOR UPDATE) s) f ON true`,
+             CROSS JOIN LATERAL (SELECT seq, id, feature FROM features
+                                  WHERE sid = (SELECT $1::bigint) AND id = u.id AND v.version IS NOT NULL LIMIT 1 FOR UPDATE) s) f ON true`,
 };
 /**
  * A space without history takes its version as the transaction's last statement: its writers run in parallel and
