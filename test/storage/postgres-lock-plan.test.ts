@@ -1,11 +1,12 @@
-// The locking lookup of a write's stored rows probes the (sid, id) index once per id, also while the statistics know nothing of the space (issue 22: a new space's bulk load read the whole space per id).
+// Lookups of features by id in one space (the write's locking lookup, a merge's current rows, a GET of one feature) probe the (sid, id) index, also while the statistics know nothing of the space (issue 22: a new space's bulk load read the whole space per id).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { BACKENDS } from '../helpers/backends.js';
 import { createTestDatabase } from '../helpers/postgres-cluster.js';
 import { openStorage } from '../../src/storage/open-storage.js';
-import { LOCK_STORED, LOCK_VERSION_AND_STORED } from '../../src/storage/postgres/feature-store.js';
+import { CURRENT_OF, LOCK_STORED, LOCK_VERSION_AND_STORED } from '../../src/storage/postgres/feature-store.js';
+import { FEATURE_BY_ID } from '../../src/storage/postgres/space-store.js';
 import type { SpaceKey, Storage } from '../../src/storage/storage.js';
 import { spaceWith, type TestFeature } from './storage-fixture.js';
 
@@ -28,7 +29,7 @@ const points = (space: string, count: number): TestFeature[] => Array.from({ len
   id: longId(space, n), geometry: { type: 'Point', coordinates: [n % 180, n % 90] }, properties: { n },
 }));
 
-describe('PostgreSQL: the locking lookup of stored rows', { skip: !BACKENDS.includes('postgres') }, () => {
+describe('PostgreSQL: lookups by id in a space the statistics do not know', { skip: !BACKENDS.includes('postgres') }, () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>;
   let storage: Storage;
   let sql: pg.Client;
@@ -56,10 +57,16 @@ describe('PostgreSQL: the locking lookup of stored rows', { skip: !BACKENDS.incl
     return [...JSON.stringify(rows[0]['QUERY PLAN']).matchAll(/"Index Name":"([^"]+)"/g)].map((found) => found[1]);
   };
 
-  for (const [name, statement] of [['without history', LOCK_STORED], ['with the version lock', LOCK_VERSION_AND_STORED]] as const) {
-    test(`${name}: one probe of features_by_id per id, never a scan of the space by the primary key`, async () => {
-      const ids = Array.from({ length: 1_000 }, (_, n) => longId('young', n));
-      const indexes = await indexesOf(statement.text, [young.sid, ids]);
+  const ids = Array.from({ length: 1_000 }, (_, n) => longId('young', n));
+  const statements = [
+    ['the lock without history', LOCK_STORED.text, () => [young.sid, ids]],
+    ['the lock with the version lock', LOCK_VERSION_AND_STORED.text, () => [young.sid, ids]],
+    ['the current rows of a merge', CURRENT_OF.text, () => [young.sid, ids.slice(0, 3)]],
+    ['a GET of one feature', FEATURE_BY_ID.text, () => [young.sid, ids[5]]],
+  ] as const;
+  for (const [name, text, values] of statements) {
+    test(`${name}: features_by_id, never a scan of the space by the primary key`, async () => {
+      const indexes = await indexesOf(text, [...values()]);
       assert.ok(indexes.includes('features_by_id'), `planned through ${indexes.join(', ')}`);
       assert.ok(!indexes.includes('features_pkey'), `planned through ${indexes.join(', ')}`);
     });

@@ -165,7 +165,7 @@ const VERSIONS: Prepared = {
 const ORIGIN_STATES: Prepared = {
   name: 'origin_states',
   text: `SELECT f.id, h.feature AS json FROM unnest($2::text[], $3::bigint[]) AS u(id, origin)
-           JOIN features f ON f.sid = $1 AND f.id = u.id AND f.version > u.origin
+           JOIN features f ON f.sid = (SELECT $1::bigint) AND f.id = u.id AND f.version > u.origin
            LEFT JOIN feature_history h ON h.sid = $1 AND h.id = u.id AND h.version_to > u.origin
              AND (h.version_from IS NULL OR h.version_from <= u.origin)`,
 };
@@ -174,8 +174,9 @@ const HISTORY_OF: Prepared = {
   text: `SELECT h.seq, h.id, h.feature AS json FROM unnest($2::text[]) WITH ORDINALITY AS u(id, ord)
            JOIN feature_history h ON h.sid = $1 AND h.id = u.id AND h.version_to > $3 ORDER BY u.ord, h.version_to`,
 };
-const CURRENT_OF: Prepared = {
-  name: 'current_of', text: 'SELECT seq, id, feature AS json FROM features WHERE sid = $1 AND id = ANY($2::text[])',
+/** The space compared through an initplan, as in LOCK_STORED: a space the statistics do not know must not get the primary key's scan. */
+export const CURRENT_OF: Prepared = {
+  name: 'current_of', text: 'SELECT seq, id, feature AS json FROM features WHERE sid = (SELECT $1::bigint) AND id = ANY($2::text[])',
 };
 
 /**
@@ -522,7 +523,7 @@ export class PostgresFeatureStore implements FeatureStore {
       const where = compileQuery(query, params);
       const from = query.version === undefined ? 'features' : atVersion('$1', params.add(query.version));
       const sql = how.outer(`SELECT ${how.columns ?? 'f.seq, f.feature'} FROM unnest($2::text[]) WITH ORDINALITY AS u(id, ord)
-                     JOIN ${from} f ON f.sid = $1 AND f.id = u.id
+                     JOIN ${from} f ON f.sid = (SELECT $1::bigint) AND f.id = u.id
                     WHERE ${where} ORDER BY u.ord LIMIT $3`);
       // Looking ids up one by one is the right plan whatever the values, so without a filter it is prepared once.
       const prepare = isEmptyFilter(query) && !query.spatial && query.version === undefined;

@@ -86,7 +86,8 @@ interface LookupRow {
   catalogId: string;
 }
 
-const FEATURE_BY_ID: Prepared = { name: 'feature_by_id', text: 'SELECT feature FROM features WHERE sid = $1 AND id = $2' };
+/** The space compared through an initplan, as in feature-store.ts's LOCK_STORED: a space the statistics do not know must not get the primary key's scan. */
+export const FEATURE_BY_ID: Prepared = { name: 'feature_by_id', text: 'SELECT feature FROM features WHERE sid = (SELECT $1::bigint) AND id = $2' };
 /**
  * A keyset page: $1 the last space number of the page before, $2 the page size. `c.sid > $1` repeats what the
  * join implies: PostgreSQL does not infer it, and a merge join then read the counters from the first space on
