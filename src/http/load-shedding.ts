@@ -98,9 +98,9 @@ export function leaveInFlight(request: IncomingMessage): void {
 export function registerLoadShedding(app: FastifyInstance, settings: SheddingSettings): void {
   const budget = settings.maxInFlightBody > 0 ? new BodyBudget(settings.maxInFlightBody) : undefined;
   let inFlight = 0;
-  app.addHook('onRequest', async (request, reply) => {
-    if (exempt(request)) return;
-    if (settings.maxInFlight > 0 && inFlight >= settings.maxInFlight) throw hubError('tooManyRequests');
+  app.addHook('onRequest', (request, reply, done) => {
+    if (exempt(request)) return done();
+    if (settings.maxInFlight > 0 && inFlight >= settings.maxInFlight) return done(hubError('tooManyRequests'));
     let reservation: BodyReservation | undefined;
     if (budget && BODY_METHODS.has(request.method)) {
       reservation = new BodyReservation(budget);
@@ -118,8 +118,10 @@ export function registerLoadShedding(app: FastifyInstance, settings: SheddingSet
       leave();
       reservation?.release();
     });
+    done();
   });
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (reply.statusCode === 429 && !reply.hasHeader('retry-after')) reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+    done(null, payload);
   });
 }

@@ -134,10 +134,10 @@ export async function buildServer(hub: Hub, options: ServerOptions): Promise<Fas
   // Only `reply.sendFile` (ETag, Last-Modified, ranges, content types): the viewer's routes are in the route table.
   await app.register(fastifyStatic, { root: VIEWER_ROOT, serve: false });
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('stream-id', request.id);
     // A URI Node's parser took, longer than the hub serves: the same 414 as one the parser refused (uri-limit.ts).
-    if (request.url.length > MAX_URI_LENGTH) throw uriOverLimit();
+    done(request.url.length > MAX_URI_LENGTH ? uriOverLimit() : undefined);
   });
   // After CORS and the stream id, so that a 429 carries both.
   registerLoadShedding(app, options);
@@ -156,11 +156,13 @@ export async function buildServer(hub: Hub, options: ServerOptions): Promise<Fas
   // Answers sent while stopping close their connection: a kept-alive one would otherwise take the client's next
   // request, which a stopping server can only refuse (docs/operations.md, "Shutdown"). An answer whose headers went
   // out before the stop leaves its connection idle when it ends: closed then, or the stop would wait for the client.
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
+    done(null, payload);
   });
-  app.addHook('onResponse', async () => {
+  app.addHook('onResponse', (_request, _reply, done) => {
     if (closing) setImmediate(() => app.server.closeIdleConnections());
+    done();
   });
   for (const route of routes) register(app, hub, route, options, metrics);
   registerMethodNotAllowed(app);

@@ -42,12 +42,14 @@ export function bodyIdleTimeoutOf(request: IncomingMessage): number | undefined 
 
 export function registerTimeouts(app: FastifyInstance, settings: TimeoutSettings): void {
   if (settings.bodyIdleTimeout > 0) {
-    app.addHook('onRequest', async (request) => {
+    app.addHook('onRequest', (request, _reply, done) => {
       bodyIdleTimeouts.set(request.raw, settings.bodyIdleTimeout);
+      done();
     });
   }
   // The rest of a body that stopped arriving would never come: the connection is closed after the 408.
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (reply.statusCode === 408) reply.header('connection', 'close');
+    done(null, payload);
   });
 }
