@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { call, createSpace } from '../helpers/http-client.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
 import { cli, startCli } from '../helpers/transfer-cli.js';
+import { until } from '../helpers/webhook-receiver.js';
 
 const POINTS = 20_000;
 const PUT_SIZE = 5_000;
@@ -15,14 +16,6 @@ const points = (from: number, count: number) => Array.from({ length: count }, (_
   type: 'Feature', id: `p${from + i}`, geometry: { type: 'Point', coordinates: [((from + i) % 3600) / 10 - 180, ((from + i) % 1700) / 10 - 85] },
   properties: { n: from + i, name: `point ${from + i}` },
 }));
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Waits until `check` holds, polling every 10 ms for up to `ms`; false if it never did. */
-async function eventually(check: () => boolean, ms: number): Promise<boolean> {
-  for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(10)) if (check()) return true;
-  return check();
-}
 
 /** The spool files under a temporary directory with some bytes in them: an export is under way. */
 const spooling = (directory: string) => readdirSync(directory).some((entry) =>
@@ -63,7 +56,7 @@ for (const backend of BACKENDS) {
 
     test('Ctrl-C during an export exits 130, says so, and removes the spool at once', async () => {
       const run = startCli(hub, ['export', '--space', space, '--format', 'flatgeobuf', '--chunk', '100', '--output', join(work, 'interrupted.fgb')], { env: { TMPDIR: cliTemp } });
-      assert.ok(await eventually(() => spooling(cliTemp), 20_000), 'the export spools features');
+      await until('the export spools features', () => spooling(cliTemp), 20_000);
       run.child.kill('SIGINT');
       const result = await run.done;
       assert.equal(result.code, 130, result.stderr);
@@ -75,11 +68,11 @@ for (const backend of BACKENDS) {
       const created = await call(hub, 'POST', '/hub/jobs', { body: { source: { type: 'Space', id: space }, target: { type: 'Files', format: 'FLATGEOBUF' } } });
       assert.equal(created.status, 200, created.text);
       const id = created.body.id as string;
-      assert.ok(await eventually(() => spooling(hubTemp), 20_000), 'the job spools features');
+      await until('the job spools features', () => spooling(hubTemp), 20_000);
       const cancelled = await call(hub, 'PATCH', `/hub/jobs/${id}/status`, { body: { desiredAction: 'CANCEL' } });
       assert.equal(cancelled.status, 200, cancelled.text);
       assert.equal(cancelled.body.state, 'CANCELLED');
-      assert.ok(await eventually(() => readdirSync(hubTemp).length === 0, 10_000), `the spool is removed: ${readdirSync(hubTemp).join(', ')}`);
+      await until('the spool is removed', () => readdirSync(hubTemp).length === 0, 10_000);
     });
   });
 }

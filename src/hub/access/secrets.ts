@@ -1,7 +1,7 @@
 // Hashing of passwords (scrypt), token strings and session ids (sha256), and constant-time checks of passwords.
-import * as crypto from 'node:crypto';
-import { createHash, randomBytes, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
+import { randomBytes, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
+import { sha256Hex } from '../../core/sha256-hex.js';
 import { randomId } from '../ids.js';
 
 const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keyLength: number, options: object) => Promise<Buffer>;
@@ -33,12 +33,12 @@ export async function verifyPassword(password: string, stored: string): Promise<
 /** Session cookies carry 256 random bits; the storage keeps only their sha256. */
 export const newSessionId = (): string => randomBytes(32).toString('base64url');
 
-/** Tokens carry 40 random alphanumerics (about 238 bits), so a fast hash is enough to keep them secret at rest. */
-export const hashToken: (token: string) => string = typeof crypto.hash === 'function'
-  // Every authenticated request hashes its token: the one-shot hash (Node 20.12 on) makes no Hash object, which was
-  // most of the token check's cost (docs/cache-and-changed-tiles.md, fourth look).
-  ? (token) => crypto.hash('sha256', token, 'hex')
-  : (token) => createHash('sha256').update(token).digest('hex');
+/**
+ * Tokens carry 40 random alphanumerics (about 238 bits), so a fast hash is enough to keep them secret at rest. Every
+ * authenticated request hashes its token: a Hash object per request was most of the token check's cost
+ * (docs/cache-and-changed-tiles.md, fourth look).
+ */
+export const hashToken = (token: string): string => sha256Hex(token);
 
 export const newTokenString = (): string => randomId(40);
 export const newPassword = (): string => randomId(20);

@@ -1,7 +1,7 @@
 // Turns stored feature rows into response texts: the database's joined text when nothing transforms, else the transform plan per feature.
-import crypto, { createHash } from 'node:crypto';
 import type { FeatureQuery } from '../../core/feature-query.js';
 import { commaJoined } from '../../core/namespace-cut.js';
+import { sha256Hex } from '../../core/sha256-hex.js';
 import type { FeatureSource } from '../feature-source.js';
 import type { CachedAnswer, EncodedBody } from './answer-cache.js';
 import { type TransformPlan, transformText } from './transform-plan.js';
@@ -64,13 +64,8 @@ export function answerName(source: FeatureSource, request: string, version?: num
   return `${source.space.id}\n${source.contentAt(version)}\n${request}`;
 }
 
-/**
- * The key of a name made by `answerName`. Every read names its answer, so it takes the one-shot hash where Node has it
- * (20.12 on, as secrets.ts): no Hash object per request.
- */
-export const hashedName: (name: string) => string = typeof crypto.hash === 'function'
-  ? (name) => crypto.hash('sha256', name, 'hex').slice(0, 32)
-  : (name) => createHash('sha256').update(name).digest('hex').slice(0, 32);
+/** The key of a name made by `answerName`. */
+export const hashedName = (name: string): string => sha256Hex(name).slice(0, 32);
 
 /**
  * The response pages of a query. Without transformation the database's joined page texts go out as they
