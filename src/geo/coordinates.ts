@@ -82,6 +82,7 @@ function hasOnlyPositionsOf(geometry: Geometry, dimensions: number): boolean {
 
 /** True also for a geometry without positions, since there is nothing to pad. */
 export const hasOnly3DPositions = (geometry: Geometry): boolean => hasOnlyPositionsOf(geometry, 3);
+export const hasOnly2DPositions = (geometry: Geometry): boolean => hasOnlyPositionsOf(geometry, 2);
 
 /** Gives 2D positions an altitude of 0; returns the geometry itself when nothing needs padding. */
 export function pad3D(geometry: Geometry): Geometry {

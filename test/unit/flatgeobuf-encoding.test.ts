@@ -123,3 +123,23 @@ test('the writer gives every feature in the columns\' final kinds and in 3D when
   ]);
   assert.ok(Buffer.concat(chunks).equals(want));
 });
+
+test('a column whose first values are null takes the kind of its first value for the features after it, with no kind changing later', async () => {
+  // `d` is null in the first feature and a fraction from then on; `e` has no value until feature 3 and is whole after.
+  const features = Array.from({ length: 40 }, (_, i): TransferFeature => ({
+    type: 'Feature', id: `f${i}`, geometry: { type: 'Point', coordinates: [i, 2 * i, 0] },
+    properties: { d: i === 0 ? null : i + 0.25, e: i < 3 ? null : i, s: `s${i}` },
+  }));
+  const out = new PassThrough();
+  const chunks: Buffer[] = [];
+  out.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const writer = writeFlatGeobuf(out);
+  await writer.writeTexts?.(features.map((feature) => scanStoredFeature(Buffer.from(JSON.stringify(feature)), 0) as NonNullable<ReturnType<typeof scanStoredFeature>>));
+  await writer.end();
+  const columns = [meta('id', ColumnType.String), meta('d', ColumnType.Double), meta('e', ColumnType.Long), meta('s', ColumnType.String)];
+  const want = Buffer.concat([
+    magicbytes, buildHeader({ geometryType: GeometryType.Point, hasZ: true, columns, featuresCount: features.length }),
+    ...features.map((feature) => buildFeature(parsed(feature.geometry as Geometry), { id: feature.id as string, ...feature.properties } as IProperties, { ...HEADER, columns })),
+  ]);
+  assert.ok(Buffer.concat(chunks).equals(want));
+});

@@ -2,12 +2,35 @@
 import * as flatbuffers from 'flatbuffers';
 import { ColumnType } from 'flatgeobuf/lib/mjs/flat-geobuf/column-type.js';
 import { Feature } from 'flatgeobuf/lib/mjs/flat-geobuf/feature.js';
+import type { Geometry as EncodedGeometry } from 'flatgeobuf/lib/mjs/flat-geobuf/geometry.js';
+import { GeometryType } from 'flatgeobuf/lib/mjs/flat-geobuf/geometry-type.js';
 import { buildGeometry, type IParsedGeometry } from 'flatgeobuf/lib/mjs/generic/geometry.js';
 import { NULL_START, TRUE_START } from '../../core/json-bytes.js';
 import type { StoredFeature } from './plain-feature-text.js';
 import { hasEscape, TokenNames } from './stored-feature-values.js';
 
 const TWO_TO_32 = 2 ** 32;
+const utf8 = new TextDecoder();
+
+/**
+ * The geometry an encoded feature holds, as parsedGeometry() gave it to the encoder: a null geometry, a multipolygon
+ * and a collection as their parts, any other as its positions (ends where there were several rings or lines); `padZ`
+ * gives 2D positions z = 0 (pad3D's result for a geometry whose positions are all 2D).
+ */
+export function encodedGeometry(geometry: EncodedGeometry, padZ: boolean): IParsedGeometry {
+  const type = geometry.type();
+  if (type === GeometryType.Unknown || type === GeometryType.MultiPolygon || type === GeometryType.GeometryCollection) {
+    const parts = Array.from({ length: geometry.partsLength() }, (_, i) => encodedGeometry(geometry.parts(i) as EncodedGeometry, padZ));
+    return type === GeometryType.Unknown ? { xy: [], ends: [], parts, type } : { type, parts } as IParsedGeometry;
+  }
+  const xy = Array.from(geometry.xyArray() ?? []);
+  const z = geometry.zArray();
+  const ends = geometry.endsArray();
+  return {
+    xy, z: z !== null ? Array.from(z) : padZ && xy.length > 0 ? new Array<number>(xy.length / 2).fill(0) : undefined,
+    ends: ends !== null ? Array.from(ends) : undefined, type,
+  } as IParsedGeometry;
+}
 /** Values up to this many bytes are copied byte by byte. */
 const SHORT_COPY = 32;
 
@@ -70,6 +93,37 @@ export class FlatGeobufFeatureEncoder {
     this.tokenProperty(0, ColumnType.String, bytes, text.idStart, text.idEnd);
     for (let column = 1; column < this.types.length; column++) {
       if (this.stamp[column] === feature) this.tokenProperty(column, this.types[column], bytes, this.valueStart[column], this.valueEnd[column]);
+    }
+    return this.finish(geometry);
+  }
+
+  /**
+   * A feature this encoder gave (`encoded`, size-prefixed) when the columns had the types `from`, in the
+   * columns' types now, with `geometry`: what encode() gives for the feature it came from. A column's kind only widens
+   * (Long to Double, anything to Json), so a value is copied where its type stayed and converted where it widened.
+   */
+  reencode(encoded: Uint8Array, from: readonly ColumnType[], geometry: IParsedGeometry): Uint8Array {
+    const values = Feature.getSizePrefixedRootAsFeature(new flatbuffers.ByteBuffer(encoded)).propertiesArray();
+    const view = values === null ? undefined : Buffer.from(values.buffer, values.byteOffset, values.length);
+    this.offset = 0;
+    for (let at = 0; view !== undefined && at < view.length;) {
+      const index = view.readUInt16LE(at);
+      const type = from[index];
+      const start = at + 2;
+      const end = type === ColumnType.Bool ? start + 1 : type === ColumnType.Long || type === ColumnType.Double ? start + 8 : start + 4 + view.readUInt32LE(start);
+      at = end;
+      if (this.types[index] === type) {
+        this.room(2 + end - start);
+        this.offset = this.properties.writeUInt16LE(index, this.offset);
+        this.offset += view.copy(this.properties, this.offset, start, end);
+        continue;
+      }
+      const value = type === ColumnType.Bool ? view[start] === 1
+        : type === ColumnType.Long ? view.readUInt32LE(start) + view.readInt32LE(start + 4) * TWO_TO_32
+        : type === ColumnType.Double ? view.readDoubleLE(start)
+        : type === ColumnType.Json ? JSON.parse(utf8.decode(view.subarray(start + 4, end))) as unknown
+        : utf8.decode(view.subarray(start + 4, end));
+      this.property(index, this.types[index], value);
     }
     return this.finish(geometry);
   }

@@ -1,23 +1,27 @@
 // Writes FlatGeobuf: each feature is encoded as it arrives (flatgeobuf-feature.ts) into a temporary file, copied to the output after the header, which can only be built once every feature was seen (it lists every column's kind and the geometry type).
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { pad3D } from '../../geo/coordinates.js';
+import * as flatbuffers from 'flatbuffers';
+import { hasOnly2DPositions, pad3D } from '../../geo/coordinates.js';
 import type { Geometry } from '../../geo/geometry.js';
 import { magicbytes } from 'flatgeobuf/lib/mjs/constants.js';
 import { ColumnType } from 'flatgeobuf/lib/mjs/flat-geobuf/column-type.js';
+import { Feature } from 'flatgeobuf/lib/mjs/flat-geobuf/feature.js';
 import { GeometryType } from 'flatgeobuf/lib/mjs/flat-geobuf/geometry-type.js';
 import { parseGC, parseGeometry } from 'flatgeobuf/lib/mjs/geojson/geometry.js';
 import type { ColumnMeta } from 'flatgeobuf/lib/mjs/column-meta.js';
 import type { Geometry as GeoJsonGeometry } from 'geojson';
 import type { IParsedGeometry } from 'flatgeobuf/lib/mjs/generic/geometry.js';
 import { type FeatureText, featureTextString, type TransferFeature, type WriterFactory } from '../transfer-feature.js';
-import type { StoredFeature } from './plain-feature-text.js';
-import { FlatGeobufFeatureEncoder } from './flatgeobuf-feature.js';
+import { scanStoredFeature, type StoredFeature } from './plain-feature-text.js';
+import { encodedGeometry, FlatGeobufFeatureEncoder } from './flatgeobuf-feature.js';
 import { buildHeader } from './flatgeobuf-header.js';
 import { OutputBatch, put } from './output-stream.js';
 import { pointCoordinates } from './stored-feature-values.js';
-import { Spool, spooledFeature, type ValueKind } from './spool.js';
+import { ColumnKinds, type ValueKind } from './column-kinds.js';
 
 const COLUMN_TYPES: Record<ValueKind, ColumnType> = {
   boolean: ColumnType.Bool, integer: ColumnType.Long, number: ColumnType.Double, string: ColumnType.String, json: ColumnType.Json,
@@ -39,11 +43,18 @@ const pointGeometry = (point: number[], hasZ: boolean): IParsedGeometry => ({
   xy: [point[0], point[1]], z: point.length > 2 ? [point[2]] : hasZ ? [0] : undefined, type: GeometryType.Point,
 } as IParsedGeometry);
 
-/** A run of features encoded while the spool's columns kept their kinds and hasZ its value: where they start in the encoded file and in the spool's text. */
+/** A line of text (a feature not written as a stored text) as encoded from: scanned where it has a stored text's shape, else parsed. */
+function textFeature(line: Buffer): StoredFeature | TransferFeature {
+  const scanned = scanStoredFeature(line, 0, line.length);
+  return scanned?.end === line.length ? scanned : JSON.parse(line.toString('utf8')) as TransferFeature;
+}
+
+/** A run of features encoded while the columns kept their kinds and hasZ its value: where they start in the encoded file, and the column types and hasZ they were encoded with. */
 interface Run {
   changes: number;
   encodedStart: number;
-  textStart: number;
+  types: readonly ColumnType[];
+  hasZ: boolean;
 }
 
 /** The bytes [start, end) of a file, copied to the output. */
@@ -52,86 +63,131 @@ async function copyRange(out: Writable, file: string, start: number, end: number
   for await (const chunk of createReadStream(file, { start, end: end - 1, highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) await put(out, chunk);
 }
 
+/** The size-prefixed features in the bytes [start, end) of a file: each one's offset in the file and its bytes. */
+async function* encodedFeatures(file: string, start: number, end: number): AsyncIterable<[number, Uint8Array]> {
+  if (start >= end) return;
+  let rest: Buffer = Buffer.alloc(0);
+  let offset = start;
+  for await (const chunk of createReadStream(file, { start, end: end - 1, highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) {
+    const bytes = rest.length === 0 ? chunk : Buffer.concat([rest, chunk]);
+    let at = 0;
+    for (; at + 4 <= bytes.length && at + 4 + bytes.readUInt32LE(at) <= bytes.length; at += 4 + bytes.readUInt32LE(at)) {
+      // A copy: the library reads coordinates as Float64Arrays over the bytes, which the builder aligned from the size prefix on.
+      yield [offset + at, new Uint8Array(bytes.subarray(at, at + 4 + bytes.readUInt32LE(at)))];
+    }
+    offset += at;
+    rest = bytes.subarray(at);
+  }
+}
+
 /**
- * Each feature is encoded as it arrives, with the columns' kinds and hasZ as they stand, into a file of encoded features,
- * and spooled as text too. The header (every column's final kind, the geometry type, the count) is written at the end,
- * then the encoded features are copied; the runs encoded before a column's kind changed or hasZ turned true are encoded
- * again from their spooled texts (usually the first few features: kinds settle early).
+ * Each feature is encoded as it arrives, with the columns' kinds and hasZ as they stand, into a file of encoded
+ * features. The header (every column's final kind, the geometry type, the count) is written at the end, then the
+ * encoded features are copied; the runs encoded before a column's kind changed or hasZ turned true are read back and
+ * encoded again in the final kinds (usually the first few features: kinds settle early).
  */
 export const writeFlatGeobuf: WriterFactory = (out) => {
-  const spool = new Spool();
-  const encodedFile = spool.path('features.fgb');
+  const dir = mkdtempSync(join(tmpdir(), 'spatial-hub-flatgeobuf-'));
+  const encodedFile = join(dir, 'features.fgb');
   const encodedOut = createWriteStream(encodedFile);
   const encoded = new OutputBatch(encodedOut);
   const release = () => {
     encodedOut.destroy();
-    spool.remove();
+    rmSync(dir, { recursive: true, force: true });
   };
+  const kinds = new ColumnKinds();
   let encodedBytes = 0;
   const encoder = new FlatGeobufFeatureEncoder();
   const runs: Run[] = [];
+  /**
+   * Geometries with a position that is not 2D encoded while hasZ was false (their first position is 2D), by their
+   * offset in the encoded file: which of their positions pad3D would pad cannot be told from the encoded z values. A hub
+   * stores every position in 3D, so only other sources give them.
+   */
+  const mixed = new Map<number, Geometry>();
   let names: string[] = [];
   let columns: ColumnMeta[] = [];
-  const synced = { columns: -1, changes: -1 };
+  let types: ColumnType[] = [];
+  let synced = -1;
   const syncColumns = () => {
-    if (synced.columns === spool.columns.size && synced.changes === spool.changes) return;
-    names = [...spool.columns.keys()].filter((name) => name !== 'id');
-    columns = [column('id', ColumnType.String), ...names.map((name) => column(name, COLUMN_TYPES[spool.columns.get(name) ?? 'string']))];
-    encoder.useColumns(names, columns.map((meta) => meta.type));
-    synced.columns = spool.columns.size;
-    synced.changes = spool.changes;
+    if (synced === kinds.typings) return;
+    names = [...kinds.columns.keys()].filter((name) => name !== 'id');
+    columns = [column('id', ColumnType.String), ...names.map((name) => column(name, COLUMN_TYPES[kinds.columns.get(name) ?? 'string']))];
+    types = columns.map((meta) => meta.type);
+    encoder.useColumns(names, types);
+    synced = kinds.typings;
+  };
+  const geometryOf = (geometry: Geometry | null): IParsedGeometry => {
+    if (geometry !== null && !kinds.hasZ && !hasOnly2DPositions(geometry)) mixed.set(encodedBytes, geometry);
+    return parsedGeometry(geometry, kinds.hasZ);
   };
   const encode = (feature: StoredFeature | TransferFeature): Uint8Array => {
     if ('members' in feature) {
       // A point is read from its text; any other geometry is parsed alone, not the whole feature.
       const point = pointCoordinates(feature.bytes, feature.geometryStart, feature.geometryEnd);
-      const geometry = point !== undefined ? pointGeometry(point, spool.hasZ)
-        : parsedGeometry(JSON.parse(feature.bytes.toString('utf8', feature.geometryStart, feature.geometryEnd)) as Geometry | null, spool.hasZ);
+      const geometry = point !== undefined ? pointGeometry(point, kinds.hasZ)
+        : geometryOf(JSON.parse(feature.bytes.toString('utf8', feature.geometryStart, feature.geometryEnd)) as Geometry | null);
       return encoder.encodeText(geometry, feature);
     }
-    return encoder.encode(parsedGeometry(feature.geometry as Geometry | null, spool.hasZ), feature.id, feature.properties);
+    return encoder.encode(geometryOf(feature.geometry as Geometry | null), feature.id, feature.properties);
   };
-  /** Encodes a feature the spool has just taken (its line began at `textStart`), as the replay of that line would give it. */
-  const take = (textStart: number, feature: StoredFeature | TransferFeature) => {
-    if (runs.at(-1)?.changes !== spool.changes) runs.push({ changes: spool.changes, encodedStart: encodedBytes, textStart });
+  /** Encodes a feature whose kinds were just noted. */
+  const take = (feature: StoredFeature | TransferFeature) => {
+    let run = runs.at(-1);
+    if (run?.changes !== kinds.changes) {
+      run = { changes: kinds.changes, encodedStart: encodedBytes, types, hasZ: kinds.hasZ };
+      runs.push(run);
+    }
     syncColumns();
+    // Columns are added within a run but keep their kinds: the run's last types cover all its features.
+    run.types = types;
     const bytes = encode(feature);
     encoded.add(bytes);
     encodedBytes += bytes.length;
   };
-  const takeText = (text: FeatureText) => {
-    const textStart = spool.spooled;
-    spool.take(text);
-    // A stored text gives what its spooled line (the same text without the namespace) gives when scanned again.
-    if ((text as Partial<StoredFeature>).members !== undefined) take(textStart, text as StoredFeature);
-    else {
-      const line = Buffer.from(featureTextString(text));
-      take(textStart, spooledFeature(line, 0, line.length));
-    }
+  /** A feature not given as a stored text, encoded as from its JSON text (the same bytes as the texts give, -0 and all). */
+  const takeLine = (parsed: TransferFeature, line: Buffer) => {
+    kinds.note(parsed);
+    take(textFeature(line));
   };
-  // Both at once: a drain of one file that came while waiting for the other would be missed.
-  const settle = () => Promise.all([spool.settle(), encoded.settle()]);
+  const takeText = (text: FeatureText) => {
+    if ((text as Partial<StoredFeature>).members !== undefined) {
+      kinds.noteText(text as StoredFeature);
+      take(text as StoredFeature);
+      return;
+    }
+    const line = Buffer.from(featureTextString(text));
+    takeLine(JSON.parse(line.toString('utf8')) as TransferFeature, line);
+  };
+  /** Encodes again, in the final column types and hasZ, a run encoded before a change. */
+  async function* encodedAgain(run: Run, end: number): AsyncIterable<Uint8Array> {
+    for await (const [offset, bytes] of encodedFeatures(encodedFile, run.encodedStart, end)) {
+      const kept = mixed.get(offset);
+      const geometry = kept !== undefined ? parsedGeometry(kept, kinds.hasZ)
+        : encodedGeometry(Feature.getSizePrefixedRootAsFeature(new flatbuffers.ByteBuffer(bytes)).geometry() as NonNullable<ReturnType<Feature['geometry']>>, kinds.hasZ && !run.hasZ);
+      yield encoder.reencode(bytes, run.types, geometry);
+    }
+  }
   const end = async () => {
-    await spool.end();
     await encoded.flush();
     encodedOut.end();
     await finished(encodedOut);
     syncColumns();
-    const types = [...spool.geometryTypes].filter((type) => type !== 'null');
-    const single = types.length === 1 ? (GeometryType as unknown as Record<string, GeometryType>)[types[0]] : undefined;
+    const geometryTypes = [...kinds.geometryTypes].filter((type) => type !== 'null');
+    const single = geometryTypes.length === 1 ? (GeometryType as unknown as Record<string, GeometryType>)[geometryTypes[0]] : undefined;
     await put(out, magicbytes);
-    await put(out, buildHeader({ geometryType: single ?? GeometryType.Unknown, hasZ: spool.hasZ, columns, featuresCount: spool.count }));
+    await put(out, buildHeader({ geometryType: single ?? GeometryType.Unknown, hasZ: kinds.hasZ, columns, featuresCount: kinds.count }));
     const batch = new OutputBatch(out);
     for (let i = 0; i < runs.length; i++) {
       const run = runs[i];
-      const next = runs[i + 1];
-      if (run.changes === spool.changes) {
+      const next = runs[i + 1]?.encodedStart ?? encodedBytes;
+      if (run.changes === kinds.changes) {
         await batch.flush();
-        await copyRange(out, encodedFile, run.encodedStart, next?.encodedStart ?? encodedBytes);
+        await copyRange(out, encodedFile, run.encodedStart, next);
         continue;
       }
-      for await (const feature of spool.replayTexts(run.textStart, next?.textStart ?? spool.spooled)) {
-        batch.add(encode(feature));
+      for await (const bytes of encodedAgain(run, next)) {
+        batch.add(bytes);
         await batch.settle();
       }
     }
@@ -139,18 +195,16 @@ export const writeFlatGeobuf: WriterFactory = (out) => {
   };
   return {
     write: async (feature) => {
-      const textStart = spool.spooled;
-      const line = spool.takeFeature(feature);
-      take(textStart, spooledFeature(line, 0, line.length));
-      await settle();
+      takeLine(feature, Buffer.from(JSON.stringify(feature)));
+      await encoded.settle();
     },
     writeText: async (text) => {
       takeText(text);
-      await settle();
+      await encoded.settle();
     },
     writeTexts: async (texts) => {
       for (const text of texts) takeText(text);
-      await settle();
+      await encoded.settle();
     },
     end: async () => {
       try {

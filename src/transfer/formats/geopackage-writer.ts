@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Geometry, WriterFactory } from '../transfer-feature.js';
 import { put } from './output-stream.js';
-import { Spool, spooledWriter, type ValueKind } from './spool.js';
+import { Spool, spooledWriter } from './spool.js';
+import type { ValueKind } from './column-kinds.js';
 import { boundsOf, encodeWkb } from './wkb-writer.js';
 
 /** The layer's table, its key and geometry column: fixed names, so that the R-tree's triggers below are plain text. */

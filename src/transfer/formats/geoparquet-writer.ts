@@ -4,7 +4,8 @@ import type { ColumnSource, Writer } from 'hyparquet-writer';
 import type { Writable } from 'node:stream';
 import type { TransferFeature, WriterFactory } from '../transfer-feature.js';
 import { put } from './output-stream.js';
-import { spooledWriter, type ValueKind } from './spool.js';
+import { spooledWriter } from './spool.js';
+import type { ValueKind } from './column-kinds.js';
 import { boundsOf, encodeWkb } from './wkb-writer.js';
 
 /** Rows per row group: a reader holds one group at a time; GeoParquet readers skip whole groups by their statistics. */

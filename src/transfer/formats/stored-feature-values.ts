@@ -2,7 +2,7 @@
 // The texts are the hub's, written by JSON.stringify: compact, numbers in their shortest form, so a token's bytes are what stringifying its value gives.
 import { BACKSLASH, CLOSE_BRACKET, COMMA, FALSE_START, NULL_START, OPEN_BRACE, OPEN_BRACKET, QUOTE, TRUE_START } from '../../core/json-bytes.js';
 import { bytesAt, stringEnd } from '../../core/json-bytes-scan.js';
-import type { ValueKind } from './spool.js';
+import type { ValueKind } from './column-kinds.js';
 
 const GEOMETRY_START = Buffer.from('{"type":"');
 const COORDINATES_KEY = Buffer.from(',"coordinates":');
