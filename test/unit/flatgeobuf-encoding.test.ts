@@ -88,12 +88,27 @@ test('features encoded by the export give the bytes of the library\'s buildFeatu
   }
 });
 
+/** Every geometry type the hub stores (and none) in 2D, for the runs encoded before the first 3D position to be read back and padded. */
+function shapes(i: number): Geometry | null {
+  const square = [[i % 90, 1], [i % 90, 2], [i % 90 + 1, 2], [i % 90, 1]];
+  switch (i % 7) {
+    case 0: return null;
+    case 1: return { type: 'Polygon', coordinates: [square, square] };
+    case 2: return { type: 'MultiPolygon', coordinates: [[square], [square, square]] };
+    case 3: return { type: 'MultiPolygon', coordinates: [] };
+    case 4: return { type: 'MultiLineString', coordinates: [[[1, 2], [3, i % 80]], [[5, 6], [7, 8]]] };
+    case 5: return { type: 'MultiPoint', coordinates: [[1, 2], [3, i % 80]] };
+    default: return { type: 'LineString', coordinates: [[i % 90, 1], [2, i % 80]] };
+  }
+}
+
 test('the writer gives every feature in the columns\' final kinds and in 3D when kinds change and a third coordinate comes late, over pages and single features', async () => {
   // `a` is whole until feature 500, `b` a string until 900, the first 3D position comes at 700; one in 50 is an object
   // (written parsed, not as text), the others stored texts written a page at a time.
   const features = Array.from({ length: 1200 }, (_, i): TransferFeature => ({
     type: 'Feature', id: `f${i}`,
-    geometry: i === 700 ? { type: 'Point', coordinates: [1, 2, 3] } : i % 3 === 0 ? { type: 'LineString', coordinates: [[i % 90, 1], [2, i % 80]] } : { type: 'Point', coordinates: [i % 170, -(i % 80) - 0.5] },
+    geometry: i === 700 ? { type: 'Point', coordinates: [1, 2, 3] } : i === 350 ? { type: 'LineString', coordinates: [[1, 2], [3, 4, 5], [6, 7]] }
+      : i % 3 === 0 ? shapes(i) : { type: 'Point', coordinates: [i % 170, -(i % 80) - 0.5] },
     properties: { a: i >= 500 && i % 7 === 0 ? i + 0.5 : i, b: i >= 900 && i % 5 === 0 ? { n: i } : `t${i}"é`, c: i % 2 === 0 },
   }));
   const out = new PassThrough();
@@ -119,7 +134,7 @@ test('the writer gives every feature in the columns\' final kinds and in 3D when
   const header = { ...HEADER, columns };
   const want = Buffer.concat([
     magicbytes, buildHeader({ geometryType: GeometryType.Unknown, hasZ: true, columns, featuresCount: features.length }),
-    ...features.map((feature) => buildFeature(parsed(pad3D(feature.geometry as HubGeometry) as Geometry), { id: feature.id as string, ...feature.properties } as IProperties, header)),
+    ...features.map((feature) => buildFeature(parsed(feature.geometry && pad3D(feature.geometry as HubGeometry) as Geometry), { id: feature.id as string, ...feature.properties } as IProperties, header)),
   ]);
   assert.ok(Buffer.concat(chunks).equals(want));
 });
