@@ -7,7 +7,7 @@ import { GeometryType } from 'flatgeobuf/lib/mjs/flat-geobuf/geometry-type.js';
 import { buildGeometry, type IParsedGeometry } from 'flatgeobuf/lib/mjs/generic/geometry.js';
 import { NULL_START, TRUE_START } from '../../core/json-bytes.js';
 import type { StoredFeature } from './plain-feature-text.js';
-import { hasEscape, TokenNames } from './stored-feature-values.js';
+import { hasEscape, numberAt, TokenNames } from './stored-feature-values.js';
 
 const TWO_TO_32 = 2 ** 32;
 const utf8 = new TextDecoder();
@@ -78,12 +78,13 @@ export class FlatGeobufFeatureEncoder {
   /**
    * The same feature as encode() gives for the parsed text, with the id and the values read from the text's bytes: in the
    * columns' order, strings without escapes and JSON values copied as they are (the hub's texts are JSON.stringify's).
+   * `names` are the members' names where the caller read them already (ColumnKinds.noteText), one per member.
    */
-  encodeText(geometry: IParsedGeometry, text: StoredFeature): Uint8Array {
+  encodeText(geometry: IParsedGeometry, text: StoredFeature, names?: readonly string[]): Uint8Array {
     const { bytes, members } = text;
     const feature = this.features++;
     for (let i = 0; i < members.length; i += 4) {
-      const column = this.columnOf.get(this.keys.of(bytes, members[i], members[i + 1], i / 4)) ?? 0;
+      const column = this.columnOf.get(names?.[i / 4] ?? this.keys.of(bytes, members[i], members[i + 1], i / 4)) ?? 0;
       if (column === 0 || bytes[members[i + 2]] === NULL_START) continue;
       this.stamp[column] = feature;
       this.valueStart[column] = members[i + 2];
@@ -154,7 +155,7 @@ export class FlatGeobufFeatureEncoder {
         return this.property(index, type, bytes[start] === TRUE_START);
       case ColumnType.Long:
       case ColumnType.Double:
-        return this.property(index, type, Number(bytes.toString('latin1', start, end)));
+        return this.property(index, type, numberAt(bytes, start, end));
       case ColumnType.String:
         if (hasEscape(bytes, start, end)) return this.property(index, type, JSON.parse(bytes.toString('utf8', start, end)));
         return this.copied(index, bytes, start + 1, end - 1);

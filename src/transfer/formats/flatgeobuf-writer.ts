@@ -121,18 +121,19 @@ export const writeFlatGeobuf: WriterFactory = (out) => {
     if (geometry !== null && !kinds.hasZ && !hasOnly2DPositions(geometry)) mixed.set(encodedBytes, geometry);
     return parsedGeometry(geometry, kinds.hasZ);
   };
-  const encode = (feature: StoredFeature | TransferFeature): Uint8Array => {
+  /** `names`: the stored text's members' names, as ColumnKinds read them. */
+  const encode = (feature: StoredFeature | TransferFeature, names?: readonly string[]): Uint8Array => {
     if ('members' in feature) {
       // A point is read from its text; any other geometry is parsed alone, not the whole feature.
       const point = pointCoordinates(feature.bytes, feature.geometryStart, feature.geometryEnd);
       const geometry = point !== undefined ? pointGeometry(point, kinds.hasZ)
         : geometryOf(JSON.parse(feature.bytes.toString('utf8', feature.geometryStart, feature.geometryEnd)) as Geometry | null);
-      return encoder.encodeText(geometry, feature);
+      return encoder.encodeText(geometry, feature, names);
     }
     return encoder.encode(geometryOf(feature.geometry as Geometry | null), feature.id, feature.properties);
   };
   /** Encodes a feature whose kinds were just noted. */
-  const take = (feature: StoredFeature | TransferFeature) => {
+  const take = (feature: StoredFeature | TransferFeature, names?: readonly string[]) => {
     let run = runs.at(-1);
     if (run?.changes !== kinds.changes) {
       run = { changes: kinds.changes, encodedStart: encodedBytes, types, hasZ: kinds.hasZ };
@@ -141,7 +142,7 @@ export const writeFlatGeobuf: WriterFactory = (out) => {
     syncColumns();
     // Columns are added within a run but keep their kinds: the run's last types cover all its features.
     run.types = types;
-    const bytes = encode(feature);
+    const bytes = encode(feature, names);
     encoded.add(bytes);
     encodedBytes += bytes.length;
   };
@@ -153,7 +154,7 @@ export const writeFlatGeobuf: WriterFactory = (out) => {
   const takeText = (text: FeatureText) => {
     if ((text as Partial<StoredFeature>).members !== undefined) {
       kinds.noteText(text as StoredFeature);
-      take(text as StoredFeature);
+      take(text as StoredFeature, kinds.memberNames);
       return;
     }
     const line = Buffer.from(featureTextString(text));

@@ -83,7 +83,7 @@ const EXACT_DIGITS = 15;
  * correctly rounded, so m / 10^k is the double nearest the decimal, which is what Number() gives. Any other token
  * (an exponent, more digits) goes through Number().
  */
-function numberAt(bytes: Buffer, start: number, end: number): number {
+export function numberAt(bytes: Buffer, start: number, end: number): number {
   let at = start;
   const negative = bytes[at] === 0x2d;
   if (negative) at++;
