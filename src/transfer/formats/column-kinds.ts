@@ -27,7 +27,7 @@ export class ColumnKinds {
   changes = 0;
   /** How often a column was added or took a kind (its first non-null value, or a change): when the columns' types as they stand are to be read again. */
   typings = 0;
-  /** The names of the members of the text noteText() read last, one per member: for a writer that reads the same members next. */
+  /** The names of the members of the text noteText() read last, one per member (entries past its members are stale): for a writer that reads the same members next. */
   readonly memberNames: string[] = [];
   private readonly names = new TokenNames();
   private readonly types = new TokenNames();
@@ -42,7 +42,6 @@ export class ColumnKinds {
   /** The same as note() for the parsed feature, read from the text's bytes. */
   noteText(text: StoredFeature): void {
     const { bytes, members } = text;
-    this.memberNames.length = members.length / 4;
     for (let i = 0; i < members.length; i += 4) {
       const name = this.names.of(bytes, members[i], members[i + 1], i / 4);
       this.memberNames[i / 4] = name;
