@@ -295,6 +295,10 @@ for (const backend of BACKENDS) {
         [{ destination: ok.destination }, 'config must be an object'],
         [{ ...ok, config: { type: 'SOMETIMES' } }, 'PER_FEATURE, PER_TRANSACTION, CONTENT_CHANGE'],
         [{ ...ok, filter: { jsonPath: '$.features[?(@.a ==' } }, 'does not parse'],
+        // Run on every delivered version: a catastrophic regular expression held the node's event loop for hours.
+        [{ ...ok, filter: { jsonPath: '$.features[?(@.properties.name.match(/^(a+)+$/))]' } }, 'cannot call methods or hold regular expressions'],
+        [{ ...ok, filter: { jsonPath: '$.features[?(@.properties.name.padStart(500000000))]' } }, 'cannot call methods or hold regular expressions'],
+        [{ ...ok, filter: { jsonPath: '$.features[*].properties.x[?(@.a ==)]' } }, 'does not parse'],
         [{ ...ok, filter: { jsonPath: 'features' } }, 'starting with $'],
         [{ ...ok, filter: { geometry: { type: 'Point', coordinates: [200, 0] } } }, 'filter.geometry'],
         [{ ...ok, filter: { geometry: { type: 'Point', coordinates: [0, 0] }, radius: -1 } }, 'filter.radius'],
