@@ -50,6 +50,8 @@ function number(value: unknown): number {
 function checked(node: jsep.Expression): jsep.Expression {
   switch (node.type) {
     case 'Literal':
+      // jsep's plugins register on the package for the whole process: should any module add the regex plugin, a
+      // regular expression would parse, and is still refused here.
       if ((node as jsep.Literal).value instanceof RegExp) break;
       return node;
     case 'Identifier':
