@@ -195,6 +195,24 @@ for (const backend of BACKENDS) {
       assert.equal((await call(hub, 'GET', '/hub/spaces/no-such-space/events')).status, 404);
     });
 
+    test('a space unshared while another account streams it: the next write is not sent, the stream ends refused', async () => {
+      const space = await createSpace(hub, { versionsToKeep: 10, shared: true, owner: 'owner-of-shared' });
+      const stranger = await issueToken(hub, { aid: 'stranger-of-shared', urm: { 'xyz-hub': { readFeatures: [{ owner: 'stranger-of-shared' }] } } });
+      const events = stream(`/hub/spaces/${space}/events`, stranger.token);
+      await events.opened();
+      await put(space, [point('a', [0, 0], { n: 'shared' })]);
+      await events.until('version 0', () => events.changesets.length === 1);
+      // The write comes right after the PATCH, well within the stream's periodic look (1 s): it was sent before.
+      assert.equal((await call(hub, 'PATCH', `/hub/spaces/${space}`, { body: { shared: false } })).status, 200);
+      await put(space, [point('b', [0, 0], { n: 'written after unsharing' })]);
+      await events.until('the end of the stream', () => events.events.some((event) => event.type === 'disconnect'), 5000);
+      assert.deepEqual(idsOf(events.changesets), [0], 'nothing written after unsharing was sent');
+      assert.ok(!JSON.stringify(events.events).includes('written after unsharing'));
+      const last = events.events[events.events.length - 1];
+      assert.equal(last.data.reason, 'insufficientRights');
+      assert.equal(last.data.resumeAfter, 0);
+    });
+
     test('a token deleted while streaming ends the stream', async () => {
       const space = await createSpace(hub, { versionsToKeep: 10, shared: false });
       const created = await send(hub, 'POST', '/token-api/tokens', { cookie: session, body: { urm: { 'xyz-hub': { readFeatures: [{}] } } } });

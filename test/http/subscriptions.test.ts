@@ -295,6 +295,10 @@ for (const backend of BACKENDS) {
         [{ destination: ok.destination }, 'config must be an object'],
         [{ ...ok, config: { type: 'SOMETIMES' } }, 'PER_FEATURE, PER_TRANSACTION, CONTENT_CHANGE'],
         [{ ...ok, filter: { jsonPath: '$.features[?(@.a ==' } }, 'does not parse'],
+        // Run on every delivered version: a catastrophic regular expression held the node's event loop for hours.
+        [{ ...ok, filter: { jsonPath: '$.features[?(@.properties.name.match(/^(a+)+$/))]' } }, 'cannot call methods or hold regular expressions'],
+        [{ ...ok, filter: { jsonPath: '$.features[?(@.properties.name.padStart(500000000))]' } }, 'cannot call methods or hold regular expressions'],
+        [{ ...ok, filter: { jsonPath: '$.features[*].properties.x[?(@.a ==)]' } }, 'does not parse'],
         [{ ...ok, filter: { jsonPath: 'features' } }, 'starting with $'],
         [{ ...ok, filter: { geometry: { type: 'Point', coordinates: [200, 0] } } }, 'filter.geometry'],
         [{ ...ok, filter: { geometry: { type: 'Point', coordinates: [0, 0] }, radius: -1 } }, 'filter.radius'],
@@ -320,7 +324,10 @@ for (const backend of BACKENDS) {
       const strict = await startHub({ backend });
       try {
         const space = await createSpace(strict, { versionsToKeep: 2 });
-        for (const destination of ['http://127.0.0.1:8080/x', 'http://localhost/x', 'http://[::1]/x', 'http://10.1.2.3/x', 'http://169.254.169.254/latest', 'http://[::ffff:127.0.0.1]/x']) {
+        // IPv6 addresses carrying a private IPv4 one: NAT64 (an IPv6-only network with NAT64 delivers the second to the
+        // cloud's metadata service), IPv4-compatible, 6to4; and site-local.
+        const carried = ['http://[64:ff9b::7f00:1]/x', 'http://[64:ff9b::169.254.169.254]/latest', 'http://[::127.0.0.1]/x', 'http://[2002:a01:203::1]/x', 'http://[fec0::1]/x'];
+        for (const destination of ['http://127.0.0.1:8080/x', 'http://localhost/x', 'http://[::1]/x', 'http://10.1.2.3/x', 'http://169.254.169.254/latest', 'http://[::ffff:127.0.0.1]/x', ...carried]) {
           const response = await call(strict, 'POST', `/hub/spaces/${space}/subscriptions`, { body: { destination, config: { type: 'PER_FEATURE' } } });
           assertError(response, 400, 'invalidSubscription', 'HUB_ALLOW_PRIVATE_WEBHOOKS');
         }

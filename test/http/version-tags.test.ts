@@ -63,9 +63,14 @@ for (const backend of BACKENDS) {
 
     test('bad tags are refused with a 400 naming the problem, and change nothing', async () => {
       const space = await history(3);
-      for (const id of ['1st', 'a b', 'a:b', 'HEAD', 'main', '*', 'x'.repeat(51), 'a..b', '', 7]) {
+      // Control characters: a NUL was stored on SQLite and answered 500 on PostgreSQL, also as a versionRef or in a tag's path.
+      for (const id of ['1st', 'a b', 'a:b', 'HEAD', 'main', '*', 'x'.repeat(51), 'a..b', '', 7, 'a\u0000b', '\u0000', 'a\u0007']) {
         assertError(await tags(space, '', 'POST', { id }), 400, 'invalidTag');
       }
+      for (const path of [`/hub/spaces/${space}/search?versionRef=a%00b`, `/hub/spaces/${space}/changesets/a%00b`, `/hub/spaces/${space}/changesets?versionRef=a%00b..HEAD`]) {
+        assertError(await call(hub, 'GET', path), 400, 'invalidParameter', 'tag id');
+      }
+      for (const method of ['GET', 'PATCH', 'DELETE'] as const) assertError(await tags(space, '/a%00b', method, method === 'PATCH' ? {} : undefined), 404, 'tagNotFound');
       assertError(await tags(space, '', 'POST', {}), 400, 'invalidTag', 'needs an id');
       for (const version of [-1, 1.5, 'x', '2']) assertError(await tags(space, '', 'POST', { id: 'v', version }), 400, 'invalidTag', 'version');
       assertError(await tags(space, '', 'POST', { id: 'v', version: 4 }), 400, 'versionNotYet');

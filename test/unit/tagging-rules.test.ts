@@ -1,4 +1,4 @@
-// Unit tests for what tagging rules see and keep: a frozen-array copy of the features, and a bounded jsonpath-plus cache.
+// Unit tests for what tagging rules see and keep: a frozen-array copy of the features, a bounded jsonpath-plus cache, and filters that cannot call.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { JSONPath } from 'jsonpath-plus';
@@ -30,4 +30,14 @@ test('jsonpath-plus keeps the texts of at most CACHED_RULE_TEXTS rules', () => {
   // Each rule text leaves its path and its filter script in the cache.
   const cached = Object.keys(JSONPath.cache as object).length;
   assert.ok(cached <= 2 * CACHED_RULE_TEXTS, `${cached} cache entries`);
+});
+
+test('rules stored before filters were checked: calls, regular expressions and unparsable filters match nothing, at once', { timeout: 10_000 }, () => {
+  const name = `${'a'.repeat(40)}!`;
+  const collection = ruleView({ type: 'FeatureCollection', features: [{ type: 'Feature', id: 'a', geometry: null, properties: { name, x: [{ a: 1 }] } }] }) as object;
+  for (const path of ['$.features[?(@.properties.name.match(/^(a+)+$/))]', '$.features[?(@.properties.name.padStart(500000000))]',
+    '$.features[?(@.properties.constructor)]', '$.features[*].properties.x[?(@.a ==)]', '$.features[(@.length.toString())]']) {
+    assert.deepEqual(selectedFeatures({ tag: 't', path }, collection), new Set(), path);
+  }
+  assert.deepEqual(selectedFeatures({ tag: 't', path: '$.features[?(@.properties.name.length === 41)]' }, collection), new Set([0]));
 });

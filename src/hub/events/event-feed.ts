@@ -102,12 +102,14 @@ export class EventFeed implements AsyncIterable<string> {
       // A comment first: the client sees the stream open (and its headers) before the first version comes.
       yield HEARTBEAT;
       while (!this.closed) {
-        const ended = await this.recheck();
+        // HEAD before the rights: every version up to it was committed before they are decided again, so a write made
+        // after the space was unshared (or its packages narrowed) is never sent on a decision from before that change.
+        const versions = await this.source.versions();
+        const ended = await this.recheck(versions.head > this.last);
         if (ended) {
           yield ended;
           return;
         }
-        const versions = await this.source.versions();
         if (versions.head > this.last) {
           const oldest = oldestReadable(this.source.space.definition, versions);
           if (this.last + 1 < oldest) yield* this.reset(versions.head, oldest);
@@ -138,8 +140,12 @@ export class EventFeed implements AsyncIterable<string> {
     return new Promise((resolve) => { this.wake = () => { this.wake = () => undefined; resolve(); }; });
   }
 
-  /** The disconnect event when the stream must end: the token expired or was deleted, or the space can no longer be streamed to the caller. */
-  private async recheck(): Promise<string | undefined> {
+  /**
+   * The disconnect event when the stream must end: the token expired or was deleted, or the space can no longer be
+   * streamed to the caller. The space and the caller's right to read it are looked at again before any version is
+   * sent (`sending`), not only every `checkMs`: the signal of a write can come before that look.
+   */
+  private async recheck(sending: boolean): Promise<string | undefined> {
     this.signalled = false;
     if (this.expired) {
       const at = new Date(this.sources.tokenExpiresAt ?? Date.now()).toISOString();
@@ -149,7 +155,7 @@ export class EventFeed implements AsyncIterable<string> {
       this.tokenCheckDue = false;
       if (!(await this.sources.tokenAlive())) return disconnectEvent('unauthorized', this.last, 'The token of this stream was deleted.');
     }
-    if (!this.checkDue) return undefined;
+    if (!this.checkDue && !sending) return undefined;
     this.checkDue = false;
     try {
       this.source = await this.sources.open();

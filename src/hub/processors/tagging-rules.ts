@@ -1,6 +1,7 @@
 // The rule-tagger processor: tags the written features that a JSONPath over their FeatureCollection selects.
 import { JSONPath } from 'jsonpath-plus';
 import { isObject } from '../../core/json.js';
+import { checkFilters, FilterScript } from './jsonpath-filters.js';
 
 export interface TaggingRule { tag: string; path: string }
 
@@ -9,12 +10,10 @@ export const MAX_TAGGING_RULES = 100;
 export const MAX_RULE_LENGTH = 1000;
 
 /**
- * What the rules see: the value with every array copied and frozen. Filters may call methods of what they
- * reach (`@.geometry.coordinates.reverse()`, `@root.features.pop()`); only arrays have methods that change
- * them (jsonpath-plus's evaluator refuses `constructor`, `__proto__` and the like, and assigns only to its own
- * variables), and on a frozen array such a call throws, so the filter does not match. Neither the written
- * features nor another rule's view of them change. Objects holding no array are shared, not copied: nothing
- * a filter can do changes them, and most properties hold no array.
+ * What the rules see: the value with every array copied and frozen. Filters cannot call methods since they run
+ * in FilterScript (jsonpath-filters.ts); before, jsonpath-plus's evaluator let them (`@.geometry.coordinates.reverse()`,
+ * `@root.features.pop()`), and the frozen copies kept the written features and other rules' views from changing. They
+ * stay as a second wall should a filter ever reach a method again. Objects holding no array are shared, not copied.
  */
 export function ruleView(value: unknown): unknown {
   if (Array.isArray(value)) return Object.freeze(value.map(ruleView));
@@ -39,9 +38,6 @@ function setMember(object: Record<string, unknown>, key: string, member: unknown
   else object[key] = member;
 }
 
-/** The FeatureCollection wrapping a probe feature: how a rule is tried once when the space is defined. */
-const PROBE = ruleView({ type: 'FeatureCollection', features: [{ type: 'Feature', id: 'probe', geometry: null, properties: {} }] }) as object;
-
 /**
  * jsonpath-plus keeps every path and filter text it has seen in `JSONPath.cache`, for the life of the
  * process; rule texts come from clients, so the hub starts that cache afresh after this many rule texts.
@@ -60,13 +56,20 @@ function boundCache(path: string): void {
 
 /**
  * Which features (by index in `collection.features`, a `ruleView`) a rule selects: any match inside a feature selects it.
- * Filters run in jsonpath-plus's own safe evaluator (no JavaScript `eval`); a filter that fails on a feature
- * (`@.properties.a.b` where `a` is missing) does not match it. A path or filter that does not parse throws.
+ * Filters run in FilterScript (jsonpath-filters.ts: members, comparisons and numbers only; no JavaScript `eval`, no
+ * calls); a filter that fails on a feature (`@.properties.a.b` where `a` is missing), or that does not parse, does not
+ * match it. A path jsonpath-plus fails on selects nothing: rules and filters are checked when they are given
+ * (`checkFilters`), and one stored before a check was added must not fail a write or a delivery.
  */
 export function selectedFeatures(rule: TaggingRule, collection: object): Set<number> {
   boundCache(rule.path);
-  const pointers = JSONPath({ path: rule.path, json: collection, resultType: 'pointer', eval: 'safe', ignoreEvalErrors: true, wrap: true }) as unknown;
   const selected = new Set<number>();
+  let pointers: unknown;
+  try {
+    pointers = JSONPath({ path: rule.path, json: collection, resultType: 'pointer', eval: FilterScript, ignoreEvalErrors: true, wrap: true });
+  } catch {
+    return selected;
+  }
   if (!Array.isArray(pointers)) return selected;
   for (const pointer of pointers) {
     const match = typeof pointer === 'string' ? /^\/features\/(\d+)(\/|$)/.exec(pointer) : null;
@@ -85,12 +88,11 @@ export function readTaggingRules(given: unknown): TaggingRule[] {
     if (typeof path !== 'string' || !path.startsWith('$') || path.length > MAX_RULE_LENGTH) {
       throw new Error(`the rule of ${JSON.stringify(tag)} must be a JSONPath text starting with $, at most ${MAX_RULE_LENGTH} characters`);
     }
-    const rule = { tag, path };
     try {
-      selectedFeatures(rule, PROBE);
+      checkFilters(path);
     } catch (error) {
       throw new Error(`the rule of ${JSON.stringify(tag)} is not a JSONPath that parses: ${error instanceof Error ? error.message : String(error)}`);
     }
-    return rule;
+    return { tag, path };
   });
 }

@@ -9,14 +9,45 @@ export const MAX_DESTINATION_LENGTH = 2000;
 const PRIVATE = new BlockList();
 for (const [network, prefix] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
   ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4]] as const) PRIVATE.addSubnet(network, prefix, 'ipv4');
-for (const [network, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) PRIVATE.addSubnet(network, prefix, 'ipv6');
+// Site-local (deprecated, still routable inside some networks) and the local-use NAT64 prefix (RFC 8215), whose
+// embedded IPv4 address sits where its prefix length says: all of it is the operator's own network.
+for (const [network, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8], ['64:ff9b:1::', 48]] as const) {
+  PRIVATE.addSubnet(network, prefix, 'ipv6');
+}
 
-/** An IPv4 address mapped into IPv6 (`::ffff:127.0.0.1`) is judged as the IPv4 address it is. */
+/** The eight 16-bit groups of an IPv6 address (a dotted IPv4 tail counts as two). */
+function groupsOf(address: string): number[] {
+  const dotted = /^(.*:)(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(address);
+  const text = dotted ? `${dotted[1]}${((Number(dotted[2]) << 8) | Number(dotted[3])).toString(16)}:${((Number(dotted[4]) << 8) | Number(dotted[5])).toString(16)}` : address;
+  const [head, tail] = text.split('::');
+  const parse = (part: string | undefined) => (part ? part.split(':').map((group) => parseInt(group, 16)) : []);
+  const front = parse(head);
+  const back = parse(tail);
+  return tail === undefined ? front : [...front, ...new Array<number>(8 - front.length - back.length).fill(0), ...back];
+}
+
+/**
+ * The IPv4 address an IPv6 address carries to where a network may deliver it: IPv4-mapped (::ffff:0:0/96) and
+ * IPv4-compatible (::/96) addresses, NAT64's well-known prefix (64:ff9b::/96, RFC 6052: on an IPv6-only network with
+ * NAT64, `http://[64:ff9b::a9fe:a9fe]/` reaches 169.254.169.254) and 6to4 (2002::/16).
+ */
+function embeddedIpv4(address: string): string | undefined {
+  const groups = groupsOf(address);
+  const ipv4 = (high: number, low: number) => `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+  const zeros = (from: number, to: number) => groups.slice(from, to).every((group) => group === 0);
+  if (zeros(0, 5) && (groups[5] === 0 || groups[5] === 0xffff)) return ipv4(groups[6], groups[7]);
+  if (groups[0] === 0x64 && groups[1] === 0xff9b && zeros(2, 6)) return ipv4(groups[6], groups[7]);
+  if (groups[0] === 0x2002) return ipv4(groups[1], groups[2]);
+  return undefined;
+}
+
+/** An IPv6 address carrying an IPv4 address (`::ffff:127.0.0.1`, `64:ff9b::7f00:1`) is judged as the IPv4 address too. */
 export function isPrivateAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return PRIVATE.check(mapped[1], 'ipv4');
   const family = isIP(address);
-  return family === 0 || PRIVATE.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  if (family === 0) return true;
+  if (family === 4) return PRIVATE.check(address, 'ipv4');
+  const carried = embeddedIpv4(address);
+  return PRIVATE.check(address, 'ipv6') || (carried !== undefined && PRIVATE.check(carried, 'ipv4'));
 }
 
 const refuse = (problem: string): never => { throw hubError('invalidSubscription', { problem }); };

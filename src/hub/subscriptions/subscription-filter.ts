@@ -6,6 +6,7 @@ import { validateGeometry } from '../../geo/geometry-validation.js';
 import { geometryBBox } from '../../geo/bbox.js';
 import { distanceBounds } from '../../geo/geodesic-distance.js';
 import { type GeometryPredicate, spatialPredicate } from '../../geo/spatial-predicate.js';
+import { checkFilters } from '../processors/jsonpath-filters.js';
 import { MAX_RULE_LENGTH, ruleView, selectedFeatures } from '../processors/tagging-rules.js';
 
 /** Half the Earth's circumference: every place is within it of every other. */
@@ -19,9 +20,6 @@ export interface FilterSpec {
   /** Metres around the geometry (on the spheroid, as spatial reads take it); 0 or absent: the geometry itself. */
   radius?: number;
 }
-
-/** A filter is tried once on a feature when it is given, so that a filter text that does not parse is refused then. */
-const PROBE = ruleView({ type: 'FeatureCollection', features: [{ type: 'Feature', id: 'probe', geometry: null, properties: {} }] }) as object;
 
 const refuse = (problem: string): never => { throw hubError('invalidSubscription', { problem }); };
 
@@ -39,7 +37,7 @@ export function filterSpecOf(given: unknown): FilterSpec | undefined {
     }
     spec.jsonPath = jsonPath as string;
     try {
-      selectedFeatures({ tag: 'filter', path: spec.jsonPath }, PROBE);
+      checkFilters(spec.jsonPath);
     } catch (error) {
       refuse(`filter.jsonPath does not parse: ${(error instanceof Error ? error.message : String(error)).slice(0, 200)}`);
     }

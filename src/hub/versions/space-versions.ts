@@ -28,7 +28,8 @@ export interface VersionedSpace {
  * `*`, which name other things, and without `..`, which separates the ends of a range (`versionRef=a..b`).
  */
 export function isTagId(id: string): boolean {
-  return /^[^0-9\s][^\s:]{0,49}$/u.test(id) && !['HEAD', 'main', '*'].includes(id) && !id.includes('..');
+  // No control characters: PostgreSQL's text cannot hold NUL (a tag id or versionRef with one answered 500 there).
+  return /^[^0-9\s\p{Cc}][^\s:\p{Cc}]{0,49}$/u.test(id) && !['HEAD', 'main', '*'].includes(id) && !id.includes('..');
 }
 
 export const versionsKept = (definition: SpaceDefinition): number => definition.versionsToKeep ?? 1;

@@ -41,7 +41,7 @@ function inputOf(body: unknown): TagInput {
 function checkId(id: string): void {
   if (!isTagId(id)) {
     throw hubError('invalidTag', {
-      problem: `the id "${id.slice(0, 60)}" is not a tag id: 1 to 50 characters, no digit first, no whitespace, colon or "..", and not HEAD, main or *`,
+      problem: `the id "${id.slice(0, 60)}" is not a tag id: 1 to 50 characters, no digit first, no whitespace, control character, colon or "..", and not HEAD, main or *`,
     });
   }
 }
@@ -66,8 +66,13 @@ export class TagService {
     return (await (await this.source(caller, spaceId, false)).tags()).map(viewOf);
   }
 
+  /** The tag of that id; a text that cannot be a tag id names none (and is not handed to the storage). */
+  private async stored(source: FeatureSource, tagId: string): Promise<TagRecord | undefined> {
+    return isTagId(tagId) ? source.tag(tagId) : undefined;
+  }
+
   async get(caller: Claims, spaceId: string, tagId: string): Promise<TagView> {
-    const tag = await (await this.source(caller, spaceId, false)).tag(tagId);
+    const tag = await this.stored(await this.source(caller, spaceId, false), tagId);
     if (!tag) throw hubError('tagNotFound', { tag: tagId.slice(0, 60) });
     return viewOf(tag);
   }
@@ -88,7 +93,7 @@ export class TagService {
     const source = await this.source(caller, spaceId, true);
     const input = inputOf(body);
     if (input.id !== undefined && input.id !== tagId) throw hubError('invalidTag', { problem: 'the id in the body differs from the id in the path' });
-    const current = await source.tag(tagId);
+    const current = await this.stored(source, tagId);
     if (!current) throw hubError('tagNotFound', { tag: tagId.slice(0, 60) });
     const tag: TagRecord = { ...current, version: input.version === undefined ? current.version : await this.version(source, input.version),
       ...(input.description === undefined ? {} : { description: input.description }) };
@@ -100,7 +105,7 @@ export class TagService {
   /** The states only this tag kept become prunable. */
   async delete(caller: Claims, spaceId: string, tagId: string): Promise<TagView> {
     const source = await this.source(caller, spaceId, true);
-    const deleted = await this.storage.history.deleteTag(source.space.key, tagId);
+    const deleted = isTagId(tagId) ? await this.storage.history.deleteTag(source.space.key, tagId) : undefined;
     if (!deleted) throw hubError('tagNotFound', { tag: tagId.slice(0, 60) });
     this.pruning.schedule(spaceId);
     return viewOf(deleted);
