@@ -1,8 +1,8 @@
 // The files of jobs under HUB_JOBS_DIR: each job's uploaded input and written output, streamed to disk and never held in memory.
 import { once } from 'node:events';
 import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
@@ -11,6 +11,27 @@ async function opened(path: string): Promise<Writable> {
   const stream = createWriteStream(path, { mode: 0o600 });
   await once(stream, 'open');
   return stream;
+}
+
+/**
+ * Flushes a file, or a directory's entries, to the disk. A kill -9 loses nothing the OS was given, a power loss can:
+ * the job row that names a file is committed durably (fsync), so the file it names must be on the disk first.
+ */
+async function flushToDisk(path: string): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Renames a complete file into place durably: its content, then the directory entry, and the job folder's own entry. */
+async function renameDurably(from: string, to: string): Promise<void> {
+  await flushToDisk(from);
+  await rename(from, to);
+  await flushToDisk(dirname(to));
+  await flushToDisk(dirname(dirname(to)));
 }
 
 export class JobFiles {
@@ -38,7 +59,7 @@ export class JobFiles {
       await rm(part, { force: true });
       throw error;
     }
-    await rename(part, this.inputPath(id));
+    await renameDurably(part, this.inputPath(id));
     return (await stat(this.inputPath(id))).size;
   }
 
@@ -49,7 +70,7 @@ export class JobFiles {
   }
 
   async finishOutput(id: string): Promise<void> {
-    await rename(`${this.outputPath(id)}.part`, this.outputPath(id));
+    await renameDurably(`${this.outputPath(id)}.part`, this.outputPath(id));
   }
 
   private partsPath(id: string): string {
