@@ -5,7 +5,9 @@ import { call, createSpace, type TestResponse } from '../helpers/http-client.js'
 import { collection, namespaceOf, point } from '../helpers/features.js';
 import { crashAndRestart } from '../helpers/crash.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
+import { openStorage } from '../../src/storage/open-storage.js';
 
+const logListener = { 'activity-log': [{ params: { states: 5, storageMode: 'FULL' }, eventTypes: ['ModifySpaceEvent.request'] }] };
 const validator = { id: 'schema-validator', params: { schema: { type: 'object', required: ['properties'], properties: { properties: { type: 'object', required: ['name'] } } } } };
 const tagger = { id: 'rule-tagger', params: { taggingRules: { large: '$.features[?(@.properties.area>=100)]' } } };
 
@@ -89,6 +91,49 @@ for (const backend of BACKENDS) {
       assert.equal(ok(await call(hub, 'GET', `/hub/spaces/${deleted}/count`)).body.count, 0);
       assert.equal((await call(hub, 'GET', `/hub/spaces/${deleted}/features/old-1`)).status, 404);
       assert.deepEqual(ok(await call(hub, 'GET', `/hub/spaces/${deleted}/statistics`)).body.count, { value: 0, estimated: false });
+    });
+  });
+}
+
+for (const backend of BACKENDS) {
+  describe(`a space delete cut between its two commits (${backend})`, () => {
+    let hub: HubProcess;
+    before(async () => { hub = await startHub({ backend }); });
+    after(() => hub.stop());
+
+    /** What a crash after a logged space's own delete commits and before its log space's does leaves (space-service.ts delete). */
+    async function deleteOnlyTheSource(id: string): Promise<void> {
+      const storage = await openStorage(hub.storage, { pgPoolSize: 1 });
+      try {
+        assert.ok(await storage.spaces.delete(id));
+      } finally {
+        await storage.close();
+      }
+    }
+
+    test('the id takes a new logged space again, whose log starts empty: the old log is not taken over', async () => {
+      const id = 'logged-then-cut';
+      ok(await call(hub, 'POST', '/hub/spaces', { body: { id, title: 'first', enableUUID: true, listeners: logListener } }));
+      ok(await call(hub, 'PUT', `/hub/spaces/${id}/features`, { body: collection(point('secret', { old: true })) }));
+      await deleteOnlyTheSource(id);
+      hub = await crashAndRestart(hub);
+
+      ok(await call(hub, 'POST', '/hub/spaces', { body: { id, title: 'second', enableUUID: true, listeners: logListener } }));
+      assert.equal(ok(await call(hub, 'GET', `/hub/spaces/${id}-activity-log/count`)).body.count, 0);
+      ok(await call(hub, 'PUT', `/hub/spaces/${id}/features`, { body: collection(point('new')) }));
+      assert.equal(ok(await call(hub, 'GET', `/hub/spaces/${id}-activity-log/count`)).body.count, 1);
+    });
+
+    test('a space given the log listener by a patch does not take over the log its id had before', async () => {
+      const id = 'patched-then-cut';
+      ok(await call(hub, 'POST', '/hub/spaces', { body: { id, title: 'first', enableUUID: true, listeners: logListener } }));
+      ok(await call(hub, 'PUT', `/hub/spaces/${id}/features`, { body: collection(point('secret', { old: true })) }));
+      await deleteOnlyTheSource(id);
+      hub = await crashAndRestart(hub);
+
+      ok(await call(hub, 'POST', '/hub/spaces', { body: { id, title: 'second', enableUUID: true } }));
+      ok(await call(hub, 'PATCH', `/hub/spaces/${id}`, { body: { listeners: logListener } }));
+      assert.equal(ok(await call(hub, 'GET', `/hub/spaces/${id}-activity-log/count`)).body.count, 0);
     });
   });
 }

@@ -43,11 +43,22 @@ export class LogSpaces {
     if (found && logSourceOf(found.definition) !== id) throw hubError('activityLogSpaceTaken', { source: id, id: found.id });
   }
 
+  /**
+   * A log space of `sourceId` found when the source is only now getting its log (created, or given the listener) is
+   * left from an earlier space of that id: its delete ended between the source's commit and the log's (a crash). It is
+   * deleted, so that the new space neither fails on its id nor takes over, and shows to its owner, the old log.
+   */
+  private async removeLeftover(logId: string, sourceId: string): Promise<void> {
+    const leftover = await this.storage.spaces.get(logId);
+    if (leftover && logSourceOf(leftover.definition) === sourceId) await this.storage.spaces.delete(logId);
+  }
+
   /** After a space was created: its log space goes next to it, or the creation is undone. */
   async created(source: StoredSpace): Promise<void> {
     const config = logListenerOf(source.definition);
     if (!config) return;
     try {
+      await this.removeLeftover(config.spaceId, source.id);
       const now = Date.now();
       await this.storage.spaces.create(config.spaceId, this.definitionFor(source, now), now, source.key);
     } catch (error) {
@@ -64,6 +75,7 @@ export class LogSpaces {
       if (was) await this.storage.spaces.delete(was.spaceId);
       return;
     }
+    if (!was) await this.removeLeftover(config.spaceId, source.id);
     const log = await this.storage.spaces.get(config.spaceId);
     if (!log) {
       const now = Date.now();
