@@ -101,8 +101,8 @@ for (const backend of BACKENDS) {
     before(async () => { hub = await startHub({ backend }); });
     after(() => hub.stop());
 
-    /** What a crash after a logged space's own delete commits and before its log space's does leaves (space-service.ts delete). */
-    async function deleteOnlyTheSource(id: string): Promise<void> {
+    /** Deletes one space row as one commit of a request cut by a crash would have (space-service.ts create and delete). */
+    async function deleteOnly(id: string): Promise<void> {
       const storage = await openStorage(hub.storage, { pgPoolSize: 1 });
       try {
         assert.ok(await storage.spaces.delete(id));
@@ -115,7 +115,8 @@ for (const backend of BACKENDS) {
       const id = 'logged-then-cut';
       ok(await call(hub, 'POST', '/hub/spaces', { body: { id, title: 'first', enableUUID: true, listeners: logListener } }));
       ok(await call(hub, 'PUT', `/hub/spaces/${id}/features`, { body: collection(point('secret', { old: true })) }));
-      await deleteOnlyTheSource(id);
+      // What a crash after the space's own delete committed and before its log space's did leaves.
+      await deleteOnly(id);
       hub = await crashAndRestart(hub);
 
       ok(await call(hub, 'POST', '/hub/spaces', { body: { id, title: 'second', enableUUID: true, listeners: logListener } }));
@@ -128,12 +129,27 @@ for (const backend of BACKENDS) {
       const id = 'patched-then-cut';
       ok(await call(hub, 'POST', '/hub/spaces', { body: { id, title: 'first', enableUUID: true, listeners: logListener } }));
       ok(await call(hub, 'PUT', `/hub/spaces/${id}/features`, { body: collection(point('secret', { old: true })) }));
-      await deleteOnlyTheSource(id);
+      // What a crash after the space's own delete committed and before its log space's did leaves.
+      await deleteOnly(id);
       hub = await crashAndRestart(hub);
 
       ok(await call(hub, 'POST', '/hub/spaces', { body: { id, title: 'second', enableUUID: true } }));
       ok(await call(hub, 'PATCH', `/hub/spaces/${id}`, { body: { listeners: logListener } }));
       assert.equal(ok(await call(hub, 'GET', `/hub/spaces/${id}-activity-log/count`)).body.count, 0);
+    });
+
+    test('a logged space whose create was cut before its log space committed refuses writes until a patch sets the listener again', async () => {
+      const id = 'created-then-cut';
+      ok(await call(hub, 'POST', '/hub/spaces', { body: { id, title: 'logged', enableUUID: true, listeners: logListener } }));
+      await deleteOnly(`${id}-activity-log`);
+      hub = await crashAndRestart(hub);
+
+      const refused = await call(hub, 'PUT', `/hub/spaces/${id}/features`, { body: collection(point('unlogged')) });
+      assert.equal(refused.body.code, 'activityLogMissing', refused.text);
+      assert.equal(ok(await call(hub, 'GET', `/hub/spaces/${id}/count`)).body.count, 0, 'nothing unlogged is written');
+      ok(await call(hub, 'PATCH', `/hub/spaces/${id}`, { body: { listeners: logListener } }));
+      ok(await call(hub, 'PUT', `/hub/spaces/${id}/features`, { body: collection(point('logged')) }));
+      assert.equal(ok(await call(hub, 'GET', `/hub/spaces/${id}-activity-log/count`)).body.count, 1);
     });
   });
 }
