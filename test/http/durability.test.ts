@@ -5,6 +5,7 @@ import pg from 'pg';
 import { call, createSpace, type FeatureJson } from '../helpers/http-client.js';
 import { type Backend, BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
 import { createTestDatabase } from '../helpers/postgres-cluster.js';
+import { crashAndRestart } from '../helpers/crash.js';
 
 function point(id: string, x: number, properties: Record<string, unknown> = {}): FeatureJson {
   return { type: 'Feature', id, geometry: { type: 'Point', coordinates: [x, 10] }, properties };
@@ -12,12 +13,6 @@ function point(id: string, x: number, properties: Record<string, unknown> = {}):
 
 function collection(features: FeatureJson[]): { type: string; features: FeatureJson[] } {
   return { type: 'FeatureCollection', features };
-}
-
-/** Kills the hub as in a crash and starts a new one on the same data. */
-async function crashAndRestart(hub: HubProcess): Promise<HubProcess> {
-  await hub.kill();
-  return startHub({ backend: hub.backend, dataDir: hub.dataDir });
 }
 
 /** The settings from the hub's `Durability: {…}` start-up line. */
