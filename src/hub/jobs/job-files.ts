@@ -89,8 +89,10 @@ export class JobFiles {
   }
 
   async finishParts(id: string): Promise<void> {
+    const written = `${this.partsPath(id)}.part`;
+    for (const name of await readdir(written)) await flushToDisk(join(written, name));
     await rm(this.partsPath(id), { recursive: true, force: true });
-    await rename(`${this.partsPath(id)}.part`, this.partsPath(id));
+    await renameDurably(written, this.partsPath(id));
   }
 
   /** The parts in order with their sizes; empty when there are none (they were removed). */
