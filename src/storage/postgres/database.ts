@@ -41,8 +41,9 @@ const IDLE_TIMEOUT_MS = 0;
 /**
  * The pool's sessions run without JIT compilation (`-c jit=off` as the connection's startup options). With the server's
  * default (`jit = on`, `jit_above_cost` 100,000) PostgreSQL compiled the hub's large reads, whose plans cost more than
- * that, and spent more compiling than the compiled code saved: at 1,000,000 points about 12 ms of each 10,000-feature
- * box and 390 ms of a zoom-0 vector tile (docs/decisions.md, "Small boxes on PostgreSQL: the server's memory and JIT").
+ * that, and the compiled code saved nothing measurable: at 1,000,000 points about 100 ms of a vector tile at zoom 2-5
+ * and 390 ms of one at zoom 0; with 2,000,000 rows in the table also 12 ms of each 10,000-feature box (docs/decisions.md,
+ * "Small boxes on PostgreSQL: the server's memory and JIT").
  * An operator who wants it back puts `options` in the connection URL (`?options=-c%20jit%3Don`): pg takes the URL's
  * options in place of these.
  */
