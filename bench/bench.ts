@@ -561,7 +561,7 @@ async function bigSpaceSection(hub: BenchHub, settings: Settings): Promise<void>
     `${removal.probes} answers, worst ${removal.worstMs.toFixed(0)} ms, p99 ${removal.p99Ms.toFixed(0)} ms, ${removal.failed} failed.`);
 }
 
-function printTables(settings: Settings): void {
+function printTables(settings: Settings, server: string | undefined): void {
   const table = [['figure', 'HTTP', 'floor', 'HTTP/floor', 'goal', 'note']];
   for (const row of rows) {
     const ratio = perSecond(row.http) / perSecond(row.floor);
@@ -581,6 +581,7 @@ function printTables(settings: Settings): void {
     for (const line of lines.slice(1)) process.stdout.write(format(line) + '\n');
   };
   process.stdout.write(`\nSpatial Data Hub benchmark: storage ${settings.engine.name}${settings.quick ? ', quick run' : ''}, Node ${process.version}\n`);
+  if (server !== undefined) process.stdout.write(`${server}\n`);
   if (rows.length > 0) {
     process.stdout.write('\n');
     print(table);
@@ -616,6 +617,8 @@ async function main(): Promise<void> {
   if (probeFile) nodeArgs.push('--import', fileURLToPath(new URL('./hub-probe.js', import.meta.url)));
   const started = performance.now();
   await settings.engine.start?.();
+  const server = await settings.engine.describe?.();
+  if (server !== undefined) log(server);
   // Without the answer cache: the read figures measure the read path against floors that have none; the cache section
   // starts a hub of its own with it.
   const hub = await startBenchHub({ dataDir: hubDir, env: { ...settings.engine.hubEnv(hubDir), HUB_CACHE_SIZE: '0', ...(probeFile ? { [PROBE_FILE_ENV]: probeFile } : {}) }, nodeArgs });
@@ -723,7 +726,7 @@ async function main(): Promise<void> {
     await settings.engine.stop?.();
     rmSync(root, { recursive: true, force: true });
   }
-  printTables(settings);
+  printTables(settings, server);
   process.stdout.write(`\nTotal run time ${((performance.now() - started) / 1000).toFixed(0)} s.\n`);
   if (settings.profileDir) process.stdout.write(`Hub CPU profile written to ${settings.profileDir}\n`);
 }

@@ -6,6 +6,7 @@ import { PostgresStorage } from '../src/storage/postgres/postgres-storage.js';
 import { SqliteStorage } from '../src/storage/sqlite/sqlite-storage.js';
 import type { SpaceKey, Storage } from '../src/storage/storage.js';
 import { type PostgresCluster, startPostgresCluster } from '../test/helpers/postgres-cluster.js';
+import { describeSettings, productionMemorySettings } from './postgres-settings.js';
 
 /** Minimum HTTP/floor ratios, as the issues that built each engine set them. */
 export interface Goals {
@@ -74,6 +75,8 @@ export interface BenchEngine {
   /** Brings up what the engine needs before the hub starts (a database server), and takes it down after. */
   start?(): Promise<void>;
   stop?(): Promise<void>;
+  /** The database server's settings that the figures depend on, for the bench's header; undefined for an in-process engine. */
+  describe?(): Promise<string>;
   /**
    * Runs after a bulk load, before anything is timed, what an operator runs after one (PostgreSQL:
    * VACUUM ANALYZE). Otherwise autovacuum starts within a minute and takes CPU from whichever side
@@ -119,7 +122,10 @@ const sqlite: BenchEngine = {
   },
 };
 
-/** A private throw-away cluster (the one the tests use) with one database for the hub and one for the floor. */
+/**
+ * A private throw-away cluster (the one the tests use, with a production server's memory settings for this machine)
+ * with one database for the hub and one for the floor.
+ */
 class PostgresEngine implements BenchEngine {
   readonly name = 'postgres';
   // Issue 3: ingest at least 50%, reads at least 60%; issue 11: GET by id at least 50% of one SELECT by primary key;
@@ -139,12 +145,16 @@ class PostgresEngine implements BenchEngine {
   }
 
   async start(): Promise<void> {
-    this.cluster = await startPostgresCluster();
+    this.cluster = await startPostgresCluster({ settings: productionMemorySettings() });
     this.floorUrl = await this.cluster.createDatabase('floor');
   }
 
   async stop(): Promise<void> {
     await this.cluster?.destroy();
+  }
+
+  describe(): Promise<string> {
+    return describeSettings(this.url);
   }
 
   /** The first line of postmaster.pid in the data directory (test/helpers/postgres-cluster.ts puts it in `dir`/data). */

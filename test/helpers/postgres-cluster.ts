@@ -111,7 +111,15 @@ for (const [signal, number] of [['SIGINT', 2], ['SIGTERM', 15]] as const) {
   });
 }
 
-export async function startPostgresCluster(): Promise<PostgresCluster> {
+export interface ClusterOptions {
+  /**
+   * Further `postgresql.conf` settings, written after the cluster's own (the later line wins): the bench gives its cluster
+   * the memory of a production server (bench/postgres-settings.ts); the tests keep the stock settings and a small footprint.
+   */
+  settings?: Record<string, string>;
+}
+
+export async function startPostgresCluster(options: ClusterOptions = {}): Promise<PostgresCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'hub-pg-'));
   const data = join(dir, 'data');
   const log = join(dir, 'server.log');
@@ -133,6 +141,7 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
     `unix_socket_directories = '${dir}'`,
     // Two test files at a time, each with a few hubs of up to 10 pooled connections.
     'max_connections = 150',
+    ...Object.entries(options.settings ?? {}).map(([name, value]) => `${name} = '${value}'`),
     '',
   ].join('\n'));
   const start = () => pgTool('pg_ctl', ['start', '-D', data, '-l', log, '-w', '-t', '60']);

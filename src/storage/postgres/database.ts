@@ -38,6 +38,16 @@ const CONNECT_TIMEOUT_MS = 10_000;
  * hand all of that to the next requests; the pool's size already bounds what is kept.
  */
 const IDLE_TIMEOUT_MS = 0;
+/**
+ * The pool's sessions run without JIT compilation (`-c jit=off` as the connection's startup options). With the server's
+ * default (`jit = on`, `jit_above_cost` 100,000) PostgreSQL compiled the hub's large reads, whose plans cost more than
+ * that, and the compiled code saved nothing measurable: at 1,000,000 points about 100 ms of a vector tile at zoom 2-5
+ * and 390 ms of one at zoom 0; with 2,000,000 rows in the table also 12 ms of each 10,000-feature box (docs/decisions.md,
+ * "Small boxes on PostgreSQL: the server's memory and JIT").
+ * An operator who wants it back puts `options` in the connection URL (`?options=-c%20jit%3Don`): pg takes the URL's
+ * options in place of these.
+ */
+const SESSION_OPTIONS = '-c jit=off';
 /** The hub's connections name themselves so that operators (and tests) find them in pg_stat_activity. */
 const APPLICATION_NAME = 'spatial-data-hub';
 
@@ -178,6 +188,7 @@ export class Database {
       query_timeout: options.statementTimeout > 0 ? options.statementTimeout + QUERY_TIMEOUT_GRACE_MS : 0,
       keepAlive: true,
       application_name: APPLICATION_NAME,
+      options: SESSION_OPTIONS,
       types,
     });
     // An idle connection that dies (server restart, network) is dropped by the pool; the next request reconnects.
