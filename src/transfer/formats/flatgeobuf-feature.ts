@@ -78,13 +78,12 @@ export class FlatGeobufFeatureEncoder {
   /**
    * The same feature as encode() gives for the parsed text, with the id and the values read from the text's bytes: in the
    * columns' order, strings without escapes and JSON values copied as they are (the hub's texts are JSON.stringify's).
-   * `names` are the members' names where the caller read them already (ColumnKinds.noteText), one per member.
    */
-  encodeText(geometry: IParsedGeometry, text: StoredFeature, names?: readonly string[]): Uint8Array {
+  encodeText(geometry: IParsedGeometry, text: StoredFeature): Uint8Array {
     const { bytes, members } = text;
     const feature = this.features++;
     for (let i = 0; i < members.length; i += 4) {
-      const column = this.columnOf.get(names?.[i / 4] ?? this.keys.of(bytes, members[i], members[i + 1], i / 4)) ?? 0;
+      const column = this.columnOf.get(this.keys.of(bytes, members[i], members[i + 1], i / 4)) ?? 0;
       if (column === 0 || bytes[members[i + 2]] === NULL_START) continue;
       this.stamp[column] = feature;
       this.valueStart[column] = members[i + 2];
@@ -130,9 +129,14 @@ export class FlatGeobufFeatureEncoder {
   }
 
   private finish(geometry: IParsedGeometry): Uint8Array {
+    return this.build(geometry, this.properties.subarray(0, this.offset));
+  }
+
+  /** The size-prefixed feature of this geometry and these encoded properties (the bytes are the builder's, as encode's). */
+  build(geometry: IParsedGeometry, properties: Uint8Array): Uint8Array {
     const builder = this.builder;
     builder.clear();
-    const propertiesOffset = this.offset > 0 ? builder.createByteVector(this.properties.subarray(0, this.offset)) : 0;
+    const propertiesOffset = properties.length > 0 ? builder.createByteVector(properties) : 0;
     const geometryOffset = buildGeometry(builder, geometry);
     Feature.startFeature(builder);
     Feature.addGeometry(builder, geometryOffset);
