@@ -11,10 +11,6 @@ import { parseGC, parseGeometry } from 'flatgeobuf/lib/mjs/geojson/geometry.js';
 import type { Geometry } from 'geojson';
 import { PassThrough } from 'node:stream';
 import { magicbytes } from 'flatgeobuf/lib/mjs/constants.js';
-import * as flatbuffers from 'flatbuffers';
-import { Feature } from 'flatgeobuf/lib/mjs/flat-geobuf/feature.js';
-import { parseProperties } from 'flatgeobuf/lib/mjs/generic/feature.js';
-import { encodedGeometry } from '../../src/transfer/formats/flatgeobuf-feature.js';
 import { pad3D } from '../../src/geo/coordinates.js';
 import type { Geometry as HubGeometry } from '../../src/geo/geometry.js';
 import { buildHeader } from '../../src/transfer/formats/flatgeobuf-header.js';
@@ -23,6 +19,7 @@ import type { TransferFeature } from '../../src/transfer/transfer-feature.js';
 import { FlatGeobufFeatureEncoder } from '../../src/transfer/formats/flatgeobuf-feature.js';
 import { scanStoredFeature } from '../../src/transfer/formats/plain-feature-text.js';
 import { seededRandom } from '../helpers/seeded-random.js';
+import { assertSameFlatGeobuf } from '../helpers/flatgeobuf-read-back.js';
 import { NS } from '../../src/core/namespace-key.js';
 import type { FeatureText } from '../../src/transfer/transfer-feature.js';
 
@@ -94,31 +91,6 @@ test('features encoded by the export give the bytes of the library\'s buildFeatu
   }
 });
 
-/**
- * A FlatGeobuf file read back as the library reads it: the header's bytes, and per feature its geometry's parts and
- * properties (in the given columns). Each feature is copied first, as readers do: its doubles are aligned from its size prefix on.
- */
-function readBack(file: Buffer, columns: ColumnMeta[]): { header: Buffer; features: unknown[] } {
-  const headerEnd = magicbytes.length + 4 + file.readUInt32LE(magicbytes.length);
-  const features: unknown[] = [];
-  for (let at = headerEnd; at < file.length;) {
-    const size = 4 + file.readUInt32LE(at);
-    const feature = Feature.getSizePrefixedRootAsFeature(new flatbuffers.ByteBuffer(new Uint8Array(file.subarray(at, at + size))));
-    const geometry = feature.geometry();
-    features.push({ geometry: geometry === null ? null : encodedGeometry(geometry, false), properties: parseProperties(feature, columns) });
-    at += size;
-  }
-  return { header: file.subarray(0, headerEnd), features };
-}
-
-/** Our file and the library's read back the same (the header byte for byte). */
-function assertSameFile(ours: Buffer, want: Buffer, columns: ColumnMeta[]): void {
-  const [a, b] = [readBack(ours, columns), readBack(want, columns)];
-  assert.ok(a.header.equals(b.header), 'the headers differ');
-  assert.equal(a.features.length, b.features.length);
-  for (let i = 0; i < a.features.length; i++) assert.deepStrictEqual(a.features[i], b.features[i], `feature ${i}`);
-}
-
 /** Every geometry type the hub stores (and none) in 2D, for the runs encoded before the first 3D position to be read back and padded. */
 function shapes(i: number): Geometry | null {
   const square = [[i % 90, 1], [i % 90, 2], [i % 90 + 1, 2], [i % 90, 1]];
@@ -167,7 +139,7 @@ test('the writer gives every feature in the columns\' final kinds and in 3D when
     magicbytes, buildHeader({ geometryType: GeometryType.Unknown, hasZ: true, columns, featuresCount: features.length }),
     ...features.map((feature) => buildFeature(parsed(feature.geometry && pad3D(feature.geometry as HubGeometry) as Geometry), { id: feature.id as string, ...feature.properties } as IProperties, header)),
   ]);
-  assertSameFile(Buffer.concat(chunks), want, columns);
+  assertSameFlatGeobuf(Buffer.concat(chunks), want);
 });
 
 test('a column whose first values are null takes the kind of its first value for the features after it, with no kind changing later', async () => {
@@ -187,7 +159,7 @@ test('a column whose first values are null takes the kind of its first value for
     magicbytes, buildHeader({ geometryType: GeometryType.Point, hasZ: true, columns, featuresCount: features.length }),
     ...features.map((feature) => buildFeature(parsed(feature.geometry as Geometry), { id: feature.id as string, ...feature.properties } as IProperties, { ...HEADER, columns })),
   ]);
-  assertSameFile(Buffer.concat(chunks), want, columns);
+  assertSameFlatGeobuf(Buffer.concat(chunks), want);
 });
 
 /** A geometry of a type the hub stores (no collections). */
@@ -265,5 +237,5 @@ test('the one-pass text encoder reads back as the library\'s buildFeature: every
     ...features.map((feature) => buildFeature(parsed(feature.geometry && pad3D(feature.geometry as HubGeometry) as Geometry),
       { ...feature.properties, id: feature.id as string } as IProperties, { ...HEADER, columns })),
   ]);
-  assertSameFile(Buffer.concat(chunks), want, columns);
+  assertSameFlatGeobuf(Buffer.concat(chunks), want);
 });
