@@ -19,8 +19,8 @@ export function readBackFlatGeobuf(file: Buffer): { header: Buffer; features: un
   for (let at = headerEnd; at < file.length;) {
     const size = 4 + file.readUInt32LE(at);
     const feature = Feature.getSizePrefixedRootAsFeature(new flatbuffers.ByteBuffer(new Uint8Array(file.subarray(at, at + size))));
-    const geometry = feature.geometry();
-    features.push({ geometry: geometry === null ? null : encodedGeometry(geometry, false), properties: parseProperties(feature, columns) });
+    // A null geometry is read as the library's builder writes one (a table without positions); ours has no table.
+    features.push({ geometry: encodedGeometry(feature.geometry(), false), properties: parseProperties(feature, columns) });
     at += size;
   }
   return { header: file.subarray(0, headerEnd), features };

@@ -12,12 +12,23 @@ import { hasEscape, numberAt, TokenNames } from './stored-feature-values.js';
 const TWO_TO_32 = 2 ** 32;
 const utf8 = new TextDecoder();
 
+/** What the encoder is given for a feature without a geometry. */
+export const NULL_GEOMETRY: IParsedGeometry = Object.freeze({ xy: [], ends: [], parts: [], type: GeometryType.Unknown }) as IParsedGeometry;
+
+/**
+ * A feature without a geometry is written without the geometry table, as the format's schema allows: GDAL (3.6) fails
+ * on a geometry table without positions ("Unexpected nullptr: XY data") and stops reading the file there.
+ */
+const isNullGeometry = (geometry: IParsedGeometry): boolean =>
+  geometry.type === GeometryType.Unknown && geometry.xy.length === 0 && (geometry.parts?.length ?? 0) === 0;
+
 /**
  * The geometry an encoded feature holds, as parsedGeometry() gave it to the encoder: a null geometry, a multipolygon
  * and a collection as their parts, any other as its positions (ends where there were several rings or lines); `padZ`
  * gives 2D positions z = 0 (pad3D's result for a geometry whose positions are all 2D).
  */
-export function encodedGeometry(geometry: EncodedGeometry, padZ: boolean): IParsedGeometry {
+export function encodedGeometry(geometry: EncodedGeometry | null, padZ: boolean): IParsedGeometry {
+  if (geometry === null) return NULL_GEOMETRY;
   const type = geometry.type();
   if (type === GeometryType.Unknown || type === GeometryType.MultiPolygon || type === GeometryType.GeometryCollection) {
     const parts = Array.from({ length: geometry.partsLength() }, (_, i) => encodedGeometry(geometry.parts(i) as EncodedGeometry, padZ));
@@ -137,9 +148,9 @@ export class FlatGeobufFeatureEncoder {
     const builder = this.builder;
     builder.clear();
     const propertiesOffset = properties.length > 0 ? builder.createByteVector(properties) : 0;
-    const geometryOffset = buildGeometry(builder, geometry);
+    const geometryOffset = isNullGeometry(geometry) ? 0 : buildGeometry(builder, geometry);
     Feature.startFeature(builder);
-    Feature.addGeometry(builder, geometryOffset);
+    if (geometryOffset) Feature.addGeometry(builder, geometryOffset);
     if (propertiesOffset) Feature.addProperties(builder, propertiesOffset);
     builder.finishSizePrefixed(Feature.endFeature(builder));
     return builder.asUint8Array();

@@ -17,7 +17,7 @@ import type { Geometry as GeoJsonGeometry } from 'geojson';
 import type { IParsedGeometry } from 'flatgeobuf/lib/mjs/generic/geometry.js';
 import { type FeatureText, featureTextString, type TransferFeature, type WriterFactory } from '../transfer-feature.js';
 import { scanStoredFeature, type StoredFeature } from './plain-feature-text.js';
-import { encodedGeometry, FlatGeobufFeatureEncoder } from './flatgeobuf-feature.js';
+import { encodedGeometry, FlatGeobufFeatureEncoder, NULL_GEOMETRY } from './flatgeobuf-feature.js';
 import { FlatGeobufTextEncoder } from './flatgeobuf-text-encoder.js';
 import { buildHeader } from './flatgeobuf-header.js';
 import { OutputBatch, put } from './output-stream.js';
@@ -34,7 +34,7 @@ const column = (name: string, type: ColumnType): ColumnMeta => ({
 
 /** The geometry as the library's parser gives it; in a 3D file a 2D geometry gets z = 0 (GDAL refuses a feature without Z data there). */
 function parsedGeometry(geometry: Geometry | null, hasZ: boolean): IParsedGeometry {
-  if (geometry === null) return { xy: [], ends: [], parts: [], type: GeometryType.Unknown };
+  if (geometry === null) return NULL_GEOMETRY;
   const padded = (hasZ ? pad3D(geometry) : geometry) as GeoJsonGeometry;
   return padded.type === 'GeometryCollection' ? parseGC(padded) : parseGeometry(padded);
 }
@@ -177,7 +177,7 @@ export const writeFlatGeobuf: WriterFactory = (out) => {
     for await (const [offset, bytes] of encodedFeatures(encodedFile, run.encodedStart, end)) {
       const kept = mixed.get(offset);
       const geometry = kept !== undefined ? parsedGeometry(kept, kinds.hasZ)
-        : encodedGeometry(Feature.getSizePrefixedRootAsFeature(new flatbuffers.ByteBuffer(bytes)).geometry() as NonNullable<ReturnType<Feature['geometry']>>, kinds.hasZ && !run.hasZ);
+        : encodedGeometry(Feature.getSizePrefixedRootAsFeature(new flatbuffers.ByteBuffer(bytes)).geometry(), kinds.hasZ && !run.hasZ);
       yield encoder.reencode(bytes, run.types, geometry);
     }
   }
