@@ -6,7 +6,7 @@ import { type OutputFormat, WRITERS } from './formats/format-registry.js';
 import type { BytesAnswer, HubClient } from './hub-client.js';
 import { writeTextSeqAsLines } from './formats/geojson-seq-writer.js';
 import { Progress } from './progress.js';
-import { type OtherFeature, pageFeatures, plain, type StoredFeature, writePageFeatures } from './formats/plain-feature-text.js';
+import { type OtherFeature, pageFeatures, plain, type StoredFeature, writePageFeatures, writePlainPage } from './formats/plain-feature-text.js';
 import type { Geometry, TransferFeature } from './transfer-feature.js';
 
 export interface ExportOptions {
@@ -77,9 +77,10 @@ export async function runExport(options: ExportOptions): Promise<{ written: numb
   if (options.version !== undefined) query.set('version', options.version);
   let written = 0;
   // A hub on this machine writes GeoJSONSeq (without --bbox, which is applied here from each feature's geometry) and this
-  // process copies its answer: the two share the cores, and the hub cuts the namespace out of a page it holds anyway.
-  // A remote hub is asked for GeoJSON, which it compresses (it does not compress sequences).
-  const copied = options.format === 'geojsonseq' && options.bbox === undefined && options.client.local;
+  // process copies its answer: the two share the cores, and the hub cuts the namespace out of a page it holds anyway
+  // (in SQL where the storage keeps its span). FlatGeobuf takes the same plain texts: its encoder then has no namespace
+  // to scan past. A remote hub is asked for GeoJSON, which it compresses (it does not compress sequences).
+  const copied = (options.format === 'geojsonseq' || options.format === 'flatgeobuf') && options.bbox === undefined && options.client.local;
   const fetchPage = (handle: string | undefined, sequence: boolean): Promise<BytesAnswer> => {
     if (handle !== undefined) query.set('handle', handle);
     return options.client.requestBytes('GET', `/hub/spaces/${encodeURIComponent(options.space)}/iterate?${query}`, {
@@ -111,7 +112,7 @@ export async function runExport(options: ExportOptions): Promise<{ written: numb
         const handle = nextHandle(link);
         pending = handle === undefined ? undefined : fetchPage(handle, true);
         pending?.catch(() => undefined);
-        written += await writeTextSeqAsLines(out, bytes);
+        written += options.format === 'geojsonseq' ? await writeTextSeqAsLines(out, bytes) : await writePlainPage(writer, bytes);
         progress.features = written;
         continue;
       }

@@ -84,6 +84,29 @@ describe('import and export round trips through GDAL', { skip: GDAL_MISSING ? 'o
         assert.match(rtree.stdout, /n \(Integer\) = 7/, 'the six exported features and the added one');
       });
 
+      test('flatgeobuf: features without a geometry are exported so that GDAL reads every feature, and import back without one', async () => {
+        const input = join(directory, 'nulls.geojson');
+        writeFileSync(input, JSON.stringify({ type: 'FeatureCollection', features: [
+          { type: 'Feature', id: 'p-1', properties: { n: 1 }, geometry: { type: 'Point', coordinates: [1, 2] } },
+          { type: 'Feature', id: 'none-2', properties: { n: 2 }, geometry: null },
+          { type: 'Feature', id: 'l-3', properties: { n: 3 }, geometry: { type: 'LineString', coordinates: [[1, 2], [3, 4]] } },
+          { type: 'Feature', id: 'none-4', properties: { n: 4 }, geometry: null },
+        ] }));
+        assert.equal((await cli(hub, ['import', input, '--space', 'nulls', '--create', 'nulls'])).code, 0);
+        const file = join(directory, 'nulls.fgb');
+        const saved = await cli(hub, ['export', '--space', 'nulls', '--output', file]);
+        assert.equal(saved.code, 0, saved.stderr);
+        const back = await readBack(file, directory);
+        assert.deepEqual([...back.keys()].sort(), ['l-3', 'none-2', 'none-4', 'p-1'], 'GDAL reads past the features without a geometry');
+        assert.equal(back.get('none-2')?.geometry, null);
+        assert.equal(back.get('p-1')?.geometry?.type, 'Point');
+        assert.equal((await cli(hub, ['import', file, '--space', 'nullsback', '--create', 'nullsback'])).code, 0);
+        const again = await cli(hub, ['export', '--space', 'nullsback', '--format', 'geojsonseq']);
+        const geometries = new Map(again.stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: string; geometry: unknown }).map((f) => [f.id, f.geometry]));
+        assert.equal(geometries.size, 4);
+        assert.equal(geometries.get('none-4'), null);
+      });
+
       test('export to stdout by --format, with --tags and --bbox', async () => {
         const input = join(ROOT, 'test/fixtures/transfer-shapes.geo.json');
         assert.equal((await cli(hub, ['import', input, '--space', 'tagged', '--create', 'tagged', '--tags', 'shapes'])).code, 0);

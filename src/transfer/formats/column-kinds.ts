@@ -27,25 +27,32 @@ export class ColumnKinds {
   changes = 0;
   /** How often a column was added or took a kind (its first non-null value, or a change): when the columns' types as they stand are to be read again. */
   typings = 0;
-  /** The names of the members of the text noteText() read last, one per member (entries past its members are stale): for a writer that reads the same members next. */
-  readonly memberNames: string[] = [];
   private readonly names = new TokenNames();
   private readonly types = new TokenNames();
 
   note(feature: TransferFeature): void {
     for (const [key, value] of Object.entries(feature.properties)) this.noteValue(key, value === null || value === undefined ? undefined : kindOf(value));
-    this.geometryTypes.add(feature.geometry?.type ?? 'null');
-    if (feature.geometry && !this.hasZ) this.noteZ(hasZ(feature.geometry));
+    this.noteGeometry(feature.geometry);
     this.count++;
+  }
+
+  /** A feature's geometry (the count is the caller's to move). */
+  noteGeometry(geometry: Geometry | null): void {
+    this.geometryTypes.add(geometry?.type ?? 'null');
+    if (geometry && !this.hasZ) this.noteZ(hasZ(geometry));
+  }
+
+  /** A point's geometry, read from its text (flatgeobuf-text-encoder.ts): the same as noteGeometry for it. */
+  notePoint(z: boolean): void {
+    this.geometryTypes.add('Point');
+    if (z && !this.hasZ) this.noteZ(true);
   }
 
   /** The same as note() for the parsed feature, read from the text's bytes. */
   noteText(text: StoredFeature): void {
     const { bytes, members } = text;
     for (let i = 0; i < members.length; i += 4) {
-      const name = this.names.of(bytes, members[i], members[i + 1], i / 4);
-      this.memberNames[i / 4] = name;
-      this.noteValue(name, kindOfToken(bytes, members[i + 2], members[i + 3]));
+      this.noteValue(this.names.of(bytes, members[i], members[i + 1], i / 4), kindOfToken(bytes, members[i + 2], members[i + 3]));
     }
     const type = geometryTypeToken(bytes, text.geometryStart);
     if (type === undefined) {
@@ -69,7 +76,7 @@ export class ColumnKinds {
   }
 
   /** A property's value of the given kind (undefined: null): the column keeps the kind all its values share ('json' when they differ, numbers widen). */
-  private noteValue(key: string, kind: ValueKind | undefined): void {
+  noteValue(key: string, kind: ValueKind | undefined): void {
     const seen = this.columns.get(key);
     if (kind === undefined) {
       if (this.columns.has(key)) return;

@@ -12,12 +12,23 @@ import { hasEscape, numberAt, TokenNames } from './stored-feature-values.js';
 const TWO_TO_32 = 2 ** 32;
 const utf8 = new TextDecoder();
 
+/** What the encoder is given for a feature without a geometry. */
+export const NULL_GEOMETRY: IParsedGeometry = Object.freeze({ xy: [], ends: [], parts: [], type: GeometryType.Unknown }) as IParsedGeometry;
+
+/**
+ * A feature without a geometry is written without the geometry table, as the format's schema allows: GDAL (3.6) fails
+ * on a geometry table without positions ("Unexpected nullptr: XY data") and stops reading the file there.
+ */
+const isNullGeometry = (geometry: IParsedGeometry): boolean =>
+  geometry.type === GeometryType.Unknown && geometry.xy.length === 0 && (geometry.parts?.length ?? 0) === 0;
+
 /**
  * The geometry an encoded feature holds, as parsedGeometry() gave it to the encoder: a null geometry, a multipolygon
  * and a collection as their parts, any other as its positions (ends where there were several rings or lines); `padZ`
  * gives 2D positions z = 0 (pad3D's result for a geometry whose positions are all 2D).
  */
-export function encodedGeometry(geometry: EncodedGeometry, padZ: boolean): IParsedGeometry {
+export function encodedGeometry(geometry: EncodedGeometry | null, padZ: boolean): IParsedGeometry {
+  if (geometry === null) return NULL_GEOMETRY;
   const type = geometry.type();
   if (type === GeometryType.Unknown || type === GeometryType.MultiPolygon || type === GeometryType.GeometryCollection) {
     const parts = Array.from({ length: geometry.partsLength() }, (_, i) => encodedGeometry(geometry.parts(i) as EncodedGeometry, padZ));
@@ -78,13 +89,12 @@ export class FlatGeobufFeatureEncoder {
   /**
    * The same feature as encode() gives for the parsed text, with the id and the values read from the text's bytes: in the
    * columns' order, strings without escapes and JSON values copied as they are (the hub's texts are JSON.stringify's).
-   * `names` are the members' names where the caller read them already (ColumnKinds.noteText), one per member.
    */
-  encodeText(geometry: IParsedGeometry, text: StoredFeature, names?: readonly string[]): Uint8Array {
+  encodeText(geometry: IParsedGeometry, text: StoredFeature): Uint8Array {
     const { bytes, members } = text;
     const feature = this.features++;
     for (let i = 0; i < members.length; i += 4) {
-      const column = this.columnOf.get(names?.[i / 4] ?? this.keys.of(bytes, members[i], members[i + 1], i / 4)) ?? 0;
+      const column = this.columnOf.get(this.keys.of(bytes, members[i], members[i + 1], i / 4)) ?? 0;
       if (column === 0 || bytes[members[i + 2]] === NULL_START) continue;
       this.stamp[column] = feature;
       this.valueStart[column] = members[i + 2];
@@ -130,12 +140,17 @@ export class FlatGeobufFeatureEncoder {
   }
 
   private finish(geometry: IParsedGeometry): Uint8Array {
+    return this.build(geometry, this.properties.subarray(0, this.offset));
+  }
+
+  /** The size-prefixed feature of this geometry and these encoded properties (the bytes are the builder's, as encode's). */
+  build(geometry: IParsedGeometry, properties: Uint8Array): Uint8Array {
     const builder = this.builder;
     builder.clear();
-    const propertiesOffset = this.offset > 0 ? builder.createByteVector(this.properties.subarray(0, this.offset)) : 0;
-    const geometryOffset = buildGeometry(builder, geometry);
+    const propertiesOffset = properties.length > 0 ? builder.createByteVector(properties) : 0;
+    const geometryOffset = isNullGeometry(geometry) ? 0 : buildGeometry(builder, geometry);
     Feature.startFeature(builder);
-    Feature.addGeometry(builder, geometryOffset);
+    if (geometryOffset) Feature.addGeometry(builder, geometryOffset);
     if (propertiesOffset) Feature.addProperties(builder, propertiesOffset);
     builder.finishSizePrefixed(Feature.endFeature(builder));
     return builder.asUint8Array();

@@ -17,7 +17,8 @@ import type { Geometry as GeoJsonGeometry } from 'geojson';
 import type { IParsedGeometry } from 'flatgeobuf/lib/mjs/generic/geometry.js';
 import { type FeatureText, featureTextString, type TransferFeature, type WriterFactory } from '../transfer-feature.js';
 import { scanStoredFeature, type StoredFeature } from './plain-feature-text.js';
-import { encodedGeometry, FlatGeobufFeatureEncoder } from './flatgeobuf-feature.js';
+import { encodedGeometry, FlatGeobufFeatureEncoder, NULL_GEOMETRY } from './flatgeobuf-feature.js';
+import { FlatGeobufTextEncoder } from './flatgeobuf-text-encoder.js';
 import { buildHeader } from './flatgeobuf-header.js';
 import { OutputBatch, put } from './output-stream.js';
 import { pointCoordinates } from './stored-feature-values.js';
@@ -33,7 +34,7 @@ const column = (name: string, type: ColumnType): ColumnMeta => ({
 
 /** The geometry as the library's parser gives it; in a 3D file a 2D geometry gets z = 0 (GDAL refuses a feature without Z data there). */
 function parsedGeometry(geometry: Geometry | null, hasZ: boolean): IParsedGeometry {
-  if (geometry === null) return { xy: [], ends: [], parts: [], type: GeometryType.Unknown };
+  if (geometry === null) return NULL_GEOMETRY;
   const padded = (hasZ ? pad3D(geometry) : geometry) as GeoJsonGeometry;
   return padded.type === 'GeometryCollection' ? parseGC(padded) : parseGeometry(padded);
 }
@@ -96,6 +97,7 @@ export const writeFlatGeobuf: WriterFactory = (out) => {
     rmSync(dir, { recursive: true, force: true });
   };
   const kinds = new ColumnKinds();
+  /** The bytes handed to the file of encoded features; the current page (textEncoder) comes after them. */
   let encodedBytes = 0;
   const encoder = new FlatGeobufFeatureEncoder();
   const runs: Run[] = [];
@@ -115,61 +117,72 @@ export const writeFlatGeobuf: WriterFactory = (out) => {
     columns = [column('id', ColumnType.String), ...names.map((name) => column(name, COLUMN_TYPES[kinds.columns.get(name) ?? 'string']))];
     types = columns.map((meta) => meta.type);
     encoder.useColumns(names, types);
+    textEncoder.useColumns(names, types);
     synced = kinds.typings;
   };
-  const geometryOf = (geometry: Geometry | null): IParsedGeometry => {
-    if (geometry !== null && !kinds.hasZ && !hasOnly2DPositions(geometry)) mixed.set(encodedBytes, geometry);
+  /** A geometry of the feature at `offset` of the current page. */
+  const geometryAt = (geometry: Geometry | null, offset: number): IParsedGeometry => {
+    if (geometry !== null && !kinds.hasZ && !hasOnly2DPositions(geometry)) mixed.set(encodedBytes + offset, geometry);
     return parsedGeometry(geometry, kinds.hasZ);
   };
-  /** `names`: the stored text's members' names, as ColumnKinds read them. */
-  const encode = (feature: StoredFeature | TransferFeature, names?: readonly string[]): Uint8Array => {
+  const textEncoder = new FlatGeobufTextEncoder({ kinds, syncColumns, parsedGeometry: geometryAt, library: encoder });
+  const geometryOf = (geometry: Geometry | null): IParsedGeometry => geometryAt(geometry, textEncoder.size);
+  const encode = (feature: StoredFeature | TransferFeature): Uint8Array => {
     if ('members' in feature) {
       // A point is read from its text; any other geometry is parsed alone, not the whole feature.
       const point = pointCoordinates(feature.bytes, feature.geometryStart, feature.geometryEnd);
       const geometry = point !== undefined ? pointGeometry(point, kinds.hasZ)
         : geometryOf(JSON.parse(feature.bytes.toString('utf8', feature.geometryStart, feature.geometryEnd)) as Geometry | null);
-      return encoder.encodeText(geometry, feature, names);
+      return encoder.encodeText(geometry, feature);
     }
     return encoder.encode(geometryOf(feature.geometry as Geometry | null), feature.id, feature.properties);
   };
-  /** Encodes a feature whose kinds were just noted. */
-  const take = (feature: StoredFeature | TransferFeature, names?: readonly string[]) => {
+  /** After a feature was encoded at `offset` of the page (its kinds noted): a new run where a kind changed with it. */
+  const noteRun = (offset: number) => {
     let run = runs.at(-1);
     if (run?.changes !== kinds.changes) {
-      run = { changes: kinds.changes, encodedStart: encodedBytes, types, hasZ: kinds.hasZ };
+      run = { changes: kinds.changes, encodedStart: encodedBytes + offset, types, hasZ: kinds.hasZ };
       runs.push(run);
     }
     syncColumns();
     // Columns are added within a run but keep their kinds: the run's last types cover all its features.
     run.types = types;
-    const bytes = encode(feature, names);
-    encoded.add(bytes);
-    encodedBytes += bytes.length;
   };
-  /** A feature not given as a stored text, encoded as from its JSON text (the same bytes as the texts give, -0 and all). */
+  /** A feature not given as a stored text, encoded as from its JSON text (the same values as the texts give, -0 and all). */
   const takeLine = (parsed: TransferFeature, line: Buffer) => {
     kinds.note(parsed);
-    take(textFeature(line));
+    syncColumns();
+    const offset = textEncoder.size;
+    textEncoder.append(encode(textFeature(line)));
+    noteRun(offset);
   };
   const takeText = (text: FeatureText) => {
-    if ((text as Partial<StoredFeature>).members !== undefined) {
-      kinds.noteText(text as StoredFeature);
-      take(text as StoredFeature, kinds.memberNames);
+    const offset = textEncoder.size;
+    if (textEncoder.encode(text)) {
+      noteRun(offset);
       return;
     }
     const line = Buffer.from(featureTextString(text));
     takeLine(JSON.parse(line.toString('utf8')) as TransferFeature, line);
+  };
+  /** The page's encoded features to the file. */
+  const flushPage = () => {
+    if (textEncoder.size === 0) return;
+    const bytes = textEncoder.take();
+    encoded.add(bytes);
+    encodedBytes += bytes.length;
   };
   /** Encodes again, in the final column types and hasZ, a run encoded before a change. */
   async function* encodedAgain(run: Run, end: number): AsyncIterable<Uint8Array> {
     for await (const [offset, bytes] of encodedFeatures(encodedFile, run.encodedStart, end)) {
       const kept = mixed.get(offset);
       const geometry = kept !== undefined ? parsedGeometry(kept, kinds.hasZ)
-        : encodedGeometry(Feature.getSizePrefixedRootAsFeature(new flatbuffers.ByteBuffer(bytes)).geometry() as NonNullable<ReturnType<Feature['geometry']>>, kinds.hasZ && !run.hasZ);
+        : encodedGeometry(Feature.getSizePrefixedRootAsFeature(new flatbuffers.ByteBuffer(bytes)).geometry(), kinds.hasZ && !run.hasZ);
       yield encoder.reencode(bytes, run.types, geometry);
     }
   }
   const end = async () => {
+    flushPage();
     await encoded.flush();
     encodedOut.end();
     await finished(encodedOut);
@@ -197,14 +210,17 @@ export const writeFlatGeobuf: WriterFactory = (out) => {
   return {
     write: async (feature) => {
       takeLine(feature, Buffer.from(JSON.stringify(feature)));
+      flushPage();
       await encoded.settle();
     },
     writeText: async (text) => {
       takeText(text);
+      flushPage();
       await encoded.settle();
     },
     writeTexts: async (texts) => {
       for (const text of texts) takeText(text);
+      flushPage();
       await encoded.settle();
     },
     end: async () => {

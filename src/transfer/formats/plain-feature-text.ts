@@ -170,16 +170,20 @@ export function writeStoredFeature(writer: FormatWriter, bytes: Buffer, start: n
 
 /**
  * Writes a plain page (core/namespace-cut.ts: a text sequence of texts without the namespace): as it is by a writer of
- * text sequences, copied by writers that take texts, else parsed.
+ * text sequences, copied by writers that take texts, else parsed. Returns the number of features, where it split them.
  */
-export async function writePlainPage(writer: FormatWriter, bytes: Buffer): Promise<void> {
-  if (writer.writeSequence !== undefined) return writer.writeSequence(bytes);
+export async function writePlainPage(writer: FormatWriter, bytes: Buffer): Promise<number> {
+  if (writer.writeSequence !== undefined) {
+    await writer.writeSequence(bytes);
+    return 0;
+  }
   const texts: FeatureText[] = [];
   for (let start = 1; start < bytes.length;) {
     const end = bytes.indexOf(LINE_FEED, start);
     texts.push({ bytes, start, cutFrom: end, cutTo: end, end });
     start = end + 2;
   }
-  if (writer.writeTexts !== undefined) return writer.writeTexts(texts);
-  for (const text of texts) await writer.write(JSON.parse(bytes.toString('utf8', text.start, text.end)) as TransferFeature);
+  if (writer.writeTexts !== undefined) await writer.writeTexts(texts);
+  else for (const text of texts) await writer.write(JSON.parse(bytes.toString('utf8', text.start, text.end)) as TransferFeature);
+  return texts.length;
 }
