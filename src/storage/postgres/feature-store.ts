@@ -193,6 +193,24 @@ function atVersion(sid: string, version: string): string {
 }
 
 /**
+ * One keyset page of the space right after a version: `atVersion` with the page's order and limit taken into each of
+ * its two parts. PostgreSQL 15 does not merge the ordered scans of a UNION ALL's parts (the primary key is `(sid, seq)`
+ * and `sid = $1` is a condition of each part, not of the union), so over `atVersion` every page read and sorted all the
+ * rows after its handle: a whole space per page (docs/adr-002-history.md, "Reading a large space at an old version").
+ * Here the current part is the primary-key scan of a HEAD page and the superseded part sorts only its own rows.
+ */
+function pageAtVersion(columns: string, where: string, version: string): string {
+  const all = 'f.seq, f.sid, f.id, f.feature, f.properties, f.geom, f.geometry_type, f.tags';
+  return `SELECT ${columns} FROM (
+            (SELECT ${all} FROM features f WHERE f.sid = $1 AND f.seq > $2 AND (f.version IS NULL OR f.version <= ${version}::bigint)
+              AND ${where} ORDER BY f.seq LIMIT $3)
+            UNION ALL
+            (SELECT ${all} FROM feature_history f WHERE f.sid = $1 AND f.seq > $2 AND f.version_to > ${version}::bigint
+              AND (f.version_from IS NULL OR f.version_from <= ${version}::bigint) AND ${where} ORDER BY f.seq LIMIT $3)) f
+          ORDER BY f.seq LIMIT $3`;
+}
+
+/**
  * The planner knows how many rows a space has only from the table statistics. A space that grew far
  * beyond them looks small, and keyset pages get a bitmap scan plus a sort of everything after the
  * handle instead of the ordered primary-key scan: quadratic over an iterate. So the statistics are
@@ -534,8 +552,12 @@ export class PostgresFeatureStore implements FeatureStore {
     params.add(0);
     params.add(0);
     const where = compileQuery(query, params);
-    const from = query.version === undefined ? 'features' : atVersion('$1', params.add(query.version));
-    const sql = how.outer(`SELECT ${how.columns ?? 'f.seq, f.feature'} FROM ${from} f WHERE f.sid = $1 AND f.seq > $2 AND ${where} ORDER BY f.seq LIMIT $3`);
+    const version = query.version === undefined ? undefined : params.add(query.version);
+    const from = version === undefined ? 'features' : atVersion('$1', version);
+    const columns = how.columns ?? 'f.seq, f.feature';
+    const sql = how.outer(version === undefined
+      ? `SELECT ${columns} FROM features f WHERE f.sid = $1 AND f.seq > $2 AND ${where} ORDER BY f.seq LIMIT $3`
+      : pageAtVersion(columns, where, version));
     let probe = how.probed && probes(query) ? prepared(how.probed(from, where)) : undefined;
     const pageSize = probe ? PROBED_PAGES : query.spatial ? SPATIAL_PAGES : PAGE_SIZE;
     const fetchPage = async (after: number, size: number): Promise<T> => {
