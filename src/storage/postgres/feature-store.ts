@@ -199,7 +199,7 @@ function atVersion(sid: string, version: string): string {
  * rows after its handle: a whole space per page (docs/adr-002-history.md, "Reading a large space at an old version").
  * Here the current part is the primary-key scan of a HEAD page and the superseded part sorts only its own rows.
  */
-function pageAtVersion(columns: string, where: string, version: string): string {
+export function pageAtVersion(columns: string, where: string, version: string): string {
   const all = 'f.seq, f.sid, f.id, f.feature, f.properties, f.geom, f.geometry_type, f.tags';
   return `SELECT ${columns} FROM (
             (SELECT ${all} FROM features f WHERE f.sid = $1 AND f.seq > $2 AND (f.version IS NULL OR f.version <= ${version}::bigint)
