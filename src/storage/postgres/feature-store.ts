@@ -194,9 +194,9 @@ function atVersion(sid: string, version: string): string {
 
 /**
  * One keyset page of the space right after a version: `atVersion` with the page's order and limit taken into each of
- * its two parts. PostgreSQL 15 does not merge the ordered scans of a UNION ALL's parts (the primary key is `(sid, seq)`
- * and `sid = $1` is a condition of each part, not of the union), so over `atVersion` every page read and sorted all the
- * rows after its handle: a whole space per page (docs/adr-002-history.md, "Reading a large space at an old version").
+ * its two parts. Over `atVersion`, PostgreSQL 15 planned no ordered merge of the parts (they stayed subquery scans,
+ * planned without the page's order), so every page read and sorted all the rows after its handle: about a whole space
+ * per page (docs/adr-002-history.md, "Reading a large space at an old version").
  * Here the current part is the primary-key scan of a HEAD page and the superseded part sorts only its own rows.
  */
 export function pageAtVersion(columns: string, where: string, version: string): string {
