@@ -136,7 +136,7 @@ export class FlatGeobufTextEncoder {
     const kinds = this.host.kinds;
     if (!bytesAt(bytes, start, FEATURE_START)) return false;
     const idStart = start + FEATURE_START.length - 1;
-    const idEnd = stringEndIn(bytes, idStart, end);
+    const idEnd = boundedValueEnd(bytes, idStart, end);
     if (idEnd < 0 || !bytesAt(bytes, idEnd, GEOMETRY_KEY)) return false;
     const geometryStart = idEnd + GEOMETRY_KEY.length;
     const featureAt = this.size;
@@ -195,7 +195,7 @@ export class FlatGeobufTextEncoder {
     if (at === cutFrom) at = cutTo;
     for (let slot = 0; bytes[at] !== CLOSE_BRACE; slot++) {
       if (bytes[at] !== QUOTE) return false;
-      const keyEnd = stringEndIn(bytes, at, end);
+      const keyEnd = boundedValueEnd(bytes, at, end);
       if (keyEnd < 0 || bytes[keyEnd] !== COLON) return false;
       const member = this.slot(slot, bytes, at, keyEnd);
       const valueStart = keyEnd + 1;
@@ -359,17 +359,7 @@ export class FlatGeobufTextEncoder {
   }
 }
 
-/** The end of the JSON string at `start`, or -1 when it does not end before `to`. */
-function stringEndIn(bytes: Buffer, start: number, to: number): number {
-  for (let at = start + 1; at < to; at++) {
-    const byte = bytes[at];
-    if (byte === QUOTE) return at + 1;
-    if (byte === BACKSLASH) at++;
-  }
-  return -1;
-}
-
-/** valueEnd's end of the value at `start`, or -1 when it does not end by `to` (a malformed text is parsed instead). */
+/** valueEnd's end of the value (or string) at `start`, or -1 when it does not end by `to` (a malformed text is parsed instead). */
 function boundedValueEnd(bytes: Buffer, start: number, to: number): number {
   try {
     const found = valueEnd(bytes, start);

@@ -170,12 +170,14 @@ export function writeStoredFeature(writer: FormatWriter, bytes: Buffer, start: n
 
 /**
  * Writes a plain page (core/namespace-cut.ts: a text sequence of texts without the namespace): as it is by a writer of
- * text sequences, copied by writers that take texts, else parsed. Returns the number of features, where it split them.
+ * text sequences, copied by writers that take texts, else parsed. Returns the number of features.
  */
 export async function writePlainPage(writer: FormatWriter, bytes: Buffer): Promise<number> {
   if (writer.writeSequence !== undefined) {
     await writer.writeSequence(bytes);
-    return 0;
+    let records = 0;
+    for (let at = bytes.indexOf(LINE_FEED); at >= 0; at = bytes.indexOf(LINE_FEED, at + 1)) records++;
+    return records;
   }
   const texts: FeatureText[] = [];
   for (let start = 1; start < bytes.length;) {
