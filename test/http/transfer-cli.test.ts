@@ -198,7 +198,10 @@ for (const backend of BACKENDS) {
       assert.ok(!nobody.stderr.includes(hub.token));
     });
 
-    test(`a ${BIG_MB} MB GeoJSON streamed from a generator into stdin: all features, the CLI's peak RSS bounded`, { timeout: 600_000 }, async (t) => {
+    // The subject is the CLI's memory, which the hub's engine does not change: one engine is enough, and this test is
+    // the longest of the suite's on either (24-28 s).
+    const bigSkip = backend === BACKENDS[0] ? false : `the CLI's memory does not depend on the hub's engine; run on ${BACKENDS[0]}`;
+    test(`a ${BIG_MB} MB GeoJSON streamed from a generator into stdin: all features, the CLI's peak RSS bounded`, { timeout: 600_000, skip: bigSkip }, async (t) => {
       const padding = 'x'.repeat(2000);
       const feature = (i: number) => `{"type":"Feature","id":"g${i}","geometry":{"type":"Point","coordinates":[${(i % 3600) / 10 - 180},${(i % 1700) / 10 - 85}]},"properties":{"n":${i},"pad":"${padding}"}}`;
       const count = Math.ceil((BIG_MB * 1048576) / feature(0).length);
