@@ -76,7 +76,7 @@ const intersects = (a: [number, number, number, number], b: [number, number, num
 
 export async function runExport(options: ExportOptions): Promise<{ written: number }> {
   const out: Writable = options.output === undefined ? process.stdout : createWriteStream(options.output);
-  const writer = (await WRITERS[options.format]())(out, { rowGroupSize: options.rowGroupSize });
+  const writer = (await WRITERS[options.format]())(out, { rowGroupSize: options.rowGroupSize, file: options.output });
   const progress = new Progress({ out: process.stderr, intervalMs: options.progressIntervalMs });
   const query = new URLSearchParams({ limit: String(options.chunk) });
   if (options.tags) query.set('tags', options.tags);
