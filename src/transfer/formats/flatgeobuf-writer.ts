@@ -192,6 +192,7 @@ export const writeFlatGeobuf: WriterFactory = (out, options) => {
     const line = Buffer.from(featureTextString(text));
     takeLine(JSON.parse(line.toString('utf8')) as TransferFeature, line);
   };
+  /** The header of the features seen so far: every column's kind, the geometry type, hasZ, the count. */
   const headerNow = () => {
     syncColumns();
     const geometryTypes = [...kinds.geometryTypes].filter((type) => type !== 'null');
