@@ -3,7 +3,7 @@ import { createWriteStream } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import type { Writable } from 'node:stream';
 import { type OutputFormat, WRITERS } from './formats/format-registry.js';
-import type { BytesAnswer, HubClient } from './hub-client.js';
+import type { AnswerHead, BytesAnswer, HubClient } from './hub-client.js';
 import { writeTextSeqAsLines } from './formats/geojson-seq-writer.js';
 import { Progress } from './progress.js';
 import { type OtherFeature, pageFeatures, plain, type StoredFeature, writePageFeatures, writePlainPage } from './formats/plain-feature-text.js';
@@ -66,11 +66,17 @@ function nextHandle(link: string | undefined): string | undefined {
   return undefined;
 }
 
+/** A page asked for: its headers (undefined when the request failed before any arrived) and its whole answer. */
+interface PageFetch {
+  head: Promise<AnswerHead | undefined>;
+  answer: Promise<BytesAnswer>;
+}
+
 const intersects = (a: [number, number, number, number], b: [number, number, number, number]) => a[0] <= b[2] && b[0] <= a[2] && a[1] <= b[3] && b[1] <= a[3];
 
 export async function runExport(options: ExportOptions): Promise<{ written: number }> {
   const out: Writable = options.output === undefined ? process.stdout : createWriteStream(options.output);
-  const writer = (await WRITERS[options.format]())(out, { rowGroupSize: options.rowGroupSize });
+  const writer = (await WRITERS[options.format]())(out, { rowGroupSize: options.rowGroupSize, file: options.output });
   const progress = new Progress({ out: process.stderr, intervalMs: options.progressIntervalMs });
   const query = new URLSearchParams({ limit: String(options.chunk) });
   if (options.tags) query.set('tags', options.tags);
@@ -81,13 +87,18 @@ export async function runExport(options: ExportOptions): Promise<{ written: numb
   // (in SQL where the storage keeps its span). FlatGeobuf takes the same plain texts: its encoder then has no namespace
   // to scan past. A remote hub is asked for GeoJSON, which it compresses (it does not compress sequences).
   const copied = (options.format === 'geojsonseq' || options.format === 'flatgeobuf') && options.bbox === undefined && options.client.local;
-  const fetchPage = (handle: string | undefined, sequence: boolean): Promise<BytesAnswer> => {
+  const fetchPage = (handle: string | undefined, sequence: boolean): PageFetch => {
     if (handle !== undefined) query.set('handle', handle);
-    return options.client.requestBytes('GET', `/hub/spaces/${encodeURIComponent(options.space)}/iterate?${query}`, {
+    let headed: (head: AnswerHead | undefined) => void = () => undefined;
+    const head = new Promise<AnswerHead | undefined>((resolve) => { headed = resolve; });
+    const answer = options.client.requestBytes('GET', `/hub/spaces/${encodeURIComponent(options.space)}/iterate?${query}`, {
       accept: sequence ? SEQUENCE_TYPE : 'application/geo+json',
       // A hub on this machine answers uncompressed: gzip would cost the hub and this process CPU and save no time.
       ...(options.client.local ? { 'accept-encoding': 'identity' } : {}),
-    });
+    }, headed);
+    // Handled here too: a page that fails ends the loop where its answer is awaited, not as an unhandled rejection.
+    answer.then(headed, () => headed(undefined));
+    return { head, answer };
   };
   const wanted = (geometry: Geometry | null) => {
     if (options.bbox === undefined) return true;
@@ -104,14 +115,18 @@ export async function runExport(options: ExportOptions): Promise<{ written: numb
   process.once('SIGINT', interrupt);
   process.once('SIGTERM', interrupt);
   try {
-    // The next page is asked for before this one is written: the hub reads it while this process writes (two cores, not one after the other).
-    for (let pending: Promise<BytesAnswer> | undefined = fetchPage(undefined, copied); pending !== undefined;) {
-      const { body: bytes, contentType, link } = await pending;
+    // The next page is asked for before this one is written: the hub reads it while this process writes (two cores, not
+    // one after the other). A sequence page names the next one in its headers, so it is asked for as soon as they arrive,
+    // before this page's body is read off the socket: the hub's next page then no longer waits for that read.
+    for (let pending: PageFetch | undefined = fetchPage(undefined, copied); pending !== undefined;) {
+      const head: AnswerHead | undefined = await pending.head;
+      const early: string | undefined = head?.contentType === SEQUENCE_TYPE ? nextHandle(head.link) : undefined;
+      const following: PageFetch | undefined = early === undefined ? undefined : fetchPage(early, true);
+      following?.answer.catch(() => undefined);
+      const { body: bytes, contentType } = await pending.answer;
       progress.bytes += bytes.length;
       if (contentType === SEQUENCE_TYPE) {
-        const handle = nextHandle(link);
-        pending = handle === undefined ? undefined : fetchPage(handle, true);
-        pending?.catch(() => undefined);
+        pending = following;
         written += options.format === 'geojsonseq' ? await writeTextSeqAsLines(out, bytes) : await writePlainPage(writer, bytes);
         progress.features = written;
         continue;
@@ -124,7 +139,7 @@ export async function runExport(options: ExportOptions): Promise<{ written: numb
       const handle: unknown = (page?.members ?? parsed)?.handle;
       pending = typeof handle === 'string' ? fetchPage(handle, false) : undefined;
       // Handled here too: a write that fails leaves the loop, and the page asked for meanwhile must not end the process.
-      pending?.catch(() => undefined);
+      pending?.answer.catch(() => undefined);
       const kept = options.bbox === undefined ? page?.features ?? [] : (page?.features ?? []).filter((feature) => wanted(geometryOf(bytes, feature)));
       await writePageFeatures(writer, bytes, kept);
       written += kept.length;

@@ -53,6 +53,9 @@ interface Answer {
 /** A successful answer as the export reads it: its body as bytes, its media type and its `Link` header. */
 export type BytesAnswer = Pick<Answer, 'body' | 'contentType' | 'link'>;
 
+/** A successful answer's media type and links, known from its headers before its body has arrived. */
+export type AnswerHead = Pick<Answer, 'contentType' | 'link'>;
+
 /** A kept-alive socket the hub closed between two requests: the request is sent again at once on a new one, as Node's documentation advises (`reusedSocket`). */
 class StaleSocket extends Error {}
 
@@ -82,12 +85,16 @@ export class HubClient {
     return this.send(method, path, body, headers).then((answer) => ({ status: answer.status, text: answer.body.toString('utf8') }));
   }
 
-  /** A successful answer's body as bytes with its media type and links (export pages, which are split or copied without decoding them). */
-  requestBytes(method: string, path: string, headers: Record<string, string> = {}): Promise<BytesAnswer> {
-    return this.send(method, path, undefined, headers);
+  /**
+   * A successful answer's body as bytes with its media type and links (export pages, which are split or copied without
+   * decoding them). `onHead` hears a successful answer's headers as they arrive, before its body (again for each attempt
+   * that got that far).
+   */
+  requestBytes(method: string, path: string, headers: Record<string, string> = {}, onHead?: (head: AnswerHead) => void): Promise<BytesAnswer> {
+    return this.send(method, path, undefined, headers, onHead);
   }
 
-  private async send(method: string, path: string, body: string | undefined, headers: Record<string, string>): Promise<Answer> {
+  private async send(method: string, path: string, body: string | undefined, headers: Record<string, string>, onHead?: (head: AnswerHead) => void): Promise<Answer> {
     const target = new URL(this.url.replace(/\/+$/, '') + path);
     const sent: Record<string, string> = {
       // A remote hub compresses its answers; one on this machine is asked not to (the caller says identity).
@@ -100,8 +107,8 @@ export class HubClient {
       let answer: Answer | undefined;
       let failure: string;
       try {
-        answer = await this.exchange(method, target, body, sent).catch((error: unknown) => {
-          if (error instanceof StaleSocket) return this.exchange(method, target, body, sent);
+        answer = await this.exchange(method, target, body, sent, onHead).catch((error: unknown) => {
+          if (error instanceof StaleSocket) return this.exchange(method, target, body, sent, onHead);
           throw error;
         });
         if (answer.status >= 200 && answer.status < 300) return answer;
@@ -118,10 +125,14 @@ export class HubClient {
   }
 
   /** One request and its whole answer, decompressed. */
-  private exchange(method: string, target: URL, body: string | undefined, headers: Record<string, string>): Promise<Answer> {
+  private exchange(method: string, target: URL, body: string | undefined, headers: Record<string, string>, onHead?: (head: AnswerHead) => void): Promise<Answer> {
     return new Promise((resolve, reject) => {
       const options: RequestOptions = { method, headers, agent: target.protocol === 'https:' ? this.httpsAgent : this.httpAgent };
       const answered = (response: IncomingMessage) => {
+        const status = response.statusCode ?? 0;
+        const contentType = (response.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+        const link = [response.headers.link ?? []].flat().join(', ') || undefined;
+        if (status >= 200 && status < 300) onHead?.({ contentType, link });
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('error', reject);
@@ -129,10 +140,8 @@ export class HubClient {
           const raw = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
           const decode = DECODERS[String(response.headers['content-encoding'] ?? '').toLowerCase()];
           const retryAfter = response.headers['retry-after'] ?? null;
-          const contentType = (response.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-          const link = [response.headers.link ?? []].flat().join(', ') || undefined;
           (decode === undefined ? Promise.resolve(raw) : decode(raw))
-            .then((decoded) => resolve({ status: response.statusCode ?? 0, retryAfter, body: decoded, contentType, link }), reject);
+            .then((decoded) => resolve({ status, retryAfter, body: decoded, contentType, link }), reject);
         });
       };
       const request: ClientRequest = target.protocol === 'https:' ? httpsRequest(target, options, answered) : httpRequest(target, options, answered);

@@ -81,6 +81,11 @@ export interface FormatWriter {
 export interface WriterOptions {
   /** GeoParquet: rows per row group (geoparquet-writer.ts: ROW_GROUP by default, at most format-registry.ts: MAX_ROW_GROUP). */
   rowGroupSize?: number;
+  /**
+   * The path of the regular file `out` writes, from its start: a writer whose header is known only at the end
+   * (FlatGeobuf) may then leave room for it, write the features straight after, and write the header into that room.
+   */
+  file?: string;
 }
 
 export type WriterFactory = (out: Writable, options?: WriterOptions) => FormatWriter;

@@ -4,17 +4,23 @@ import * as flatbuffers from 'flatbuffers';
 import { magicbytes } from 'flatgeobuf/lib/mjs/constants.js';
 import { Feature } from 'flatgeobuf/lib/mjs/flat-geobuf/feature.js';
 import { parseProperties } from 'flatgeobuf/lib/mjs/generic/feature.js';
+import { Header } from 'flatgeobuf/lib/mjs/flat-geobuf/header.js';
 import { fromByteBuffer } from 'flatgeobuf/lib/mjs/header-meta.js';
 import { encodedGeometry } from '../../src/transfer/formats/flatgeobuf-feature.js';
 
 /**
- * A FlatGeobuf file (without an index) read back: the header's bytes, and per feature its geometry as encoded (type,
+ * A FlatGeobuf file (without an index) read back: the header's fields as read (a header padded to fill the room left
+ * for it reads as one that is not), and per feature its geometry as encoded (type,
  * xy, z, ends, parts) and its properties in the header's columns. Each feature is copied first, as readers do: its
  * doubles are aligned from its size prefix on.
  */
-export function readBackFlatGeobuf(file: Buffer): { header: Buffer; features: unknown[] } {
+export function readBackFlatGeobuf(file: Buffer): { header: object; features: unknown[] } {
+  assert.ok(file.subarray(0, magicbytes.length).equals(magicbytes), 'the magic bytes');
   const headerEnd = magicbytes.length + 4 + file.readUInt32LE(magicbytes.length);
-  const { columns } = fromByteBuffer(new flatbuffers.ByteBuffer(new Uint8Array(file.subarray(magicbytes.length + 4, headerEnd))));
+  const headerBytes = new Uint8Array(file.subarray(magicbytes.length, headerEnd));
+  const meta = fromByteBuffer(new flatbuffers.ByteBuffer(headerBytes));
+  const raw = Header.getSizePrefixedRootAsHeader(new flatbuffers.ByteBuffer(headerBytes));
+  const { columns } = meta;
   const features: unknown[] = [];
   for (let at = headerEnd; at < file.length;) {
     const size = 4 + file.readUInt32LE(at);
@@ -23,13 +29,13 @@ export function readBackFlatGeobuf(file: Buffer): { header: Buffer; features: un
     features.push({ geometry: encodedGeometry(feature.geometry(), false), properties: parseProperties(feature, columns) });
     at += size;
   }
-  return { header: file.subarray(0, headerEnd), features };
+  return { header: { ...meta, hasZ: raw.hasZ(), name: raw.name() }, features };
 }
 
 /** The two files read back the same (the header byte for byte). */
 export function assertSameFlatGeobuf(actual: Buffer, expected: Buffer): void {
   const [a, b] = [readBackFlatGeobuf(actual), readBackFlatGeobuf(expected)];
-  assert.ok(a.header.equals(b.header), 'the headers differ');
+  assert.deepStrictEqual(a.header, b.header, 'the headers differ');
   assert.equal(a.features.length, b.features.length, 'the feature counts differ');
   for (let i = 0; i < a.features.length; i++) assert.deepStrictEqual(a.features[i], b.features[i], `feature ${i}`);
 }

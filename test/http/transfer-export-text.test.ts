@@ -107,6 +107,51 @@ async function iterateProxy(hub: HubProcess, asOlderHub: boolean): Promise<{ url
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, accepts, close: () => server.close() };
 }
 
+/**
+ * A proxy to the hub that sends each iterate page's headers at once but holds its body until the next page is asked
+ * for, or for 2 s, counted as late: a client that asks for the next page only after reading a page's body is late on
+ * every page but the last.
+ */
+async function headFirstProxy(hub: HubProcess): Promise<{ url: string; late: () => number; close: () => void }> {
+  let late = 0;
+  let held: (() => void) | undefined;
+  const target = new URL(hub.url);
+  const server = createServer((incoming, outgoing) => {
+    const iterate = incoming.url?.includes('/iterate') === true;
+    if (iterate) {
+      const release = held;
+      held = undefined;
+      release?.();
+    }
+    const forwarded = request({ host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: incoming.headers }, (answer) => {
+      const chunks: Buffer[] = [];
+      answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+      answer.on('end', () => {
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        outgoing.flushHeaders();
+        const send = () => outgoing.end(Buffer.concat(chunks));
+        if (!iterate || !/rel="?next/.test(String(answer.headers.link ?? ''))) {
+          send();
+          return;
+        }
+        const timer = setTimeout(() => {
+          late++;
+          held = undefined;
+          send();
+        }, 2000);
+        held = () => {
+          clearTimeout(timer);
+          send();
+        };
+      });
+    });
+    incoming.pipe(forwarded);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, late: () => late, close: () => server.close() };
+}
+
 /** Each line parsed, after checking that it is compact JSON as the hub serializes it (no text left over, nothing re-spaced). */
 function parsedLines(text: string, separator = ''): object[] {
   const lines = text.split('\n');
@@ -185,6 +230,24 @@ describe('export by feature texts', () => {
         } finally {
           current.close();
           older.close();
+        }
+      });
+
+      test('the next sequence page is asked for when a page\'s headers arrive, before its body is read (GeoJSONSeq and FlatGeobuf)', async () => {
+        const proxy = await headFirstProxy(hub);
+        const dir = mkdtempSync(join(tmpdir(), 'export-text-'));
+        try {
+          const seq = await cli(hub, ['export', '--space', space, '--format', 'geojsonseq', '--chunk', '10'], { url: proxy.url });
+          assert.equal(seq.code, 0, seq.stderr);
+          assert.deepEqual(parsedLines(seq.stdout), WANT);
+          const output = join(dir, 'early.fgb');
+          const fgb = await cli(hub, ['export', '--space', space, '--format', 'flatgeobuf', '--chunk', '10', '--output', output], { url: proxy.url });
+          assert.equal(fgb.code, 0, fgb.stderr);
+          assertSameFlatGeobuf(readFileSync(output), await flatGeobufOfObjects(WANT));
+          assert.equal(proxy.late(), 0, 'pages whose body was read before the next page was asked for');
+        } finally {
+          proxy.close();
+          rmSync(dir, { recursive: true, force: true });
         }
       });
 

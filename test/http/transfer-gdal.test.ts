@@ -1,13 +1,14 @@
 // Round trips through GDAL (issue 25, sections 1 and 4): ogr2ogr writes each format from test/fixtures, `spatial-hub import` loads it, `spatial-hub export` writes it, ogr2ogr reads it back: same ids, properties and geometries within 1e-9.
 import assert from 'node:assert/strict';
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import { BACKENDS, type HubProcess, ROOT, startHub } from '../helpers/hub-process.js';
+import { BACKENDS, type HubProcess, MAIN, ROOT, startHub } from '../helpers/hub-process.js';
 import { assertSameFeatures, cli, plainFeatures } from '../helpers/transfer-cli.js';
+import { readBackFlatGeobuf } from '../helpers/flatgeobuf-read-back.js';
 
 const run = promisify(execFile);
 const GDAL_MISSING = spawnSync('ogr2ogr', ['--version']).error !== undefined;
@@ -21,6 +22,16 @@ const FORMATS = [
   { name: 'geopackage', driver: 'GPKG', extension: 'gpkg', options: [], textOnly: false, out: 'gpkg' },
 ];
 const FIXTURES = ['chicago_parks.geo.json', 'transfer-shapes.geo.json'];
+
+/** An export's standard output as bytes, through a pipe (the test helper's cli() decodes it as text). */
+function exportToPipe(hub: HubProcess, args: string[]): Promise<{ code: number | null; stdout: Buffer; stderr: string }> {
+  const child = spawn(process.execPath, [MAIN, 'export', ...args, '--url', hub.url], { env: { ...process.env, HUB_TOKEN: hub.token }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const chunks: Buffer[] = [];
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout: Buffer.concat(chunks), stderr })));
+}
 
 const fixture = (name: string) => plainFeatures(JSON.parse(readFileSync(join(ROOT, 'test/fixtures', name), 'utf8').replace(/^\uFEFF/, '')) as Parameters<typeof plainFeatures>[0]);
 
@@ -105,6 +116,36 @@ describe('import and export round trips through GDAL', { skip: GDAL_MISSING ? 'o
         const geometries = new Map(again.stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: string; geometry: unknown }).map((f) => [f.id, f.geometry]));
         assert.equal(geometries.size, 4);
         assert.equal(geometries.get('none-4'), null);
+      });
+
+      test('flatgeobuf to a file (the header written into the room left before the features, or the file written again when a later page outgrows it) and to a pipe: GDAL and the library read each back', async () => {
+        // Five features with one column, then ten with sixty long-named columns more: their header does not fit the
+        // room left after the first page (--chunk 5), so the file is written again; the first ten alone fit.
+        const wide = (i: number) => Object.fromEntries(Array.from({ length: 60 }, (_, k) => [`a rather long column name, number ${k}`, `v${i}-${k}`]));
+        const features = Array.from({ length: 15 }, (_, i) => ({
+          type: 'Feature', id: `w-${i}`, geometry: { type: 'Point', coordinates: [i / 7, -i / 3] }, properties: { n: i, ...(i >= 5 ? wide(i) : {}) },
+        }));
+        const input = join(directory, 'wide.geojson');
+        writeFileSync(input, JSON.stringify({ type: 'FeatureCollection', features }));
+        assert.equal((await cli(hub, ['import', input, '--space', 'wide', '--create', 'wide'])).code, 0);
+        const want = plainFeatures({ features });
+        const inFile = join(directory, 'wide.fgb');
+        const saved = await cli(hub, ['export', '--space', 'wide', '--output', inFile, '--chunk', '5']);
+        assert.equal(saved.code, 0, saved.stderr);
+        assertSameFeatures(await readBack(inFile, directory), want);
+        const piped = await exportToPipe(hub, ['--space', 'wide', '--format', 'flatgeobuf', '--chunk', '5']);
+        assert.equal(piped.code, 0, piped.stderr);
+        const pipeFile = join(directory, 'wide-piped.fgb');
+        writeFileSync(pipeFile, piped.stdout);
+        assertSameFeatures(await readBack(pipeFile, directory), want);
+        const fromFile = readBackFlatGeobuf(readFileSync(inFile));
+        assert.deepStrictEqual(readBackFlatGeobuf(piped.stdout), fromFile);
+        assert.equal(fromFile.features.length, 15);
+        // The first ten features: one page of ten with every column, the header written into its room.
+        const head = join(directory, 'wide-head.fgb');
+        const first = await cli(hub, ['export', '--space', 'wide', '--output', head, '--chunk', '10', '--bbox', '-1,-3.1,1.3,0.1']);
+        assert.equal(first.code, 0, first.stderr);
+        assertSameFeatures(await readBack(head, directory), plainFeatures({ features: features.slice(0, 10) }));
       });
 
       test('export to stdout by --format, with --tags and --bbox', async () => {

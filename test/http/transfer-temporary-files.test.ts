@@ -1,6 +1,6 @@
 // A stopped export leaves nothing in the temporary directory (issue 25): the CLI's failed and interrupted exports, and a cancelled export job on the hub, remove the spool that FlatGeobuf, CSV, GeoPackage and GeoParquet write through.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -8,6 +8,7 @@ import { call, createSpace } from '../helpers/http-client.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
 import { cli, startCli } from '../helpers/transfer-cli.js';
 import { until } from '../helpers/webhook-receiver.js';
+import { readBackFlatGeobuf } from '../helpers/flatgeobuf-read-back.js';
 
 const POINTS = 20_000;
 const PUT_SIZE = 5_000;
@@ -54,14 +55,27 @@ for (const backend of BACKENDS) {
       assert.deepEqual(readdirSync(cliTemp), []);
     });
 
-    test('Ctrl-C during an export exits 130, says so, and removes the spool at once', async () => {
-      const run = startCli(hub, ['export', '--space', space, '--format', 'flatgeobuf', '--chunk', '100', '--output', join(work, 'interrupted.fgb')], { env: { TMPDIR: cliTemp } });
+    test('Ctrl-C during an export to stdout exits 130, says so, and removes the spool at once', async () => {
+      // To a pipe: a file gets the features straight after its header's room, with no spool (the next test).
+      const run = startCli(hub, ['export', '--space', space, '--format', 'flatgeobuf', '--chunk', '100'], { env: { TMPDIR: cliTemp } });
       await until('the export spools features', () => spooling(cliTemp), 20_000);
       run.child.kill('SIGINT');
       const result = await run.done;
       assert.equal(result.code, 130, result.stderr);
       assert.match(result.stderr, /interrupted/);
       assert.deepEqual(readdirSync(cliTemp), []);
+    });
+
+    test('a FlatGeobuf export to a file writes no temporary file: its TMPDIR may be missing', async () => {
+      const output = join(work, 'direct.fgb');
+      const result = await cli(hub, ['export', '--space', space, '--format', 'flatgeobuf', '--chunk', '3000', '--output', output], { env: { TMPDIR: join(work, 'missing') } });
+      assert.equal(result.code, 0, result.stderr);
+      const back = readBackFlatGeobuf(readFileSync(output));
+      assert.equal(back.features.length, POINTS);
+      assert.equal((back.header as { featuresCount: number }).featuresCount, POINTS);
+      const ids = new Set(back.features.map((feature) => (feature as { properties: { id: string } }).properties.id));
+      assert.equal(ids.size, POINTS);
+      assert.ok(ids.has(`p${POINTS - 1}`));
     });
 
     test('a cancelled FlatGeobuf export job removes its spool on the hub', async () => {

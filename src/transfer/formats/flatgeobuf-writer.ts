@@ -1,5 +1,6 @@
-// Writes FlatGeobuf: each feature is encoded as it arrives (flatgeobuf-feature.ts) into a temporary file, copied to the output after the header, which can only be built once every feature was seen (it lists every column's kind and the geometry type).
-import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+// Writes FlatGeobuf: each feature is encoded as it arrives (flatgeobuf-feature.ts); the header, which can only be built once every feature was seen (it lists every column's kind and the geometry type), goes into room left for it before the features in a regular file, or before a copy of them from a temporary file otherwise.
+import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { open, truncate } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
@@ -82,19 +83,45 @@ async function* encodedFeatures(file: string, start: number, end: number): Async
 }
 
 /**
- * Each feature is encoded as it arrives, with the columns' kinds and hasZ as they stand, into a file of encoded
- * features. The header (every column's final kind, the geometry type, the count) is written at the end, then the
- * encoded features are copied; the runs encoded before a column's kind changed or hasZ turned true are read back and
- * encoded again in the final kinds (usually the first few features: kinds settle early).
+ * Bytes left for the header beyond what it takes when the first page is written: room for the columns a later page
+ * adds (a column costs its name and about 30 bytes) and for the geometry type, which the header leaves out while the
+ * types differ. A header that outgrows it is written as on a pipe (below).
  */
-export const writeFlatGeobuf: WriterFactory = (out) => {
-  const dir = mkdtempSync(join(tmpdir(), 'spatial-hub-flatgeobuf-'));
-  const encodedFile = join(dir, 'features.fgb');
-  const encodedOut = createWriteStream(encodedFile);
-  const encoded = new OutputBatch(encodedOut);
+const HEADER_ROOM = 1024;
+
+/** The header padded with zeros after its tables to `length` bytes, its size prefix saying so (a flatbuffer's reader follows offsets from the root and never reads the rest). */
+function paddedHeader(header: Uint8Array, length: number): Uint8Array {
+  const padded = Buffer.alloc(length);
+  padded.set(header);
+  padded.writeUInt32LE(length - 4, 0);
+  return padded;
+}
+
+/** Resolves once every write handed to the stream before it is done (a write of nothing queues behind them). */
+const written = (out: Writable): Promise<void> => new Promise((resolve, reject) => out.write(Buffer.alloc(0), (error) => (error ? reject(error) : resolve())));
+
+/**
+ * Each feature is encoded as it arrives, with the columns' kinds and hasZ as they stand. Into a regular file
+ * (`options.file`) the encoded features go straight after room left for the header (the magic bytes, then the header as
+ * it would be after the first page, and HEADER_ROOM), and at the end the final header (every column's final kind, the
+ * geometry type, the count) is written into that room, padded to fill it. Elsewhere (stdout, a pipe), and when a run
+ * is stale or the header does not fit, the encoded features are kept in a temporary file and copied after the header;
+ * the runs encoded before a column's kind changed or hasZ turned true are read back and encoded again in the final
+ * kinds (usually the first few features: kinds settle early). The file has no spatial index (index_node_size 0), which
+ * readers (GDAL, the flatgeobuf library) read in full, as a stream.
+ */
+export const writeFlatGeobuf: WriterFactory = (out, options) => {
+  /** The temporary directory, made when first needed. */
+  let dir: string | undefined;
+  const temporaryFile = () => {
+    dir ??= mkdtempSync(join(tmpdir(), 'spatial-hub-flatgeobuf-'));
+    return join(dir, 'features.fgb');
+  };
+  /** Where the encoded features go: the output after the header's room (start > 0), or a temporary file; set by the first page. */
+  let target: { file: string; stream: Writable; batch: OutputBatch; start: number } | undefined;
   const release = () => {
-    encodedOut.destroy();
-    rmSync(dir, { recursive: true, force: true });
+    if (target !== undefined && target.stream !== out) target.stream.destroy();
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   };
   const kinds = new ColumnKinds();
   /** The bytes handed to the file of encoded features; the current page (textEncoder) comes after them. */
@@ -165,15 +192,37 @@ export const writeFlatGeobuf: WriterFactory = (out) => {
     const line = Buffer.from(featureTextString(text));
     takeLine(JSON.parse(line.toString('utf8')) as TransferFeature, line);
   };
-  /** The page's encoded features to the file. */
+  /** The header of the features seen so far: every column's kind, the geometry type, hasZ, the count. */
+  const headerNow = () => {
+    syncColumns();
+    const geometryTypes = [...kinds.geometryTypes].filter((type) => type !== 'null');
+    const single = geometryTypes.length === 1 ? (GeometryType as unknown as Record<string, GeometryType>)[geometryTypes[0]] : undefined;
+    return buildHeader({ geometryType: single ?? GeometryType.Unknown, hasZ: kinds.hasZ, columns, featuresCount: kinds.count });
+  };
+  /** Where the first page's features go: after room for the header in a regular file, else a temporary file. */
+  const targetOf = (): NonNullable<typeof target> => {
+    if (options?.file !== undefined && statSync(options.file, { throwIfNoEntry: false })?.isFile() === true) {
+      // The header now has the count (never 0 here, so present) and the columns so far; 8-aligned, as the builder ends it.
+      const start = magicbytes.length + headerNow().length + HEADER_ROOM;
+      const batch = new OutputBatch(out);
+      batch.add(magicbytes);
+      batch.add(Buffer.alloc(start - magicbytes.length));
+      return { file: options.file, stream: out, batch, start };
+    }
+    const file = temporaryFile();
+    const stream = createWriteStream(file);
+    return { file, stream, batch: new OutputBatch(stream), start: 0 };
+  };
+  /** The page's encoded features to their target. */
   const flushPage = () => {
     if (textEncoder.size === 0) return;
     const bytes = textEncoder.take();
-    encoded.add(bytes);
+    target ??= targetOf();
+    target.batch.add(bytes);
     encodedBytes += bytes.length;
   };
   /** Encodes again, in the final column types and hasZ, a run encoded before a change. */
-  async function* encodedAgain(run: Run, end: number): AsyncIterable<Uint8Array> {
+  async function* encodedAgain(encodedFile: string, run: Run, end: number): AsyncIterable<Uint8Array> {
     for await (const [offset, bytes] of encodedFeatures(encodedFile, run.encodedStart, end)) {
       const kept = mixed.get(offset);
       const geometry = kept !== undefined ? parsedGeometry(kept, kinds.hasZ)
@@ -181,47 +230,81 @@ export const writeFlatGeobuf: WriterFactory = (out) => {
       yield encoder.reencode(bytes, run.types, geometry);
     }
   }
-  const end = async () => {
-    flushPage();
-    await encoded.flush();
-    encodedOut.end();
-    await finished(encodedOut);
-    syncColumns();
-    const geometryTypes = [...kinds.geometryTypes].filter((type) => type !== 'null');
-    const single = geometryTypes.length === 1 ? (GeometryType as unknown as Record<string, GeometryType>)[geometryTypes[0]] : undefined;
-    await put(out, magicbytes);
-    await put(out, buildHeader({ geometryType: single ?? GeometryType.Unknown, hasZ: kinds.hasZ, columns, featuresCount: kinds.count }));
-    const batch = new OutputBatch(out);
+  /** The header, then the encoded features of `encodedFile` (offsets as in encodedBytes), the stale runs encoded again. */
+  const writeWhole = async (to: Writable, encodedFile: string) => {
+    await put(to, magicbytes);
+    await put(to, headerNow());
+    const batch = new OutputBatch(to);
     for (let i = 0; i < runs.length; i++) {
       const run = runs[i];
       const next = runs[i + 1]?.encodedStart ?? encodedBytes;
       if (run.changes === kinds.changes) {
         await batch.flush();
-        await copyRange(out, encodedFile, run.encodedStart, next);
+        await copyRange(to, encodedFile, run.encodedStart, next);
         continue;
       }
-      for await (const bytes of encodedAgain(run, next)) {
+      for await (const bytes of encodedAgain(encodedFile, run, next)) {
         batch.add(bytes);
         await batch.settle();
       }
     }
     await batch.flush();
   };
+  /** The features are in the output after the header's room: the header into it, or (a stale run, a header too long) the file written again from a copy of them. */
+  const endInPlace = async (file: string, start: number) => {
+    await written(out);
+    const header = headerNow();
+    if (runs.every((run) => run.changes === kinds.changes) && magicbytes.length + header.length <= start) {
+      const handle = await open(file, 'r+');
+      try {
+        await handle.write(Buffer.concat([magicbytes, paddedHeader(header, start - magicbytes.length)]), 0, start, 0);
+      } finally {
+        await handle.close();
+      }
+      return;
+    }
+    const copy = temporaryFile();
+    const copied = createWriteStream(copy);
+    await copyRange(copied, file, start, start + encodedBytes);
+    copied.end();
+    await finished(copied);
+    const again = createWriteStream(file, { flags: 'r+', start: 0 });
+    await writeWhole(again, copy);
+    again.end();
+    await finished(again);
+    await truncate(file, again.bytesWritten);
+  };
+  const end = async () => {
+    flushPage();
+    if (target === undefined) {
+      // No feature: the header alone, no file of features to read.
+      await writeWhole(out, '');
+      return;
+    }
+    await target.batch.flush();
+    if (target.start > 0) {
+      await endInPlace(target.file, target.start);
+      return;
+    }
+    target.stream.end();
+    await finished(target.stream);
+    await writeWhole(out, target.file);
+  };
   return {
     write: async (feature) => {
       takeLine(feature, Buffer.from(JSON.stringify(feature)));
       flushPage();
-      await encoded.settle();
+      await target?.batch.settle();
     },
     writeText: async (text) => {
       takeText(text);
       flushPage();
-      await encoded.settle();
+      await target?.batch.settle();
     },
     writeTexts: async (texts) => {
       for (const text of texts) takeText(text);
       flushPage();
-      await encoded.settle();
+      await target?.batch.settle();
     },
     end: async () => {
       try {
