@@ -15,9 +15,47 @@ export interface MachineCounters {
   pressureMs?: number;
   /** Runnable tasks right now (/proc/loadavg). */
   running: number;
+  /** CPU time of this process (the bench: the client, its timers, the idle floor worker). */
+  benchMs: number;
+  /** The database server's processes (a postmaster's live children), when the engine has one. */
+  database?: ServerCounters;
 }
 
-export function machineCounters(): MachineCounters {
+export interface ServerCounters {
+  cpuMs: number;
+  /** Page faults: a backend reading a shared buffer it has not touched before maps its pages one fault at a time. */
+  faults: number;
+}
+
+/**
+ * The live children of a postmaster: its backends, checkpointer, WAL writer, autovacuum. Read from the kernel's
+ * children list, as scanning all of /proc between two boxes would cost the machine more than the boxes.
+ */
+function serverCounters(postmasterPid: number): ServerCounters {
+  let cpuTicks = 0;
+  let faults = 0;
+  let children: string[];
+  try {
+    children = readFileSync(`/proc/${postmasterPid}/task/${postmasterPid}/children`, 'utf8').trim().split(' ').filter(Boolean);
+  } catch {
+    return { cpuMs: 0, faults: 0 };
+  }
+  for (const pid of [String(postmasterPid), ...children]) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      continue; // Ended between the two reads.
+    }
+    // Fields from the third on: minflt is field 10, majflt 12, utime and stime 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+    faults += fields[7] + fields[9];
+    cpuTicks += fields[11] + fields[12];
+  }
+  return { cpuMs: cpuTicks * MS_PER_TICK, faults };
+}
+
+export function machineCounters(postmasterPid?: number): MachineCounters {
   const [, user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').slice(0, 200).split('\n')[0].trim().split(/\s+/).map(Number);
   const running = Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[3].split('/')[0]);
   let pressureMs: number | undefined;
@@ -26,7 +64,11 @@ export function machineCounters(): MachineCounters {
   } catch {
     pressureMs = undefined;
   }
-  return { stealMs: steal * MS_PER_TICK, busyMs: (user + nice + system + irq + softirq) * MS_PER_TICK, pressureMs, running };
+  const { user: benchUser, system: benchSystem } = process.cpuUsage();
+  return {
+    stealMs: steal * MS_PER_TICK, busyMs: (user + nice + system + irq + softirq) * MS_PER_TICK, pressureMs, running,
+    benchMs: (benchUser + benchSystem) / 1000, database: postmasterPid === undefined ? undefined : serverCounters(postmasterPid),
+  };
 }
 
 /** One timed box as the bench saw it. */
@@ -35,6 +77,8 @@ export interface BoxTiming {
   /** ms since the epoch, on the clock the probe uses (performance.timeOrigin based). */
   start: number;
   latencyMs: number;
+  /** Features in the answer. */
+  features: number;
   before: MachineCounters;
   after: MachineCounters;
 }
@@ -52,12 +96,16 @@ export function watchOwnPauses(): { stop(): { at: number; ms: number }[] } {
 export interface BoxWait {
   label: string;
   latencyMs: number;
+  features: number;
   hub?: ProbedRequest;
   /** The hub's GC pauses within the box's latency (the request handler's time or around it: reading the request, writing the answer). */
   hubGcMs: number;
   benchGcMs: number;
   stealMs: number;
-  /** CPU time of the whole machine over the box beyond the hub's: the bench, the database, other people's work. */
+  /** The database server's CPU and page faults over the box, when it has a server. */
+  database?: ServerCounters;
+  benchMs: number;
+  /** CPU time of the whole machine over the box beyond the hub's, the database's and the bench's: other people's work. */
   othersMs: number;
   pressureMs?: number;
   running: number;
@@ -73,12 +121,15 @@ export function boxWaits(boxes: BoxTiming[], dumps: ProbeDump[], benchPauses: { 
     const found = byLabel.get(box.label);
     const end = box.start + box.latencyMs;
     const busyMs = box.after.busyMs - box.before.busyMs;
+    const database = box.after.database && box.before.database
+      ? { cpuMs: box.after.database.cpuMs - box.before.database.cpuMs, faults: box.after.database.faults - box.before.database.faults } : undefined;
+    const benchMs = box.after.benchMs - box.before.benchMs;
     return {
-      label: box.label, latencyMs: box.latencyMs, hub: found?.request,
+      label: box.label, latencyMs: box.latencyMs, features: box.features, hub: found?.request,
       hubGcMs: found ? overlapping(found.dump.pauses, box.start, end) : 0,
       benchGcMs: overlapping(benchPauses, box.start, end),
-      stealMs: box.after.stealMs - box.before.stealMs,
-      othersMs: Math.max(0, busyMs - (found?.request.cpuMs ?? 0)),
+      stealMs: box.after.stealMs - box.before.stealMs, database, benchMs,
+      othersMs: Math.max(0, busyMs - (found?.request.cpuMs ?? 0) - (database?.cpuMs ?? 0) - benchMs),
       pressureMs: box.after.pressureMs === undefined || box.before.pressureMs === undefined ? undefined : box.after.pressureMs - box.before.pressureMs,
       running: box.after.running,
     };
@@ -92,25 +143,51 @@ function percentile(values: number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * fraction) - 1)];
 }
 
+/** The same box read again later: by the hub in a second pass, and by the plain floor in its first and second pass. */
+export interface BoxAgain {
+  hubAgainMs: number;
+  floorMs: number;
+  floorAgainMs: number;
+}
+
 /**
- * The hub's own time per box at p50 and p99 beside the bench's latency, then the slowest boxes one by one. The
- * counters from /proc are in 10 ms ticks: a box of a few ms shows 0 or 10.
+ * The hub's own time per box at p50 and p99 beside the bench's latency, then the slowest boxes one by one, each with
+ * its latency when read again and the plain floor's for it: a box slow again is slow for its data, a box slow once
+ * was slow for its moment. The counters from /proc are in 10 ms ticks: a box of a few ms shows 0 or 10.
  */
-export function waitsTable(waits: BoxWait[], slowest: number): string[][] {
+export function waitsTable(waits: BoxWait[], slowest: number, again: (label: string) => BoxAgain | undefined): string[][] {
   const probed = waits.filter((wait) => wait.hub);
-  const column = (read: (wait: BoxWait) => number) => `${fixed(percentile(probed.map(read), 0.5))} / ${fixed(percentile(probed.map(read), 0.99))}`;
+  const spread = (values: number[]) => `${fixed(percentile(values, 0.5))} / ${fixed(percentile(values, 0.99))}`;
+  const hubOf = (wait: BoxWait) => wait.hub as ProbedRequest;
   const calm = probed.filter((wait) => wait.stealMs === 0 && wait.hubGcMs === 0 && wait.benchGcMs === 0);
+  const columns: { name: string; spread?: (wait: BoxWait) => number; box: (wait: BoxWait, repeat?: BoxAgain) => string }[] = [
+    { name: 'features', box: (wait) => String(wait.features) },
+    { name: 'latency ms', spread: (wait) => wait.latencyMs, box: (wait) => fixed(wait.latencyMs) },
+    { name: 'again ms', box: (_, repeat) => fixed(repeat?.hubAgainMs) },
+    { name: 'floor ms (again)', box: (_, repeat) => (repeat ? `${fixed(repeat.floorMs)} (${fixed(repeat.floorAgainMs)})` : '') },
+    { name: 'hub handler ms', spread: (wait) => hubOf(wait).end - hubOf(wait).start, box: (wait) => fixed(wait.hub && wait.hub.end - wait.hub.start) },
+    { name: 'hub CPU ms', spread: (wait) => hubOf(wait).cpuMs, box: (wait) => fixed(wait.hub?.cpuMs) },
+    { name: 'statements ms', spread: (wait) => hubOf(wait).statementMs, box: (wait) => (wait.hub ? `${fixed(wait.hub.statementMs)} (${wait.hub.statements})` : '') },
+    { name: 'hub GC ms', box: (wait) => fixed(wait.hubGcMs) },
+    { name: 'bench GC ms', box: (wait) => fixed(wait.benchGcMs) },
+    { name: 'hub faults', box: (wait) => String(wait.hub?.faults ?? '') },
+    { name: 'preempted', box: (wait) => String(wait.hub?.preempted ?? '') },
+    { name: 'database CPU ms', box: (wait) => fixed(wait.database?.cpuMs) },
+    { name: 'database faults', spread: (wait) => wait.database?.faults ?? 0, box: (wait) => String(wait.database?.faults ?? '') },
+    { name: 'bench CPU ms', box: (wait) => fixed(wait.benchMs) },
+    { name: 'steal ms', box: (wait) => String(wait.stealMs) },
+    { name: 'others\' CPU ms', box: (wait) => fixed(wait.othersMs) },
+    { name: 'CPU pressure ms', box: (wait) => fixed(wait.pressureMs) },
+    { name: 'runnable', box: (wait) => String(wait.running) },
+  ];
   const lines = [
-    ['box', 'latency ms', 'hub handler ms', 'hub CPU ms', 'statements ms', 'hub GC ms', 'bench GC ms', 'faults', 'preempted', 'steal ms', 'others\' CPU ms', 'CPU pressure ms', 'runnable'],
-    ['p50 / p99', column((wait) => wait.latencyMs), column((wait) => (wait.hub as ProbedRequest).end - (wait.hub as ProbedRequest).start),
-      column((wait) => (wait.hub as ProbedRequest).cpuMs), column((wait) => (wait.hub as ProbedRequest).statementMs), '', '', '', '', '', '', '', ''],
-    [`p50 / p99 of the ${calm.length} boxes without steal or GC`, `${fixed(percentile(calm.map((wait) => wait.latencyMs), 0.5))} / ${fixed(percentile(calm.map((wait) => wait.latencyMs), 0.99))}`,
-      '', '', '', '', '', '', '', '', '', '', ''],
+    ['box', ...columns.map((column) => column.name)],
+    ['p50 / p99', ...columns.map((column) => (column.spread ? spread(probed.map(column.spread)) : ''))],
+    [`p50 / p99 of the ${calm.length} boxes without steal or GC`, ...columns.map((column) => (column.name === 'latency ms' ? spread(calm.map((wait) => wait.latencyMs)) : ''))],
   ];
   for (const wait of [...waits].sort((a, b) => b.latencyMs - a.latencyMs).slice(0, slowest)) {
-    const hub = wait.hub;
-    lines.push([wait.label, fixed(wait.latencyMs), fixed(hub && hub.end - hub.start), fixed(hub?.cpuMs), hub ? `${fixed(hub.statementMs)} (${hub.statements})` : '',
-      fixed(wait.hubGcMs), fixed(wait.benchGcMs), String(hub?.faults ?? ''), String(hub?.preempted ?? ''), String(wait.stealMs), fixed(wait.othersMs), fixed(wait.pressureMs), String(wait.running)]);
+    const repeat = again(wait.label);
+    lines.push([wait.label, ...columns.map((column) => column.box(wait, repeat))]);
   }
   return lines;
 }

@@ -8,6 +8,8 @@ export interface PlainRate extends Measured {
   count: number;
   /** Characters of the answers' texts, bytes of tiles; the generated data is ASCII, so characters are bytes. */
   bytes: number;
+  /** Each read's latency in ms, in the order the reads ended: at one lane, the order of the reads. */
+  latenciesMs: number[];
 }
 
 export interface PlainTile {
@@ -63,11 +65,14 @@ export async function timedReads(options: { concurrency: number; seconds: number
   let features = 0;
   let bytes = 0;
   let count = 0;
+  const latenciesMs: number[] = [];
   const stop = options.meter();
   const started = performance.now();
   const lane = async () => {
     do {
+      const began = performance.now();
       const answer = await read();
+      latenciesMs.push(performance.now() - began);
       requests += answer.requests ?? 1;
       features += answer.features;
       bytes += answer.bytes;
@@ -77,7 +82,7 @@ export async function timedReads(options: { concurrency: number; seconds: number
   await Promise.all(Array.from({ length: options.concurrency }, lane));
   const seconds = (performance.now() - started) / 1000;
   const cpu = stop();
-  return { items: options.counting === 'requests' ? requests : features, seconds, requests, cpu, count, bytes };
+  return { items: options.counting === 'requests' ? requests : features, seconds, requests, cpu, count, bytes, latenciesMs };
 }
 
 /**
