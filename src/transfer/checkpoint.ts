@@ -1,5 +1,6 @@
 // The checkpoint of an import: which input it belongs to, how far the hub has acknowledged it, and the chunks sent past that point, written atomically when a chunk is sent and when one is acknowledged.
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import type { ResumePoint } from './transfer-feature.js';
 
 /**
  * A chunk sent after `next`. A `kill -9` loses the answers of the chunks in flight, not always their writes: the hub
@@ -10,6 +11,8 @@ export interface SentChunk {
   /** Item indexes [start, end) of the input, skipped records included. */
   start: number;
   end: number;
+  /** Where the input stands after item `end - 1`, when its reader says (GeoJSONSeq). */
+  at?: ResumePoint;
   /** Features in the chunk, and bad records `--on-error skip` passed over. */
   features: number;
   failed: number;
@@ -28,6 +31,8 @@ export interface Checkpoint {
   space: string;
   /** Every item (feature or skipped record) before this index is acknowledged. */
   next: number;
+  /** Where item `next` starts in the input, when its reader says (GeoJSONSeq: a resumed read starts there instead of counting lines up to it). */
+  at?: ResumePoint;
   written: number;
   failed: number;
   /** The chunks after `next` sent and not yet moved over, in input order. */

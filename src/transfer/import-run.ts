@@ -6,7 +6,7 @@ import { HubClient, HubRequestError } from './hub-client.js';
 import { openInput } from './input-source.js';
 import { Progress } from './progress.js';
 import { committedChunks, propertiesDigest } from './sent-chunks.js';
-import { InputError, type ReaderOptions } from './transfer-feature.js';
+import { InputError, type ReaderOptions, type ResumePoint } from './transfer-feature.js';
 
 export interface ImportOptions {
   input: string;
@@ -37,6 +37,8 @@ interface Chunk {
   /** Item indexes [start, end) of the input this chunk covers, skipped records included. */
   start: number;
   end: number;
+  /** Where the input stands after its last item, when the reader says. */
+  at?: ResumePoint;
   /** The features' JSON texts: as read where that says the same (ReadItem.text), else serialized. */
   features: string[];
   /** Features it holds: those of `features` once sent, or those of a chunk a killed run sent and the hub committed. */
@@ -54,7 +56,7 @@ const newChunk = (start: number): Chunk => ({ start, end: start, features: [], w
 
 /** A chunk as the checkpoint names it. */
 const sentChunk = (chunk: Chunk): SentChunk => ({
-  start: chunk.start, end: chunk.end, features: chunk.written, failed: chunk.failed, acknowledged: chunk.done,
+  start: chunk.start, end: chunk.end, ...(chunk.at === undefined ? {} : { at: chunk.at }), features: chunk.written, failed: chunk.failed, acknowledged: chunk.done,
   ...(chunk.lastDigest === undefined ? {} : { lastId: chunk.lastId, lastDigest: chunk.lastDigest, sentAfter: chunk.sentAfter }),
 });
 
@@ -94,7 +96,7 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
   const committed = await committedChunks(options.client, options.space, options.resume ? start.sent ?? [] : []);
 
   const progress = new Progress({ out: process.stderr, intervalMs: options.progressIntervalMs, totalBytes: input.size });
-  const state: Checkpoint = { input: start.input, space: start.space, next: start.next, written: start.written, failed: start.failed };
+  const state: Checkpoint = { input: start.input, space: start.space, next: start.next, at: start.at, written: start.written, failed: start.failed };
   progress.features = state.written;
   progress.failed = state.failed;
   const pending: Chunk[] = [];
@@ -115,6 +117,8 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
     while (pending.length > 0 && pending[0].done) {
       const chunk = pending.shift() as Chunk;
       state.next = chunk.end;
+      // An empty chunk (the last, at the input's end) leaves the place where it stands.
+      if (chunk.end > chunk.start) state.at = chunk.at;
       state.written += chunk.written;
       state.failed += chunk.failed;
     }
@@ -149,7 +153,7 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
 
   /** A chunk the killed run sent and the hub committed counts as acknowledged, and its items are not sent again. */
   const passOver = (range: SentChunk) => {
-    pending.push({ ...newChunk(range.start), end: range.end, written: range.features, failed: range.failed, done: true });
+    pending.push({ ...newChunk(range.start), end: range.end, at: range.at, written: range.features, failed: range.failed, done: true });
     progress.features += range.features;
     progress.failed += range.failed;
     acknowledge();
@@ -160,7 +164,7 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
   let index = state.next;
   try {
     const read = await READERS[format]();
-    for await (const item of read(input.source, { ...options.reader, skip: state.next })) {
+    for await (const item of read(input.source, { ...options.reader, skip: state.next, from: state.at })) {
       progress.bytes = input.bytesRead();
       const range = committed[0];
       if (range !== undefined && index >= range.start) {
@@ -174,6 +178,7 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
       }
       index++;
       chunk.end = index;
+      chunk.at = item.at;
       if (item.error !== undefined) {
         if (options.onError === 'stop') throw new InputError(`${item.error} (--on-error skip passes over bad records)`, item.position);
         process.stderr.write(`skipped ${item.position}: ${item.error}\n`);

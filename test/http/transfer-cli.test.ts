@@ -1,4 +1,4 @@
-// `spatial-hub import` on awkward input and a failing network (issue 25, sections 1 and 4): CSV quirks, a file cut mid-feature, an empty file, resume after kill -9 (chunks in flight the hub committed not sent again), retries on 503 and none on 400, and a large GeoJSON streamed from a generator with the CLI's memory bounded.
+// `spatial-hub import` on awkward input and a failing network (issue 25, sections 1 and 4): CSV quirks, a file cut mid-feature, an empty file, resume after kill -9 (chunks in flight the hub committed not sent again, a GeoJSONSeq file read on from the checkpoint's byte), retries on 503 and none on 400, and a large GeoJSON streamed from a generator with the CLI's memory bounded.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -240,6 +240,30 @@ for (const backend of BACKENDS) {
       assert.ok(!firstIds.includes('f200'), `the committed chunk f200..f299 was not sent again (sent: ${firstIds.join(' ')})`);
       assert.equal(firstIds[0], 'f300', 'the lost chunk f300..f399 was sent again, first');
       assert.deepEqual((await allIds(hub, 'inflight')).sort(), Array.from({ length: 1000 }, (_, i) => `f${i}`).sort());
+    });
+
+    test('a resumed GeoJSONSeq import starts at the byte its checkpoint names, without reading the lines before it', async () => {
+      const count = 30_000;
+      const file = join(directory, 'offset.geojsonl');
+      writeFileSync(file, points(count, true));
+      const holding = await holdingProxy(hub);
+      const first = startCli(hub, ['import', file, '--space', 'offset', '--create', 'offset', '--chunk', '6000', '--parallel', '2'], { url: holding.url });
+      await holding.held;
+      first.child.kill('SIGKILL');
+      await first.done;
+      holding.server.close();
+      const checkpointPath = `${file}.spatial-hub-checkpoint.json`;
+      const { next, at } = JSON.parse(readFileSync(checkpointPath, 'utf8')) as { next: number; at: { byte: number; line: number } };
+      assert.equal(next, 12_000);
+      assert.equal(at.line, 12_000);
+      // The lines between the fingerprinted first MiB and the checkpoint become one: counting lines would now skip too far.
+      const text = readFileSync(file);
+      assert.ok(at.byte > (1 << 20) + 1000, `the checkpoint is past the first MiB (${at.byte})`);
+      for (let i = (1 << 20) + 1; i < at.byte - 1; i++) if (text[i] === 0x0a) text[i] = 0x20;
+      writeFileSync(file, text);
+      const resumed = await cli(hub, ['import', file, '--space', 'offset', '--chunk', '6000', '--parallel', '2', '--resume']);
+      assert.equal(resumed.code, 0, resumed.stderr);
+      assert.equal((await allIds(hub, 'offset')).length, count);
     });
 
     test('retries 503 (honouring Retry-After) and never retries 400', async () => {
