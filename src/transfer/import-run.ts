@@ -93,7 +93,7 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
     if (saved) start = saved;
   }
   await ensureSpace(options);
-  const committed = await committedChunks(options.client, options.space, options.resume ? start.sent ?? [] : []);
+  const committed = await committedChunks(options.client, options.space, start.sent ?? []);
 
   const progress = new Progress({ out: process.stderr, intervalMs: options.progressIntervalMs, totalBytes: input.size });
   const state: Checkpoint = { input: start.input, space: start.space, next: start.next, at: start.at, written: start.written, failed: start.failed };
