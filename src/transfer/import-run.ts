@@ -1,4 +1,4 @@
-// One import: reads the input in order, sends chunks of features to the hub (several in flight), and moves the checkpoint over the acknowledged prefix only.
+// One import: reads the input in order, sends chunks of features to the hub (several in flight), moves the checkpoint over the acknowledged prefix only and names there the chunks sent past it.
 import { rmSync } from 'node:fs';
 import { type Checkpoint, readCheckpoint, type SentChunk, writeCheckpoint } from './checkpoint.js';
 import { detectFormat, type InputFormat, READERS } from './formats/format-registry.js';
