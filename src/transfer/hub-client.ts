@@ -71,6 +71,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export class HubClient {
   /** Retries made so far, for the summary. */
   retried = 0;
+  /**
+   * The hub's clock as its last answer's `Date` header gave it (ms; the header has whole seconds, so never ahead of the
+   * hub): what any later write of the hub is stamped after. Undefined until an answer brought one.
+   */
+  hubClock: number | undefined;
   /** Whether the hub is on this machine (a loopback address), where compressing answers costs both sides CPU and saves no time. */
   readonly local: boolean;
   private readonly httpAgent = new HttpAgent({ keepAlive: true });
@@ -132,6 +137,8 @@ export class HubClient {
         const status = response.statusCode ?? 0;
         const contentType = (response.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
         const link = [response.headers.link ?? []].flat().join(', ') || undefined;
+        const date = Date.parse(response.headers.date ?? '');
+        if (Number.isFinite(date) && (this.hubClock === undefined || date > this.hubClock)) this.hubClock = date;
         if (status >= 200 && status < 300) onHead?.({ contentType, link });
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -1,11 +1,12 @@
-// One import: reads the input in order, sends chunks of features to the hub (several in flight), and moves the checkpoint over the acknowledged prefix only.
+// One import: reads the input in order, sends chunks of features to the hub (several in flight), moves the checkpoint over the acknowledged prefix only and names there the chunks sent past it.
 import { rmSync } from 'node:fs';
-import { type Checkpoint, readCheckpoint, writeCheckpoint } from './checkpoint.js';
+import { type Checkpoint, readCheckpoint, type SentChunk, writeCheckpoint } from './checkpoint.js';
 import { detectFormat, type InputFormat, READERS } from './formats/format-registry.js';
 import { HubClient, HubRequestError } from './hub-client.js';
 import { openInput } from './input-source.js';
 import { Progress } from './progress.js';
-import { InputError, type ReaderOptions } from './transfer-feature.js';
+import { committedChunks, propertiesDigest } from './sent-chunks.js';
+import { InputError, type ReaderOptions, type ResumePoint } from './transfer-feature.js';
 
 export interface ImportOptions {
   input: string;
@@ -36,11 +37,28 @@ interface Chunk {
   /** Item indexes [start, end) of the input this chunk covers, skipped records included. */
   start: number;
   end: number;
+  /** Where the input stands after its last item, when the reader says. */
+  at?: ResumePoint;
   /** The features' JSON texts: as read where that says the same (ReadItem.text), else serialized. */
   features: string[];
+  /** Features it holds: those of `features` once sent, or those of a chunk a killed run sent and the hub committed. */
+  written: number;
   failed: number;
   done: boolean;
+  /** The last feature's id and properties (their digest once sent), and the hub's clock when it was sent: what a resumed run asks the hub about. */
+  lastId?: string;
+  lastProperties?: Record<string, unknown>;
+  lastDigest?: string;
+  sentAfter?: number;
 }
+
+const newChunk = (start: number): Chunk => ({ start, end: start, features: [], written: 0, failed: 0, done: false });
+
+/** A chunk as the checkpoint names it. */
+const sentChunk = (chunk: Chunk): SentChunk => ({
+  start: chunk.start, end: chunk.end, ...(chunk.at === undefined ? {} : { at: chunk.at }), features: chunk.written, failed: chunk.failed, acknowledged: chunk.done,
+  ...(chunk.lastDigest === undefined ? {} : { lastId: chunk.lastId, lastDigest: chunk.lastDigest, sentAfter: chunk.sentAfter }),
+});
 
 /** Beside the input unless --checkpoint says where; stdin has none unless given. */
 export const checkpointPathOf = (options: ImportOptions): string | undefined =>
@@ -75,9 +93,10 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
     if (saved) start = saved;
   }
   await ensureSpace(options);
+  const committed = await committedChunks(options.client, options.space, start.sent ?? []);
 
   const progress = new Progress({ out: process.stderr, intervalMs: options.progressIntervalMs, totalBytes: input.size });
-  const state = { ...start };
+  const state: Checkpoint = { input: start.input, space: start.space, next: start.next, at: start.at, written: start.written, failed: start.failed };
   progress.features = state.written;
   progress.failed = state.failed;
   const pending: Chunk[] = [];
@@ -89,21 +108,30 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
   process.once('SIGTERM', interrupt);
   const write = `/hub/spaces/${encodeURIComponent(options.space)}/features${options.tags ? `?addTags=${encodeURIComponent(options.tags)}` : ''}`;
 
-  /** Moves the checkpoint over the chunks acknowledged without a gap before them: a crash then repeats only later chunks, whose ids overwrite. */
+  /** The checkpoint with the chunks sent past `next`, so that a resumed run can ask which of them the hub committed. */
+  const save = () => {
+    if (checkpointPath !== undefined) writeCheckpoint(checkpointPath, { ...state, sent: pending.map(sentChunk) });
+  };
+  /** Moves the checkpoint over the chunks acknowledged without a gap before them; one acknowledged behind a gap is marked so. */
   const acknowledge = () => {
-    let moved = false;
     while (pending.length > 0 && pending[0].done) {
       const chunk = pending.shift() as Chunk;
       state.next = chunk.end;
-      state.written += chunk.features.length;
+      // An empty chunk (the last, at the input's end) leaves the place where it stands.
+      if (chunk.end > chunk.start) state.at = chunk.at;
+      state.written += chunk.written;
       state.failed += chunk.failed;
-      moved = true;
     }
-    if (moved && checkpointPath !== undefined) writeCheckpoint(checkpointPath, state);
+    save();
   };
   const send = async (chunk: Chunk) => {
     pending.push(chunk);
+    chunk.written = chunk.features.length;
     if (chunk.features.length > 0) {
+      chunk.sentAfter = options.client.hubClock;
+      chunk.lastDigest = propertiesDigest(chunk.lastProperties);
+      // Named in the checkpoint before the request leaves: a kill after it leaves must not forget it was sent.
+      save();
       const body = `{"type":"FeatureCollection","features":[${chunk.features.join(',')}]}`;
       const task = options.client.request('PUT', write, body, { accept: 'application/x-empty' }).then(() => {
         chunk.done = true;
@@ -123,14 +151,34 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
     while (inFlight.size >= options.parallel) await Promise.race(inFlight);
   };
 
-  let chunk: Chunk = { start: state.next, end: state.next, features: [], failed: 0, done: false };
+  /** A chunk the killed run sent and the hub committed counts as acknowledged, and its items are not sent again. */
+  const passOver = (range: SentChunk) => {
+    pending.push({ ...newChunk(range.start), end: range.end, at: range.at, written: range.features, failed: range.failed, done: true });
+    progress.features += range.features;
+    progress.failed += range.failed;
+    acknowledge();
+  };
+  // Those right after `next` (the usual case: the chunks in flight at a kill were all committed) move it: the reader skips them as it skips what comes before.
+  while (committed.length > 0 && committed[0].start === state.next) passOver(committed.shift() as SentChunk);
+  let chunk = newChunk(state.next);
   let index = state.next;
   try {
     const read = await READERS[format]();
-    for await (const item of read(input.source, { ...options.reader, skip: state.next })) {
+    for await (const item of read(input.source, { ...options.reader, skip: state.next, from: state.at })) {
       progress.bytes = input.bytesRead();
+      const range = committed[0];
+      if (range !== undefined && index >= range.start) {
+        // Behind a chunk sent again: its items are read and dropped.
+        if (index === range.start && chunk.end > chunk.start) await send(chunk);
+        if (++index >= range.end) {
+          passOver(committed.shift() as SentChunk);
+          chunk = newChunk(index);
+        }
+        continue;
+      }
       index++;
       chunk.end = index;
+      chunk.at = item.at;
       if (item.error !== undefined) {
         if (options.onError === 'stop') throw new InputError(`${item.error} (--on-error skip passes over bad records)`, item.position);
         process.stderr.write(`skipped ${item.position}: ${item.error}\n`);
@@ -139,10 +187,12 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
       } else {
         item.feature.id ??= `${input.fingerprint}-${index - 1}`;
         chunk.features.push(item.text ?? JSON.stringify(item.feature));
+        chunk.lastId = item.feature.id;
+        chunk.lastProperties = item.feature.properties;
       }
       if (chunk.features.length >= options.chunk) {
         await send(chunk);
-        chunk = { start: index, end: index, features: [], failed: 0, done: false };
+        chunk = newChunk(index);
       }
       if (failure || interrupted) break;
     }

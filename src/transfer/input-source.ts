@@ -39,7 +39,13 @@ export async function openInput(path: string): Promise<OpenedInput> {
     closeSync(descriptor);
   }
   return {
-    source: { path, open: () => counted(createReadStream(path, { highWaterMark: 1 << 16 })) },
+    source: {
+      path,
+      open: (start = 0) => {
+        read = start;
+        return counted(createReadStream(path, { highWaterMark: 1 << 16, start }));
+      },
+    },
     head, fingerprint: fingerprintOf(head, size), size, bytesRead: () => read,
   };
 }

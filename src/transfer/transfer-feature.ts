@@ -14,10 +14,19 @@ export interface TransferFeature {
   properties: Record<string, unknown>;
 }
 
-/** One item of a reader: a feature, or a bad record that `--on-error skip` may pass over. position reads "line 12" or "feature 7". */
+/** Where a text input stands after an item: the byte after its line and the lines read, so that a resumed read can start there. */
+export interface ResumePoint {
+  byte: number;
+  line: number;
+}
+
+/**
+ * One item of a reader: a feature, or a bad record that `--on-error skip` may pass over. position reads "line 12" or
+ * "feature 7"; `at` is given by readers that can start again after the item (GeoJSONSeq).
+ */
 export type ReadItem =
-  | { feature: TransferFeature; position: string; error?: undefined; text?: string }
-  | { error: string; position: string; feature?: undefined };
+  | { feature: TransferFeature; position: string; error?: undefined; text?: string; at?: ResumePoint }
+  | { error: string; position: string; feature?: undefined; at?: ResumePoint };
 
 /** Input that cannot be read on (a file that ends mid-feature, a broken CSV quote): the load stops whatever `--on-error` says. */
 export class InputError extends Error {
@@ -26,10 +35,10 @@ export class InputError extends Error {
   }
 }
 
-/** A file (path known: formats that seek, such as GeoPackage, need it) or stdin. open() may be called once. */
+/** A file (path known: formats that seek, such as GeoPackage, need it) or stdin. open() may be called once; a file may be opened at a byte. */
 export interface InputSource {
   path?: string;
-  open(): Readable;
+  open(start?: number): Readable;
 }
 
 export interface ReaderOptions {
@@ -41,6 +50,8 @@ export interface ReaderOptions {
   layer?: string;
   /** Items to pass over at the start (a resumed load's checkpoint): the reader yields from item `skip` on, with its true position. */
   skip?: number;
+  /** Where item `skip` starts, as an earlier read's ResumePoint gave it: a reader that can (GeoJSONSeq in a file) starts there instead of reading up to it. */
+  from?: ResumePoint;
 }
 
 export type FormatReader = (source: InputSource, options: ReaderOptions) => AsyncIterable<ReadItem>;

@@ -1,4 +1,4 @@
-// `spatial-hub import` on awkward input and a failing network (issue 25, sections 1 and 4): CSV quirks, a file cut mid-feature, an empty file, resume after kill -9, retries on 503 and none on 400, and a large GeoJSON streamed from a generator with the CLI's memory bounded.
+// `spatial-hub import` on awkward input and a failing network (issue 25, sections 1 and 4): CSV quirks, a file cut mid-feature, an empty file, resume after kill -9 (chunks in flight the hub committed not sent again, a GeoJSONSeq file read on from the checkpoint's byte), retries on 503 and none on 400, and a large GeoJSON streamed from a generator with the CLI's memory bounded.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -36,6 +36,44 @@ async function faultyProxy(hub: HubProcess, status: number, fail: number): Promi
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, puts: () => puts };
+}
+
+/**
+ * A proxy to the hub that records the ids of each PUT it forwards. With `hold`, the third PUT goes to the hub but its
+ * answer is kept from the client (the hub commits a chunk whose acknowledgement is lost) and the fourth never reaches
+ * the hub (a chunk lost in the network); `held` resolves when both are so.
+ */
+async function holdingProxy(hub: HubProcess, hold = true): Promise<{ server: Server; url: string; held: Promise<void>; sent: () => string[][] }> {
+  const sent: string[][] = [];
+  const target = new URL(hub.url);
+  let committed: () => void = () => undefined;
+  let lost: () => void = () => undefined;
+  const held = Promise.all([new Promise<void>((resolve) => { committed = resolve; }), new Promise<void>((resolve) => { lost = resolve; })]).then(() => undefined);
+  const server = createServer((incoming, outgoing) => {
+    const parts: Buffer[] = [];
+    incoming.on('data', (part: Buffer) => parts.push(part));
+    incoming.on('end', () => {
+      const body = Buffer.concat(parts);
+      const put = incoming.method === 'PUT' ? sent.push((JSON.parse(body.toString()) as { features: Array<{ id: string }> }).features.map((feature) => feature.id)) : 0;
+      if (hold && put === 4) {
+        lost();
+        return;
+      }
+      const forwarded = request({ host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: incoming.headers }, (answer) => {
+        if (hold && put === 3) {
+          answer.resume();
+          answer.on('end', committed);
+          return;
+        }
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(outgoing);
+      });
+      forwarded.end(body);
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, held, sent: () => sent };
 }
 
 const points = (count: number, withIds: boolean) => Array.from({ length: count }, (_, i) =>
@@ -155,10 +193,12 @@ for (const backend of BACKENDS) {
       writeFileSync(file, points(count, false));
       const checkpoint = `${file}.spatial-hub-checkpoint.json`;
       const first = startCli(hub, ['import', file, '--space', 'resume', '--create', 'resume', '--chunk', '500', '--parallel', '2']);
-      while (!existsSync(checkpoint) && first.child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 20));
+      // The checkpoint is written when the first chunk is sent; the kill waits until a chunk was acknowledged.
+      const reachedSoFar = () => (existsSync(checkpoint) ? (JSON.parse(readFileSync(checkpoint, 'utf8')) as { next: number }).next : 0);
+      while (reachedSoFar() === 0 && first.child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 20));
       first.child.kill('SIGKILL');
       await first.done;
-      const reached = (JSON.parse(readFileSync(checkpoint, 'utf8')) as { next: number }).next;
+      const reached = reachedSoFar();
       assert.ok(reached > 0 && reached < count, `killed at item ${reached}`);
       const resumed = await cli(hub, ['import', file, '--space', 'resume', '--chunk', '500', '--parallel', '2', '--resume']);
       assert.equal(resumed.code, 0, resumed.stderr);
@@ -169,6 +209,61 @@ for (const backend of BACKENDS) {
       assert.equal(new Set(ids).size, count);
       const prefix = ids[0].split('-')[0];
       assert.deepEqual(new Set(ids), new Set(Array.from({ length: count }, (_, i) => `${prefix}-${i}`)));
+    });
+
+    test('resume after kill -9 with two chunks in flight: the one the hub committed is not sent again, the one it did not is', async () => {
+      const file = join(directory, 'in-flight.geojsonl');
+      writeFileSync(file, points(1000, true));
+      // f399 is the last feature of the chunk that will be lost, and held the same properties before the import: the hub
+      // holding them must not pass for that chunk committed.
+      assert.equal((await call(hub, 'POST', '/hub/spaces', { body: { id: 'inflight', title: 'in flight' } })).status, 200);
+      const f399 = JSON.parse(points(1000, true).split('\n')[399]) as Record<string, unknown>;
+      assert.equal((await call(hub, 'PUT', '/hub/spaces/inflight/features', { body: { type: 'FeatureCollection', features: [f399] } })).status, 200);
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const holding = await holdingProxy(hub);
+      const first = startCli(hub, ['import', file, '--space', 'inflight', '--chunk', '100', '--parallel', '2'], { url: holding.url });
+      await holding.held;
+      first.child.kill('SIGKILL');
+      await first.done;
+      holding.server.close();
+      const checkpoint = JSON.parse(readFileSync(`${file}.spatial-hub-checkpoint.json`, 'utf8')) as { next: number };
+      assert.equal(checkpoint.next, 200, 'two chunks acknowledged, two in flight');
+      const counting = await holdingProxy(hub, false);
+      try {
+        const resumed = await cli(hub, ['import', file, '--space', 'inflight', '--chunk', '100', '--parallel', '2', '--resume'], { url: counting.url });
+        assert.equal(resumed.code, 0, resumed.stderr);
+        assert.equal(summaryOf(resumed.stderr).written, 1000);
+      } finally {
+        counting.server.close();
+      }
+      const firstIds = counting.sent().map((ids) => ids[0]);
+      assert.ok(!firstIds.includes('f200'), `the committed chunk f200..f299 was not sent again (sent: ${firstIds.join(' ')})`);
+      assert.equal(firstIds[0], 'f300', 'the lost chunk f300..f399 was sent again, first');
+      assert.deepEqual((await allIds(hub, 'inflight')).sort(), Array.from({ length: 1000 }, (_, i) => `f${i}`).sort());
+    });
+
+    test('a resumed GeoJSONSeq import starts at the byte its checkpoint names, without reading the lines before it', async () => {
+      const count = 30_000;
+      const file = join(directory, 'offset.geojsonl');
+      writeFileSync(file, points(count, true));
+      const holding = await holdingProxy(hub);
+      const first = startCli(hub, ['import', file, '--space', 'offset', '--create', 'offset', '--chunk', '6000', '--parallel', '2'], { url: holding.url });
+      await holding.held;
+      first.child.kill('SIGKILL');
+      await first.done;
+      holding.server.close();
+      const checkpointPath = `${file}.spatial-hub-checkpoint.json`;
+      const { next, at } = JSON.parse(readFileSync(checkpointPath, 'utf8')) as { next: number; at: { byte: number; line: number } };
+      assert.equal(next, 12_000);
+      assert.equal(at.line, 12_000);
+      // The lines between the fingerprinted first MiB and the checkpoint become one: counting lines would now skip too far.
+      const text = readFileSync(file);
+      assert.ok(at.byte > (1 << 20) + 1000, `the checkpoint is past the first MiB (${at.byte})`);
+      for (let i = (1 << 20) + 1; i < at.byte - 1; i++) if (text[i] === 0x0a) text[i] = 0x20;
+      writeFileSync(file, text);
+      const resumed = await cli(hub, ['import', file, '--space', 'offset', '--chunk', '6000', '--parallel', '2', '--resume']);
+      assert.equal(resumed.code, 0, resumed.stderr);
+      assert.equal((await allIds(hub, 'offset')).length, count);
     });
 
     test('retries 503 (honouring Retry-After) and never retries 400', async () => {
