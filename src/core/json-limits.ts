@@ -67,7 +67,7 @@ const UPPER_D = 0x44;
 const LOWER_D = 0x64;
 
 /**
- * Whether the 4 hex digits of a `\\u` escape at `at` name a UTF-16 surrogate (D800-DFFF), paired or not: only such an
+ * Whether the 4 hex digits of a `\u` escape at `at` name a UTF-16 surrogate (D800-DFFF), paired or not: only such an
  * escape can put a lone surrogate into parsed JSON, since decoding UTF-8 never yields one.
  */
 function isSurrogateEscape(bytes: Uint8Array, at: number): boolean {

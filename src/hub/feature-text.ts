@@ -27,7 +27,7 @@ export interface FeatureTexts {
 /**
  * The feature text from its parts' texts, made flat at once: a template literal makes a rope of a string per `+`, which
  * the COPY encoding then copies flat again, and the rope's pieces outlived a scavenge in every bulk write (docs/decisions.md,
- * "PostgreSQL ingest", seventh round). `properties` is the properties text in one to three pieces (see propertiesTexts).
+ * "PostgreSQL ingest", seventh round). `properties` is the properties text in pieces (see propertiesTexts).
  */
 function compose(id: string, geometryJson: string, properties: readonly string[], extraJson: string): string {
   const pieces = ['{"type":"Feature","id":', JSON.stringify(id), ',"geometry":', geometryJson, ',"properties":', ...properties, extraJson, '}'];
@@ -59,7 +59,6 @@ export function featureTexts(parts: FeatureParts): FeatureTexts {
   const extraJson = extraKeys.length === 0 ? '' : ',' + JSON.stringify(parts.extra).slice(1, -1);
   const padded = parts.geometry && pad3D(parts.geometry);
   const stored = compose(parts.id, JSON.stringify(padded), propertiesJson, extraJson);
-  const namespaceCut = cut !== undefined && extraJson === '' ? cut : undefined;
   return {
     storedGeometry: padded,
     // Most writes answer nothing (or their ids): the geometry as written is serialized only when asked for.
@@ -72,7 +71,7 @@ export function featureTexts(parts: FeatureParts): FeatureTexts {
       tags: parts.namespace.tags,
       parts: { userProperties: userPropertiesJson, geometry: parts.geometry },
       // The namespace ends the text (NAMESPACE_TAIL) only when it stands last in `properties` and no foreign member follows.
-      ...(namespaceCut !== undefined ? { namespaceCut } : {}),
+      ...(cut !== undefined && extraJson === '' ? { namespaceCut: cut } : {}),
     },
   };
 }
