@@ -62,28 +62,58 @@ class TextLocation {
   }
 }
 
+const LOWER_U = 0x75;
+const UPPER_D = 0x44;
+const LOWER_D = 0x64;
+
 /**
- * Whether JSON text nests at most `maxDepth` deep: `findTooDeepText` without the location, which only a refusal needs.
- * Every write body is scanned so before it is parsed, and the location's bookkeeping made the scan about 2.5 ms per
- * 1,000 cities; this loop takes a fraction of that (docs/decisions.md, "PostgreSQL ingest", fourth round).
+ * Whether the 4 hex digits of a `\u` escape at `at` name a UTF-16 surrogate (D800-DFFF), paired or not: only such an
+ * escape can put a lone surrogate into parsed JSON, since decoding UTF-8 never yields one.
  */
-function nestsWithin(bytes: Uint8Array, maxDepth: number): boolean {
+function isSurrogateEscape(bytes: Uint8Array, at: number): boolean {
+  const first = bytes[at];
+  if (first !== UPPER_D && first !== LOWER_D) return false;
+  const second = bytes[at + 1] | 0x20;
+  return (second >= 0x38 && second <= 0x39) || (second >= 0x61 && second <= 0x66);
+}
+
+/** What one scan of JSON text found: the deepest level reached (stopped at `maxDepth` + 1), and any surrogate escape. */
+interface TextScan {
+  depth: number;
+  surrogateEscape: boolean;
+}
+
+/**
+ * How deep JSON text nests, up to `maxDepth` + 1, and whether it holds a surrogate escape: `findTooDeepText` without
+ * the location, which only a refusal needs. Every write body is scanned so before it is parsed, and the location's
+ * bookkeeping made the scan about 2.5 ms per 1,000 cities; this loop takes a fraction of that (docs/decisions.md,
+ * "PostgreSQL ingest", fourth round).
+ */
+function scanNesting(bytes: Uint8Array, maxDepth: number): TextScan {
   let depth = 0;
+  let deepest = 0;
+  let surrogateEscape = false;
   for (let i = 0; i < bytes.length; i++) {
     const byte = bytes[i];
     if (byte === QUOTE) {
       for (i++; i < bytes.length; i++) {
         const inString = bytes[i];
         if (inString === QUOTE) break;
-        if (inString === BACKSLASH) i++;
+        if (inString === BACKSLASH) {
+          i++;
+          if (bytes[i] === LOWER_U && !surrogateEscape) surrogateEscape = isSurrogateEscape(bytes, i + 1);
+        }
       }
     } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
-      if (++depth > maxDepth) return false;
+      if (++depth > deepest) {
+        deepest = depth;
+        if (depth > maxDepth) break;
+      }
     } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
       depth--;
     }
   }
-  return true;
+  return { depth: deepest, surrogateEscape };
 }
 
 /**
@@ -92,7 +122,11 @@ function nestsWithin(bytes: Uint8Array, maxDepth: number): boolean {
  * where the outermost levels stood (e.g. `features[3]`), or undefined when the nesting is within bounds.
  */
 export function findTooDeepText(bytes: Uint8Array, maxDepth: number): string | undefined {
-  if (nestsWithin(bytes, maxDepth)) return undefined;
+  return scanNesting(bytes, maxDepth).depth <= maxDepth ? undefined : locateTooDeep(bytes, maxDepth);
+}
+
+/** Where text that `scanNesting` found too deep first passes `maxDepth`: the outermost levels, as the message names them. */
+function locateTooDeep(bytes: Uint8Array, maxDepth: number): string {
   const location = new TextLocation();
   let depth = 0;
   let inString = false;
@@ -124,7 +158,8 @@ export function findTooDeepText(bytes: Uint8Array, maxDepth: number): string | u
       location.colon(depth);
     }
   }
-  return undefined;
+  // Not reached: called only for text whose scan went past maxDepth.
+  return 'the root';
 }
 
 export interface JsonValueProblem {
@@ -211,10 +246,14 @@ export function findJsonValueProblem(value: unknown, maxDepth: number): JsonValu
 /**
  * Throws the documented 400 when `bytes` nest deeper than `maxDepth` (the feature limit plus the
  * body's wrappers); `what` names the input ("request body"), the message states the feature limit.
+ * Returns whether the text alone shows that every value parsed from it passes `checkJsonValue`: it
+ * nests at most MAX_JSON_DEPTH deep and has no surrogate escape. Then the walk of each parsed feature
+ * can be skipped, which allocated a list of member names per object of every write (seventh round).
  */
-export function checkJsonText(bytes: Uint8Array, what: string, maxDepth: number): void {
-  const where = findTooDeepText(bytes, maxDepth);
-  if (where !== undefined) throw hubError('jsonTooDeep', { what, where, limit: MAX_JSON_DEPTH });
+export function checkJsonText(bytes: Uint8Array, what: string, maxDepth: number): boolean {
+  const scan = scanNesting(bytes, maxDepth);
+  if (scan.depth > maxDepth) throw hubError('jsonTooDeep', { what, where: locateTooDeep(bytes, maxDepth), limit: MAX_JSON_DEPTH });
+  return scan.depth <= MAX_JSON_DEPTH && !scan.surrogateEscape;
 }
 
 /** Throws the documented 400 for a value nested too deep or holding a lone surrogate; `what` names it ("feature at position 3"). */

@@ -24,22 +24,33 @@ export interface FeatureTexts {
   response(): string;
 }
 
-function compose(id: string, geometryJson: string, propertiesJson: string, extraJson: string): string {
-  return `{"type":"Feature","id":${JSON.stringify(id)},"geometry":${geometryJson},"properties":${propertiesJson}${extraJson}}`;
+/**
+ * The feature text from its parts' texts, made flat at once: a template literal makes a rope of a string per `+`, which
+ * the COPY encoding then copies flat again, and the rope's pieces outlived a scavenge in every bulk write (docs/decisions.md,
+ * "PostgreSQL ingest", seventh round). `properties` is the properties text in pieces (see propertiesTexts).
+ */
+function compose(id: string, geometryJson: string, properties: readonly string[], extraJson: string): string {
+  const pieces = ['{"type":"Feature","id":', JSON.stringify(id), ',"geometry":', geometryJson, ',"properties":', ...properties, extraJson, '}'];
+  return pieces.join('');
 }
 
+/** The namespace's member name as JSON, made once. */
+const NS_KEY = `${JSON.stringify(NS)}:`;
+
 /**
- * The `properties` text with the namespace, and the user properties' text without it, each serialized once: the namespace
- * stands last, as in `{...properties, [NS]: namespace}`, unless `properties` has a member of its name, whose place it takes.
+ * The `properties` text with the namespace, as pieces that joined make it, and the user properties' text without it, each
+ * serialized once: the namespace stands last, as in `{...properties, [NS]: namespace}`, unless `properties` has a member of
+ * its name, whose place it takes. `cut` is the namespace's member with the comma before it, when it ends the text.
  */
-function propertiesTexts(properties: Record<string, unknown>, namespace: Namespace): { user: string; all: string; cut?: string } {
+function propertiesTexts(properties: Record<string, unknown>, namespace: Namespace): { user: string; all: string[]; cut?: string } {
   if (Object.hasOwn(properties, NS)) {
     const { [NS]: _replaced, ...user } = properties;
-    return { user: JSON.stringify(user), all: JSON.stringify({ ...properties, [NS]: namespace }) };
+    return { user: JSON.stringify(user), all: [JSON.stringify({ ...properties, [NS]: namespace })] };
   }
   const user = JSON.stringify(properties);
-  const member = `${JSON.stringify(NS)}:${JSON.stringify(namespace)}`;
-  return user === '{}' ? { user, all: `{${member}}`, cut: member } : { user, all: `${user.slice(0, -1)},${member}}`, cut: `,${member}` };
+  const namespaceJson = JSON.stringify(namespace);
+  if (user === '{}') return { user, all: ['{', NS_KEY, namespaceJson, '}'], cut: NS_KEY + namespaceJson };
+  return { user, all: [user.slice(0, -1), ',', NS_KEY, namespaceJson, '}'], cut: `,${NS_KEY}${namespaceJson}` };
 }
 
 export function featureTexts(parts: FeatureParts): FeatureTexts {

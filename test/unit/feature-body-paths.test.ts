@@ -17,7 +17,9 @@ function chunksOf(bytes: Buffer, size: number): Buffer[] {
 /** `threshold` 0 streams every body through the scanner; Infinity gives every body to JSON.parse. */
 async function outcome(bytes: Buffer, threshold: number, chunkSize: number): Promise<Outcome> {
   try {
-    return { ok: true, value: await readFeatureBody(Readable.from(chunksOf(bytes, chunkSize)), threshold) };
+    // Only the JSON.parse path vouches for the values it read (`valuesChecked`): what later checks may skip, not the body.
+    const { valuesChecked: _vouched, ...value } = await readFeatureBody(Readable.from(chunksOf(bytes, chunkSize)), threshold);
+    return { ok: true, value };
   } catch (error) {
     if (!(error instanceof HubError)) throw error;
     return { ok: false, code: error.code, status: error.status };

@@ -1,7 +1,7 @@
 // Unit tests of the JSON nesting and well-formed-Unicode checks: exact bounds, paths in messages, no recursion at any depth.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { findJsonValueProblem, findTooDeepText, MAX_JSON_DEPTH } from '../../src/core/json-limits.js';
+import { checkJsonText, findJsonValueProblem, findTooDeepText, MAX_BODY_DEPTH, MAX_JSON_DEPTH } from '../../src/core/json-limits.js';
 
 /** `{"a":{"a":…1…}}` with `levels` objects, built without recursion. */
 function nested(levels: number): unknown {
@@ -51,4 +51,20 @@ test('a lone surrogate is found in a member name or value within arrays of objec
   assert.deepEqual(findJsonValueProblem({ a: [1, 'x', { b: ['\udfff'] }] }, 10), { kind: 'unicode', path: 'a[2].b[0]' });
   assert.equal(findJsonValueProblem({ a: [1, 'x', { b: ['\ud83d\ude00'] }] }, 4), undefined);
   assert.deepEqual(findJsonValueProblem({ a: [1, 'x', { b: ['\ud83d\ude00'] }] }, 3), { kind: 'depth', path: 'a[2].b' });
+});
+
+test('the body scan vouches for its values only without surrogate escapes and within the value depth', () => {
+  // Writes skip the walk of each parsed feature when this is true (docs/decisions.md, "PostgreSQL ingest", seventh round).
+  const vouches = (text: string) => checkJsonText(Buffer.from(text), 'request body', MAX_BODY_DEPTH);
+  assert.equal(vouches('{"a":"plain é 😀","b":"\\u00e9\\u0000\\\\ud800","c":[1]}'), true);
+  for (const escape of ['\\ud800', '\\uD800', '\\udc00', '\\uDBFF', '\\uDfFf', '\\ud83d\\ude00']) {
+    assert.equal(vouches(`{"a":"x${escape}y"}`), false, escape);
+    assert.equal(vouches(`{"x${escape}":1}`), false, `key ${escape}`);
+  }
+  assert.equal(vouches('{"a":"\\\\\\ud800"}'), false);
+  assert.equal(vouches('{"a":"\\ud7ff\\ue000"}'), true);
+  const deep = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
+  assert.equal(vouches(deep(MAX_JSON_DEPTH)), true);
+  assert.equal(vouches(deep(MAX_JSON_DEPTH + 1)), false);
+  assert.throws(() => vouches(deep(MAX_BODY_DEPTH + 1)), /nest/i);
 });

@@ -37,15 +37,18 @@ function toWriteBody(root: unknown): WriteBody {
   throw hubError('invalidRootType', { found: describeRoot(root) });
 }
 
-function parseText(buffer: Buffer): unknown {
+function parseText(buffer: Buffer): WriteBody {
   const text = withoutBom(buffer);
   // The streamed path checks the same nesting bound as it scans (feature-array-scanner.ts).
-  checkJsonText(text, 'request body', MAX_BODY_DEPTH);
+  const valuesChecked = checkJsonText(text, 'request body', MAX_BODY_DEPTH);
+  let root: unknown;
   try {
-    return JSON.parse(text.toString('utf8'));
+    root = JSON.parse(text.toString('utf8'));
   } catch (error) {
     throw hubError('invalidJsonFeatures', { detail: (error as Error).message });
   }
+  const body = toWriteBody(root);
+  return valuesChecked ? { ...body, valuesChecked } : body;
 }
 
 async function streamParse(buffered: Buffer[], rest: AsyncIterator<Buffer>): Promise<unknown> {
@@ -77,5 +80,5 @@ export async function readFeatureBody(stream: Readable, threshold: number = STRE
     stream.destroy();
     throw error;
   }
-  return toWriteBody(parseText(Buffer.concat(buffered)));
+  return parseText(Buffer.concat(buffered));
 }

@@ -35,13 +35,16 @@ function describe(value: unknown): string {
   return typeof value === 'string' ? `"${value}"` : typeof value;
 }
 
-/** `prefixId` applies to given and generated ids alike; `pathId` (single-feature routes) wins over the body id. */
-export function normalizeFeature(raw: unknown, position: number, prefixId = '', pathId?: string): FeatureInput {
+/**
+ * `prefixId` applies to given and generated ids alike; `pathId` (single-feature routes) wins over the body id.
+ * `valuesChecked`: the body's text already showed the feature within the JSON limits (json-limits.ts `checkJsonText`).
+ */
+export function normalizeFeature(raw: unknown, position: number, prefixId = '', pathId?: string, valuesChecked = false): FeatureInput {
   if (!isObject(raw)) {
     throw hubError('invalidFeature', { position, problem: `is ${describe(raw)}, expected a Feature object` });
   }
   // Before anything else reads it: no stored feature may make a later read or serialization fail.
-  checkJsonValue(raw, `feature at position ${position}`);
+  if (!valuesChecked) checkJsonValue(raw, `feature at position ${position}`);
   const { type, id: rawId, geometry, properties, bbox: _bbox, ...extra } = raw;
   if (type !== undefined && type !== 'Feature') {
     throw hubError('invalidFeatureType', { position, found: describe(type) });

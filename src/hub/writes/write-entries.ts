@@ -9,11 +9,15 @@ export const ON_EXISTS: readonly OnExists[] = ['patch', 'replace', 'merge', 'del
 export const ON_NOT_EXISTS: readonly OnNotExists[] = ['create', 'retain', 'error'];
 export const ON_CONFLICT: readonly OnConflict[] = ['error', 'retain', 'replace'];
 
-/** A request body after its root type has been checked. */
-export type WriteBody =
+/**
+ * A request body after its root type has been checked. `valuesChecked`: its text showed that every value in it passes
+ * `checkJsonValue` (json-limits.ts), so the features are not walked again for it.
+ */
+export type WriteBody = (
   | { type: 'Feature'; feature: Record<string, unknown> }
   | { type: 'FeatureCollection'; features: unknown[] }
-  | { type: 'FeatureModificationList'; modifications: unknown[] };
+  | { type: 'FeatureModificationList'; modifications: unknown[] }
+) & { valuesChecked?: boolean };
 
 export interface EntryDefaults {
   onExists: OnExists;
@@ -28,7 +32,7 @@ function pick<T extends string>(value: unknown, allowed: readonly T[], fallback:
   throw hubError('invalidModification', { problem: `${where} is ${JSON.stringify(value)}, expected one of ${allowed.join(', ')}` });
 }
 
-function modificationEntries(modifications: unknown[], defaults: EntryDefaults): WriteEntry[] {
+function modificationEntries(modifications: unknown[], defaults: EntryDefaults, valuesChecked: boolean): WriteEntry[] {
   const entries: WriteEntry[] = [];
   modifications.forEach((modification, index) => {
     const where = `modifications[${index}]`;
@@ -44,7 +48,7 @@ function modificationEntries(modifications: unknown[], defaults: EntryDefaults):
         throw hubError('invalidModification', { problem: `${where}.featureData must be a FeatureCollection` });
       }
       for (const raw of featureData.features) {
-        const feature = normalizeFeature(raw, entries.length, defaults.prefixId);
+        const feature = normalizeFeature(raw, entries.length, defaults.prefixId, undefined, valuesChecked);
         entries.push({ id: feature.id, position: entries.length, feature, ...rules });
       }
     }
@@ -52,7 +56,7 @@ function modificationEntries(modifications: unknown[], defaults: EntryDefaults):
       if (!Array.isArray(featureIds) || !featureIds.every((id) => typeof id === 'string' && id !== '')) {
         throw hubError('invalidModification', { problem: `${where}.featureIds must be an array of non-empty strings` });
       }
-      checkJsonValue(featureIds, `${where}.featureIds`);
+      if (!valuesChecked) checkJsonValue(featureIds, `${where}.featureIds`);
       for (const id of featureIds as string[]) entries.push({ id: defaults.prefixId + id, position: entries.length, ...rules });
     }
   });
@@ -63,11 +67,11 @@ function modificationEntries(modifications: unknown[], defaults: EntryDefaults):
 export function writeEntries(body: WriteBody, defaults: EntryDefaults): WriteEntry[] {
   let entries: WriteEntry[];
   if (body.type === 'FeatureModificationList') {
-    entries = modificationEntries(body.modifications, defaults);
+    entries = modificationEntries(body.modifications, defaults, body.valuesChecked === true);
   } else {
     const features = body.type === 'Feature' ? [body.feature] : body.features;
     entries = features.map((raw, position) => {
-      const feature = normalizeFeature(raw, position, defaults.prefixId);
+      const feature = normalizeFeature(raw, position, defaults.prefixId, undefined, body.valuesChecked === true);
       return { id: feature.id, position, feature, onExists: defaults.onExists, onNotExists: defaults.onNotExists, onConflict: defaults.onConflict };
     });
   }

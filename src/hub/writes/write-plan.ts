@@ -81,16 +81,19 @@ export interface WriteResult {
   failed: Failure[];
 }
 
+const hasTagParameters = (options: WriteOptions): boolean => options.addTags.length > 0 || options.removeTags.length > 0;
+
 /** The given tag list, else `fallback`, then `addTags` and `removeTags` in that order (API.md 4.5), then the rule tags. */
 function resultTags(given: string[] | undefined, fallback: string[], options: WriteOptions, ruleTags: string[] = []): string[] {
+  // The common case, a tag list as sent and nothing to add or remove: the feature's own normalized list (feature-input.ts
+  // makes a new one per feature), without two copies of it per feature.
+  if (given !== undefined && ruleTags.length === 0 && !hasTagParameters(options)) return given;
   const tags = [...(given ?? fallback)];
   for (const tag of options.addTags) if (!tags.includes(tag)) tags.push(tag);
   const kept = tags.filter((tag) => !options.removeTags.includes(tag));
   for (const tag of ruleTags) if (!kept.includes(tag)) kept.push(tag);
   return kept;
 }
-
-const hasTagParameters = (options: WriteOptions): boolean => options.addTags.length > 0 || options.removeTags.length > 0;
 
 class Planner {
   private readonly upserts: FeatureWrite[] = [];

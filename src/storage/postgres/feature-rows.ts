@@ -73,25 +73,52 @@ const FIRST_PIECE = 16 * 1024;
 /** UTF-8 takes at most 3 bytes per UTF-16 code unit (a surrogate pair's 4 bytes are 2 units). */
 const MAX_UTF8_PER_UNIT = 3;
 
+const TAB = 0x09;
+
 /**
- * Each row is encoded into the piece's bytes as it is made. Appending the rows to one string instead made Node
- * flatten a rope of a megabyte of two-byte text before encoding it: 6 ms per 1,000 cities, against 1.5-2.5 ms.
+ * Each row's fields are encoded into the piece's bytes one by one, with the tabs between them written as bytes. Appending
+ * the rows to one string instead made Node flatten a rope of a megabyte of two-byte text before encoding it (6 ms per
+ * 1,000 cities, against 1.5-2.5 ms); a line per row made as one template string still allocated its pieces and a flat
+ * copy of it per row, about a third of what a bulk write allocates after the parse (docs/decisions.md, "PostgreSQL
+ * ingest", seventh round).
  */
 function* copyPieces(sid: number, features: readonly FeatureWrite[], version: number | null): Iterable<Buffer> {
+  const head = `${sid}`;
   const versionField = version === null ? '\\N' : String(version);
   let piece = Buffer.allocUnsafe(FIRST_PIECE);
   let used = 0;
   for (const feature of features) {
     const texts = rowTexts(feature);
-    const line = `${sid}\t${copyField(feature.id)}\t${copyJsonField(feature.json)}\t${copyJsonField(texts.properties)}\t${texts.geometry ?? '\\N'}\t`
-      + `${copyField(feature.geometryType)}\t${copyField(texts.tags)}\t${versionField}\t${spanBytes(feature.namespaceCut) ?? '\\N'}\n`;
-    const room = line.length * MAX_UTF8_PER_UNIT;
+    const id = copyField(feature.id);
+    const json = copyJsonField(feature.json);
+    const properties = copyJsonField(texts.properties);
+    const geometry = texts.geometry ?? '\\N';
+    const geometryType = copyField(feature.geometryType);
+    const tags = copyField(texts.tags);
+    const cut = spanBytes(feature.namespaceCut);
+    const tail = cut === null ? versionField + '\t\\N\n' : `${versionField}\t${cut}\n`;
+    const units = head.length + id.length + json.length + properties.length + geometry.length + geometryType.length + tags.length + tail.length + 7;
+    const room = units * MAX_UTF8_PER_UNIT;
     if (used + room > piece.length) {
       if (used > 0) yield piece.subarray(0, used);
       piece = Buffer.allocUnsafe(Math.max(Math.min(2 * piece.length, COPY_PIECE), room));
       used = 0;
     }
-    used += piece.write(line, used);
+    used += piece.write(head, used);
+    piece[used++] = TAB;
+    used += piece.write(id, used);
+    piece[used++] = TAB;
+    used += piece.write(json, used);
+    piece[used++] = TAB;
+    used += piece.write(properties, used);
+    piece[used++] = TAB;
+    used += piece.write(geometry, used);
+    piece[used++] = TAB;
+    used += piece.write(geometryType, used);
+    piece[used++] = TAB;
+    used += piece.write(tags, used);
+    piece[used++] = TAB;
+    used += piece.write(tail, used);
   }
   if (used > 0) yield piece.subarray(0, used);
 }
