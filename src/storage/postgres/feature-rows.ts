@@ -89,35 +89,23 @@ function* copyPieces(sid: number, features: readonly FeatureWrite[], version: nu
   let used = 0;
   for (const feature of features) {
     const texts = rowTexts(feature);
-    const id = copyField(feature.id);
-    const json = copyJsonField(feature.json);
-    const properties = copyJsonField(texts.properties);
-    const geometry = texts.geometry ?? '\\N';
-    const geometryType = copyField(feature.geometryType);
-    const tags = copyField(texts.tags);
     const cut = spanBytes(feature.namespaceCut);
+    // The row's fields before the last, each followed by a tab; the last carries the version, the cut and the line end.
+    const fields = [head, copyField(feature.id), copyJsonField(feature.json), copyJsonField(texts.properties), texts.geometry ?? '\\N',
+      copyField(feature.geometryType), copyField(texts.tags)];
     const tail = cut === null ? versionField + '\t\\N\n' : `${versionField}\t${cut}\n`;
-    const units = head.length + id.length + json.length + properties.length + geometry.length + geometryType.length + tags.length + tail.length + 7;
+    let units = tail.length + fields.length;
+    for (const field of fields) units += field.length;
     const room = units * MAX_UTF8_PER_UNIT;
     if (used + room > piece.length) {
       if (used > 0) yield piece.subarray(0, used);
       piece = Buffer.allocUnsafe(Math.max(Math.min(2 * piece.length, COPY_PIECE), room));
       used = 0;
     }
-    used += piece.write(head, used);
-    piece[used++] = TAB;
-    used += piece.write(id, used);
-    piece[used++] = TAB;
-    used += piece.write(json, used);
-    piece[used++] = TAB;
-    used += piece.write(properties, used);
-    piece[used++] = TAB;
-    used += piece.write(geometry, used);
-    piece[used++] = TAB;
-    used += piece.write(geometryType, used);
-    piece[used++] = TAB;
-    used += piece.write(tags, used);
-    piece[used++] = TAB;
+    for (const field of fields) {
+      used += piece.write(field, used);
+      piece[used++] = TAB;
+    }
     used += piece.write(tail, used);
   }
   if (used > 0) yield piece.subarray(0, used);
