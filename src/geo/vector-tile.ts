@@ -62,8 +62,17 @@ type TileAttributes = Record<string, string | number | boolean | null>;
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** The whole numbers an MVT integer value holds: vt-pbf writes whole numbers as uint64 or, when negative, sint64. */
+const fitsMvtInteger = (value: number): boolean => value >= -(2 ** 63) && value < 2 ** 64;
+
+/**
+ * An attribute's value: objects and arrays as their JSON text, scalars as they are, except a whole number no 64-bit
+ * integer holds (1e20), which vt-pbf cannot write (it always writes whole numbers as integers) and is given as its JSON
+ * text; PostGIS's ST_AsMVT writes such a number as a double.
+ */
 function scalarOrText(value: unknown): string | number | boolean | null {
-  return typeof value === 'object' && value !== null ? JSON.stringify(value) : (value as string | number | boolean | null);
+  if (typeof value === 'number') return Number.isInteger(value) && !fitsMvtInteger(value) ? JSON.stringify(value) : value;
+  return typeof value === 'object' && value !== null ? JSON.stringify(value) : (value as string | boolean | null);
 }
 
 function flattenInto(target: TileAttributes, prefix: string, value: Record<string, unknown>): void {

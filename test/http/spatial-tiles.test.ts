@@ -91,6 +91,18 @@ for (const backend of BACKENDS) {
         assert.ok(Math.abs(geometry[0][0].x - 1638.4) <= 1, JSON.stringify(geometry));
       });
 
+      test('whole numbers beyond 64 bits are encoded, not refused with a 500', async () => {
+        // MVT integers hold 64 bits: PostGIS writes such numbers as doubles, the JavaScript encoder as their JSON text.
+        const big = await spaceWith([point('big', 13.5, 52.6, { up: 1e20, down: -1e20, top: 1.5e308, safe: 9007199254740991 })]);
+        for (const suffix of ['mvt', 'mvtf']) {
+          const answer = await binary(hub, `/hub/spaces/${big}/tile/web/${TILE}.${suffix}`);
+          assert.equal(answer.status, 200, suffix);
+          const [feature] = layerFeatures(layerOf(answer.bytes, big));
+          const prefix = suffix === 'mvtf' ? 'properties.' : '';
+          assert.deepEqual(['up', 'down', 'top', 'safe'].map((name) => Number(feature.properties[prefix + name])), [1e20, -1e20, 1.5e308, 9007199254740991]);
+        }
+      });
+
       test('.mvtf flattens the attributes; Accept selects MVT for a plain id', async () => {
         const flat = layerFeatures(layerOf((await binary(hub, `/hub/spaces/${space}/tile/web/${TILE}.mvtf`)).bytes, space));
         assert.equal(flat[0].properties['properties.nested.a.b'], 'deep');
