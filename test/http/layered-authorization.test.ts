@@ -173,6 +173,33 @@ for (const backend of BACKENDS) {
       assert.deepEqual((await call(hub, 'GET', `/hub/spaces/${own}`)).body.storage, before);
     });
 
+    test('a refused layering or change tells Bob nothing of a foreign space\'s definition', async () => {
+      const made = async (definition: Record<string, unknown>) => {
+        const response = await call(hub, 'POST', '/hub/spaces', { body: { title: 'alice layered', owner: alice, ...definition } });
+        assert.equal(response.status, 200, response.text);
+        return response.body.id as string;
+      };
+      const aliceVirtual = await made(virtual('group', [aliceSpace]));
+      const aliceComposite = await made({ extends: { spaceId: aliceSpace } });
+      const attempts: Array<[string, string, string, Record<string, unknown>]> = [
+        ['composite over her virtual space', 'POST', '/hub/spaces', { title: 'x', extends: { spaceId: aliceVirtual } }],
+        ['virtual space over her composite', 'POST', '/hub/spaces', { title: 'x', ...virtual('group', [bobSpace, aliceComposite]) }],
+        ['guessing her base, wrong', 'PATCH', `/hub/spaces/${aliceComposite}`, { extends: { spaceId: bobSpace } }],
+        ['guessing her base, right', 'PATCH', `/hub/spaces/${aliceComposite}`, { extends: { spaceId: aliceSpace } }],
+        ['making her composite virtual', 'PATCH', `/hub/spaces/${aliceComposite}`, virtual('group', [bobSpace])],
+        ['her virtual space reading itself', 'PATCH', `/hub/spaces/${aliceVirtual}`, virtual('group', [aliceVirtual])],
+      ];
+      for (const [name, method, path, body] of attempts) {
+        const response = await asBob(method, path, body);
+        assert.equal(response.status, 403, `${name}: ${response.status} ${response.text}`);
+        assert.equal(response.body.code, 'insufficientRights', `${name}: ${response.text}`);
+      }
+      // Over his own spaces the same definitions get their 400s (the walls are not everywhere).
+      const own = (await asBob('POST', '/hub/spaces', { title: 'own virtual', ...virtual('group', [bobSpace]) })).body.id as string;
+      assert.equal((await asBob('POST', '/hub/spaces', { title: 'x', extends: { spaceId: own } })).status, 400);
+      assert.equal((await asBob('PATCH', `/hub/spaces/${bobSpace}`, { extends: { spaceId: own } })).status, 400);
+    });
+
     test('a space id reserved for an activity log cannot be taken', async () => {
       const future = `bob-later-${randomBytes(4).toString('hex')}`;
       const squat = await asBob('POST', '/hub/spaces', { id: `${future}-activity-log`, title: 'squat' });
@@ -235,6 +262,71 @@ for (const backend of BACKENDS) {
       assert.equal((await send('POST', `${features}?e=patch`, collection(point('a2', { more: 2 })), 'application/x-empty')).status, 204);
       const replaced = await send('PUT', `${features}/a1`, point('a1', { secret: SECRET, replaced: true }, [Number(SECRET_COORDINATE), 1]));
       assert.equal(replaced.status, 200, replaced.text);
+    });
+
+    test('a space unshared after Bob layered, read and exported it: nothing read or kept while it was shared serves him after', async () => {
+      // Alice's space starts shared, so that Bob may build on it himself; its activity log follows its sharing.
+      const made = await call(hub, 'POST', '/hub/spaces', {
+        body: { title: 'shared for a while', owner: alice, enableUUID: true, shared: true, listeners: { 'activity-log': [{ params: {} }] } },
+      });
+      assert.equal(made.status, 200, made.text);
+      const shared = made.body.id as string;
+      const secretFeature = (id: string) => point(id, { secret: SECRET }, [Number(SECRET_COORDINATE), 1]);
+      assert.equal((await call(hub, 'PUT', `/hub/spaces/${shared}/features`, { body: collection(secretFeature('s1'), secretFeature('s2')) })).status, 200);
+      const composite = await asBob('POST', '/hub/spaces', { title: 'over shared', extends: { spaceId: shared } });
+      const group = await asBob('POST', '/hub/spaces', { title: 'group over shared', ...virtual('group', [bobSpace, shared]) });
+      assert.equal(composite.status, 200, composite.text);
+      assert.equal(group.status, 200, group.text);
+      const areaReads = (space: string) => [
+        `/hub/spaces/${space}/search`, `/hub/spaces/${space}/count`, `/hub/spaces/${space}/statistics`,
+        `/hub/spaces/${space}/bbox?west=-180&south=-90&east=180&north=90`, `/hub/spaces/${space}/tile/web/0_0_0`,
+        `/hub/spaces/${space}/tile/web/0_0_0.mvt`, `/hub/spaces/${space}/spatial?lat=1&lon=12.3&radius=100000`,
+        `/hub/spaces/${space}/tilejson.json`, `/ogc/collections/${space}`, `/ogc/collections/${space}/items`,
+        `/ogc/collections/${space}/tiles/WebMercatorQuad/0/0/0`,
+      ];
+      const reads = [
+        ...areaReads(`${shared}-activity-log`),
+        ...[shared, composite.body.id as string, group.body.id as string].flatMap((space) => [
+          ...areaReads(space), `/hub/spaces/${space}/features/s1`, `/hub/spaces/${bobSpace}/spatial?refSpaceId=${space}&refFeatureId=s1&radius=10`,
+        ]),
+      ];
+      // While shared every read works (and fills the answer cache, the ETag memory and the layering hints), and an export succeeds.
+      const etags = new Map<string, string>();
+      for (const path of reads) {
+        const response = await asBob('GET', path);
+        assert.ok(response.status === 200 || response.status === 204, `${path} while shared → ${response.status} ${response.text.slice(0, 300)}`);
+        const etag = response.headers.get('etag');
+        if (etag) etags.set(path, etag);
+      }
+      const job = await asBob('POST', '/hub/jobs', { source: { type: 'Space', id: composite.body.id }, target: { type: 'Files', format: 'GEOJSONSEQ' } });
+      assert.equal(job.status, 200, job.text);
+      let state = '';
+      for (let tries = 0; tries < 200 && state !== 'SUCCEEDED' && state !== 'FAILED'; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        state = String((await asBob('GET', `/hub/jobs/${job.body.id as string}/status`)).body.state);
+      }
+      assert.equal(state, 'SUCCEEDED');
+      assert.ok((await asBob('GET', `/hub/jobs/${job.body.id as string}/outputs`)).text.includes(SECRET), 'the export holds the features while shared');
+
+      assert.equal((await call(hub, 'PATCH', `/hub/spaces/${shared}`, { body: { shared: false } })).status, 200);
+      for (const path of reads) {
+        const etag = etags.get(path);
+        const variants: Array<Record<string, string>> = etag ? [{}, { 'if-none-match': etag }] : [{}];
+        for (const headers of variants) {
+          const response = await call(hub, 'GET', path, { headers: { authorization: `Bearer ${bobToken}`, ...headers } });
+          assert.equal(response.status, 403, `${path} ${JSON.stringify(headers)} after unsharing → ${response.status} ${response.text.slice(0, 300)}`);
+          assertClean(response, `${path} after unsharing`);
+        }
+      }
+      for (const path of ['/outputs', '/status', '']) {
+        const response = await asBob('GET', `/hub/jobs/${job.body.id as string}${path}`);
+        assert.equal(response.status, 403, `job${path} after unsharing → ${response.status} ${response.text.slice(0, 300)}`);
+        assertClean(response, `job${path} after unsharing`);
+      }
+      const collections = await asBob('GET', '/ogc/collections');
+      assert.equal(collections.status, 200, collections.text);
+      assertClean(collections, 'collections after unsharing');
+      assert.ok(!collections.text.includes(`"id":"${shared}`), collections.text);
     });
 
     test('the same routes through Bob\'s own layers work (the walls are not everywhere)', async () => {

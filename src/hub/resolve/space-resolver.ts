@@ -110,12 +110,14 @@ export class SpaceResolver {
   }
 
   /**
-   * Checks a definition about to be stored under `id`, and returns every space it would read (which the caller
-   * must be able to read): the upstreams of a virtual space exist and are plain spaces, the base of a composite
-   * space exists and is no virtual space, and no space extends more than MAX_EXTENDS_DEPTH levels or itself.
+   * Checks a definition about to be stored under `id`, and returns every space it would read: the upstreams of a
+   * virtual space exist and are plain spaces, the base of a composite space exists and is no virtual space, and no
+   * space extends more than MAX_EXTENDS_DEPTH levels or itself. Each space is handed to `admit` (which throws when
+   * the caller may not read it) as soon as it is found, before anything of its definition is looked at: a refusal
+   * naming its kind or its own base would tell a caller who may not read it what its private definition holds.
    * Breaking a layering later (deleting or changing a space below) is allowed; reads through it then answer 409.
    */
-  async check(id: string, definition: SpaceDefinition): Promise<StoredSpace[]> {
+  async check(id: string, definition: SpaceDefinition, admit: (layer: StoredSpace) => void): Promise<StoredSpace[]> {
     const virtual = virtualSpecOf(definition);
     const base = baseOf(definition);
     const refuse = (problem: string): never => { throw hubError('spaceValidation', { problem }); };
@@ -129,6 +131,7 @@ export class SpaceResolver {
       if (upstream === id) refuse(`The virtual space ${named(id)} cannot read from itself.`);
       const layer = await this.storage.spaces.get(upstream);
       if (!layer) return refuse(`The upstream space ${named(upstream)} of the virtual space does not exist.`);
+      admit(layer);
       if (isLayered(layer.definition)) refuse(`The upstream space ${named(upstream)} is a virtual or composite space; a virtual space reads plain spaces only.`);
       read.push(layer);
     }
@@ -138,6 +141,7 @@ export class SpaceResolver {
       if (chain.length > MAX_EXTENDS_DEPTH) refuse(`The space ${named(id)} would extend more than ${MAX_EXTENDS_DEPTH} levels; at most ${MAX_EXTENDS_DEPTH} are allowed.`);
       const layer = await this.storage.spaces.get(next);
       if (!layer) return refuse(`The space ${named(next)} to extend does not exist.`);
+      admit(layer);
       if (virtualSpecOf(layer.definition)) refuse(`The space ${named(next)} is a virtual space, which cannot be extended.`);
       read.push(layer);
       chain.push(next);

@@ -66,8 +66,11 @@ export class SpaceService {
    * A virtual or composite space reads the spaces below it, and shows their features to whoever reads it: storing
    * one needs readFeatures on each (activity logs judged as the spaces they log), decided with the definition's own needs.
    */
-  private async layerReads(id: string, definition: SpaceDefinition, record: AccessRecord): Promise<AccessRecord> {
-    for (const layer of await this.layers.check(id, definition)) record.read(layer);
+  private async layerReads(claims: Claims, id: string, definition: SpaceDefinition, record: AccessRecord): Promise<AccessRecord> {
+    // Each space below is decided as it is found, with the record so far (the same 403 as deciding it all at the end):
+    // the checks of its definition that follow must not answer a caller who may not read it.
+    const admit = (layer: StoredSpace) => decide(claims, new AccessRecord().add(record.needs).read(layer));
+    for (const layer of await this.layers.check(id, definition, admit)) record.read(layer);
     return record;
   }
 
@@ -114,7 +117,7 @@ export class SpaceService {
     if (chosenId && id.endsWith(LOG_SPACE_SUFFIX)) throw hubError('spaceValidation', { problem: `Space ids ending in ${LOG_SPACE_SUFFIX} are kept for the activity logs of spaces.` });
     withLogSpace(id, definition);
     const needs = new AccessRecord().add(creationNeeds(claims, id, chosenId, definition, { id: this.defaultStorageId }));
-    decide(claims, await this.layerReads(id, definition, needs));
+    decide(claims, await this.layerReads(claims, id, definition, needs));
     await this.checkSpaceQuota(claims);
     if (setsLogListener(definition.listeners)) await this.logSpaces.checkFree(id);
     const created = await this.storage.spaces.create(id, definition, now);
@@ -157,12 +160,16 @@ export class SpaceService {
       // Checked against the spaces below as they are now: a space changed later breaks reads with a clear 409, nothing worse.
       const current = await this.storage.spaces.get(id);
       if (!current) throw hubError('spaceNotFound');
-      layerReads = await this.layerReads(id, applyPatch(withoutReplacedConnectors(current.definition, input), fields).result as SpaceDefinition, new AccessRecord());
+      // The checks of the new layering read the stored definition: only a caller who may change it gets their refusals.
+      decide(claims, new AccessRecord().onSpace('manageSpaces', current));
+      layerReads = await this.layerReads(claims, id, applyPatch(withoutReplacedConnectors(current.definition, input), fields).result as SpaceDefinition, new AccessRecord());
     }
     if (setsLogListener(fields.listeners)) await this.logSpaces.checkFree(id);
     let before: SpaceDefinition | undefined;
     const updated = await this.storage.spaces.update(id, (current) => {
       before = current.definition;
+      // First, as the refusals below compare the input with the stored definition (guessing its base would answer 400 or 403).
+      decide(claims, new AccessRecord().onSpace('manageSpaces', current));
       for (const name of CREATION_ONLY) {
         if (name in fields && !(fields[name] === true && current.definition[name] === true)) {
           throw hubError('creationOnlyProperty', { name });
