@@ -132,6 +132,7 @@ export const errorCatalogue = {
   mergeConflict: { status: 409, template: 'The feature with id {id} cannot be merged: it was read at version {origin}, and version {head} changed the same members since: {members}. Read it again and reapply the edit, or choose a resolution with cr=retain or cr=replace.' },
   originNotKept: { status: 409, template: 'The feature with id {id} cannot be merged: it was read at version {origin}, which is no longer kept (the oldest version kept is {oldest}). Read it again and reapply the edit.' },
   invalidCompressedBody: { status: 400, template: 'The request body could not be decompressed as {encoding}: {detail}' },
+  unsupportedContentEncoding: { status: 415, template: 'The request body has a Content-Encoding this hub does not read: send it with gzip, deflate or none.' },
   requestTimeout: { status: 408, template: 'The request was not received in time.', shape: 'error' },
   bodyTimeout: { status: 408, template: 'The request body stopped arriving: no data for {seconds} seconds.' },
   payloadTooLarge: { status: 413, template: 'The request payload is bigger than the maximum allowed.' },

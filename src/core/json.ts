@@ -11,3 +11,11 @@ const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 export function withoutBom(bytes: Buffer): Buffer {
   return bytes.subarray(0, 3).equals(BOM) ? bytes.subarray(3) : bytes;
 }
+
+/**
+ * `table[key]` for a key the client chose, only when the table holds it itself: a plain lookup of `__proto__`,
+ * `constructor` or `toString` reaches Object.prototype, and what it finds there is taken for a known entry.
+ */
+export function ownMember<V>(table: Readonly<Record<string, V>>, key: string): V | undefined {
+  return Object.hasOwn(table, key) ? table[key] : undefined;
+}

@@ -178,6 +178,27 @@ for (const backend of BACKENDS) {
       assert.equal(await countOf(space), 0);
     });
 
+    test('a body in a Content-Encoding the hub does not decode is 415 on every body route, not read as plain JSON', async () => {
+      const space = await createSpace(hub);
+      const text = JSON.stringify(collection(point('a')));
+      const writes: Array<[string, string, string]> = [
+        ['PUT', `/hub/spaces/${space}/features`, text], ['POST', `/hub/spaces/${space}/features`, text],
+        ['PATCH', `/hub/spaces/${space}`, '{"title":"changed"}'], ['POST', `/ogc/collections/${space}/items`, JSON.stringify(point('b'))],
+        ['POST', `/hub/spaces/${space}/spatial`, '{"type":"Point","coordinates":[0,0]}'],
+      ];
+      for (const encoding of ['br', 'x-unknown', 'gzip, gzip', 'identity, gzip']) {
+        for (const [method, path, body] of writes) {
+          const response = await call(hub, method, path, { rawBody: body, headers: { 'content-encoding': encoding, 'content-type': 'application/json' } });
+          assert.equal(response.status, 415, `${method} ${path} ${encoding}: ${response.text.slice(0, 300)}`);
+          assert.equal(response.body.code, 'unsupportedContentEncoding', `${method} ${path} ${encoding}`);
+        }
+      }
+      assert.equal(await countOf(space), 0);
+      assert.equal((await call(hub, 'GET', `/hub/spaces/${space}`)).body.title, 'test space');
+      const plain = await call(hub, 'PUT', `/hub/spaces/${space}/features`, { rawBody: text, headers: { 'content-encoding': 'identity' } });
+      assert.equal(plain.status, 200, plain.text);
+    });
+
     test('X-Upload-Content-Length-Limit lowers the body limit: 413', async () => {
       const space = await createSpace(hub);
       const response = await call(hub, 'PUT', `/hub/spaces/${space}/features`,

@@ -52,6 +52,9 @@ function watchIdle(request: IncomingMessage, body: Readable, timeout: number): v
   });
 }
 
+/** The request Content-Encodings read (RFC 9110 8.4.1); the empty value and `identity` mean none. */
+const DECODABLE = new Set(['', 'identity', 'gzip', 'x-gzip', 'deflate']);
+
 function effectiveLimit(request: IncomingMessage, configured: number): number {
   const header = Number(request.headers[LIMIT_HEADER]);
   const limit = configured === 0 ? Infinity : configured;
@@ -67,12 +70,12 @@ export function bodyStream(request: IncomingMessage, configuredLimit: number, bu
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) throw hubError('payloadTooLarge');
   const encoding = request.headers['content-encoding']?.trim().toLowerCase();
+  // Any other coding (br, a list such as `gzip, gzip`) would be read as the plain body: refused rather than misread.
+  if (encoding !== undefined && !DECODABLE.has(encoding)) throw hubError('unsupportedContentEncoding');
   let stream: Readable = request;
   if (encoding === 'gzip' || encoding === 'x-gzip') stream = request.pipe(createGunzip());
   else if (encoding === 'deflate') stream = request.pipe(createInflate());
-  if (encoding === 'gzip' || encoding === 'x-gzip' || encoding === 'deflate') {
-    request.on('error', (error) => stream.destroy(error));
-  }
+  if (stream !== request) request.on('error', (error) => stream.destroy(error));
   // Always a stream of its own, so that a reader giving up early can destroy it without destroying the request.
   const limited = stream.pipe(new SizeLimit(limit, budgeted ? bodyReservationOf(request) : undefined));
   stream.on('error', (error) => limited.destroy(error));

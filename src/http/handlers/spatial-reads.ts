@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { deepFrozen } from '../../core/deep-frozen.js';
 import { hubError } from '../../core/errors.js';
 import { DECIMAL } from '../../core/typed-values.js';
+import { ownMember } from '../../core/json.js';
 import type { BBox } from '../../geo/bbox.js';
 import { parseTileId } from '../../core/tile-ids.js';
 import { type ClusteringRequest, parseClustering } from '../../hub/clustering/clustering-options.js';
@@ -68,7 +69,7 @@ const STRENGTHS: Record<string, number> = { low: 10, lowmed: 30, med: 50, medhig
 function tweaksOf(context: HandlerContext): Tweaks | undefined {
   strictBoolean(context, 'tweaks.defaultselection');
   const strengthText = context.query.first('tweaks.strength') ?? 'med';
-  const strength = STRENGTHS[strengthText.toLowerCase()] ?? (/^\d{1,3}$/.test(strengthText) ? Number(strengthText) : NaN);
+  const strength = ownMember(STRENGTHS, strengthText.toLowerCase()) ?? (/^\d{1,3}$/.test(strengthText) ? Number(strengthText) : NaN);
   if (!(strength >= 1 && strength <= 100)) {
     throw hubError('invalidParameter', { name: 'tweaks.strength', problem: `expected low, lowmed, med, medhigh, high or an integer from 1 to 100, got "${strengthText.slice(0, 40)}"` });
   }

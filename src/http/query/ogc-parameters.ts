@@ -4,6 +4,7 @@ import { parseHeadHandle } from './iterate-handle.js';
 import { MAX_SORT_TERMS, type SortbyTerm } from '../../hub/ogc/ogc-sort.js';
 import { hubError } from '../../core/errors.js';
 import type { PropertyCondition } from '../../core/feature-query.js';
+import { ownMember } from '../../core/json.js';
 import { DECIMAL, typeScalar } from '../../core/typed-values.js';
 import type { BBox } from '../../geo/bbox.js';
 import { checkListLength, formDecode, type RawQuery } from './raw-query.js';
@@ -146,7 +147,7 @@ export function ogcFilter(query: RawQuery): unknown {
   if (crs !== undefined && crs !== CRS84) throw hubError('ogcUnsupportedCrs', { name: 'filter-crs', crs: CRS84 });
   const given = query.occurrences('filter');
   const langs = query.occurrences('filter-lang');
-  const language = langs.length === 0 ? 'cql2-text' : FILTER_LANGUAGES[langs[0]];
+  const language = langs.length === 0 ? 'cql2-text' : ownMember(FILTER_LANGUAGES, langs[0]);
   if (language === undefined || langs.length > 1) throw hubError('ogcUnsupportedFilterLang');
   if (given.length === 0) return undefined;
   if (given.length > 1) throw hubError('ogcInvalidFilter', { problem: 'give the parameter filter once' });

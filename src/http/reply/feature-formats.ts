@@ -7,6 +7,7 @@ import { writeFlatGeobuf } from '../../transfer/formats/flatgeobuf-writer.js';
 import { writeGeoJsonTextSeq } from '../../transfer/formats/geojson-seq-writer.js';
 import { featureList, plain, writePageFeatures, writePlainPage } from '../../transfer/formats/plain-feature-text.js';
 import { isPlainPage } from '../../core/namespace-cut.js';
+import { ownMember } from '../../core/json.js';
 import type { TransferFeature, WriterFactory } from '../../transfer/transfer-feature.js';
 import { AnswerSpool } from './answer-spool.js';
 import { started } from './read-reply.js';
@@ -23,7 +24,7 @@ const FORMATS: Record<FileFormat, { type: string; writer: WriterFactory }> = {
 /** `f` values beside the formats' own names. */
 const FORMAT_NAMES: Record<string, FileFormat> = { jsonseq: 'jsonseq', geojsonseq: 'jsonseq', csv: 'csv', fgb: 'fgb', flatgeobuf: 'fgb' };
 
-export const fileFormatNamed = (name: string): FileFormat | undefined => FORMAT_NAMES[name.toLowerCase()];
+export const fileFormatNamed = (name: string): FileFormat | undefined => ownMember(FORMAT_NAMES, name.toLowerCase());
 
 export const FILE_FORMAT_NAMES = Object.keys(FORMATS) as FileFormat[];
 

@@ -1,6 +1,6 @@
 // The client-settable members of a space (API.md 3.1): how each one is validated and normalized.
 import { MAX_ID_LENGTH } from '../../core/id-limits.js';
-import { isObject } from '../../core/json.js';
+import { isObject, ownMember } from '../../core/json.js';
 import { hubError } from '../../core/errors.js';
 import { normalizeLogListener } from '../activity-log/log-listener.js';
 import { compileProcessors } from '../processors/space-processors.js';
@@ -137,7 +137,7 @@ export const CREATION_ONLY = ['enableUUID', 'enableHistory', 'enableGlobalVersio
 export function normalizeSpaceInput(input: Record<string, unknown>): Record<string, unknown> {
   const normalized: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(input)) {
-    const normalize = spaceFields[name];
+    const normalize = ownMember(spaceFields, name);
     if (!normalize) continue;
     normalized[name] = value === null ? null : normalize(value, name);
   }

@@ -1,5 +1,6 @@
 // The readers and writers by format name, and the detection of a file's format from its first bytes and its name.
 import type { FormatReader, WriterFactory } from '../transfer-feature.js';
+import { ownMember } from '../../core/json.js';
 
 /** A reader that reads the items it skips (ReaderOptions.skip) and drops them, for formats without a cheaper way. */
 const skipping = (reader: FormatReader): FormatReader => async function* (source, options) {
@@ -51,11 +52,11 @@ const ALIASES: Record<string, InputFormat> = {
 };
 
 /** A format name or alias as given to --format; undefined when unknown. */
-export const formatNamed = (name: string): InputFormat | undefined => ALIASES[name.toLowerCase()];
+export const formatNamed = (name: string): InputFormat | undefined => ownMember(ALIASES, name.toLowerCase());
 
 export function formatOfName(fileName: string): InputFormat | undefined {
   const extension = /\.([a-z0-9]+)$/.exec(fileName.toLowerCase())?.[1];
-  return extension === undefined ? undefined : ALIASES[extension];
+  return extension === undefined ? undefined : ownMember(ALIASES, extension);
 }
 
 const startsWith = (head: Uint8Array, magic: string) => Buffer.from(head.subarray(0, magic.length)).toString('latin1') === magic;

@@ -124,7 +124,7 @@ class Compiler {
       case 'in':
         return this.in(node(value, 2), depth);
       default:
-        if (op in COMPARISONS) return this.comparison(node(value, 2), depth);
+        if (Object.hasOwn(COMPARISONS, op)) return this.comparison(node(value, 2), depth);
         if (TEMPORAL.includes(op)) return this.temporal(node(value, 2));
         if (SPATIAL.includes(op)) throw invalid(`${op.toUpperCase()} may only stand as the whole filter or as one term of its top-level AND`);
         throw invalid(`${shown(op.toUpperCase())} is not supported (see the conformance classes)`);

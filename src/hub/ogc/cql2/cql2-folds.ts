@@ -10,11 +10,11 @@ export type FoldedOperand = { path: string[]; folds: TextFold[] } | { literal: s
 const invalid = (problem: string) => hubError('ogcInvalidFilter', { problem });
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-export const isFold = (value: unknown): boolean => isObject(value) && typeof value.op === 'string' && value.op in FOLDS;
+export const isFold = (value: unknown): boolean => isObject(value) && typeof value.op === 'string' && Object.hasOwn(FOLDS, value.op);
 
 /** `CASEI(…)`, `ACCENTI(…)`, nested in any order, of a string property or a string literal; `propertyPath` resolves the property. */
 export function foldedOperand(value: unknown, propertyPath: (reference: unknown) => string[], folds: TextFold[] = []): FoldedOperand {
-  if (isObject(value) && typeof value.op === 'string' && value.op in FOLDS) {
+  if (isObject(value) && typeof value.op === 'string' && Object.hasOwn(FOLDS, value.op)) {
     const args = Array.isArray(value.args) ? value.args : [];
     if (args.length !== 1) throw invalid(`${value.op.toUpperCase()} takes 1 argument, got ${args.length}`);
     return foldedOperand(args[0], propertyPath, [FOLDS[value.op], ...folds]);
