@@ -191,6 +191,8 @@ for (const backend of BACKENDS) {
           const response = await call(hub, method, path, { rawBody: body, headers: { 'content-encoding': encoding, 'content-type': 'application/json' } });
           assert.equal(response.status, 415, `${method} ${path} ${encoding}: ${response.text.slice(0, 300)}`);
           assert.equal(response.body.code, 'unsupportedContentEncoding', `${method} ${path} ${encoding}`);
+          // RFC 9110 12.5.3: a 415 for a content coding says which codings are read.
+          assert.equal(response.headers.get('accept-encoding'), 'gzip, deflate', `${method} ${path} ${encoding}`);
         }
       }
       assert.equal(await countOf(space), 0);
