@@ -11,6 +11,8 @@ interface CatalogueEntry {
   template: string;
   /** Framework-level errors use the `{"type":"error"}` body shape (API.md 1.6); `text` answers the message as text/plain (API.md 9). */
   shape?: 'error' | 'text';
+  /** Headers the answer carries with this error (e.g. what a 415 would have accepted). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 export const errorCatalogue = {
@@ -132,7 +134,8 @@ export const errorCatalogue = {
   mergeConflict: { status: 409, template: 'The feature with id {id} cannot be merged: it was read at version {origin}, and version {head} changed the same members since: {members}. Read it again and reapply the edit, or choose a resolution with cr=retain or cr=replace.' },
   originNotKept: { status: 409, template: 'The feature with id {id} cannot be merged: it was read at version {origin}, which is no longer kept (the oldest version kept is {oldest}). Read it again and reapply the edit.' },
   invalidCompressedBody: { status: 400, template: 'The request body could not be decompressed as {encoding}: {detail}' },
-  unsupportedContentEncoding: { status: 415, template: 'The request body has a Content-Encoding this hub does not read: send it with gzip, deflate or none.' },
+  // RFC 9110 12.5.3: a 415 refusing a request's content coding names the codings the hub reads (body-stream.ts).
+  unsupportedContentEncoding: { status: 415, template: 'The request body has a Content-Encoding this hub does not read: send it with gzip, deflate or none.', headers: { 'accept-encoding': 'gzip, deflate' } },
   requestTimeout: { status: 408, template: 'The request was not received in time.', shape: 'error' },
   bodyTimeout: { status: 408, template: 'The request body stopped arriving: no data for {seconds} seconds.' },
   payloadTooLarge: { status: 413, template: 'The request payload is bigger than the maximum allowed.' },
@@ -174,6 +177,7 @@ export type ErrorParams = Record<string, string | number>;
 export class HubError extends Error {
   readonly status: number;
   readonly shape: 'error' | 'text' | 'ErrorResponse';
+  readonly headers: Readonly<Record<string, string>> | undefined;
 
   /** `retryAfter`: seconds until the request may be repeated (429). */
   constructor(readonly code: ErrorCode, message: string, readonly details?: object, readonly retryAfter?: number) {
@@ -181,6 +185,7 @@ export class HubError extends Error {
     const entry: CatalogueEntry = errorCatalogue[code];
     this.status = entry.status;
     this.shape = entry.shape ?? 'ErrorResponse';
+    this.headers = entry.headers;
   }
 
   /** The ErrorResponse `error` member for this status (API.md 1.6). */

@@ -50,8 +50,7 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
   const hub = toHubError(error, request);
   const streamId = String(reply.getHeader('stream-id') ?? '');
   if (hub.retryAfter !== undefined) reply.header('retry-after', String(hub.retryAfter));
-  // RFC 9110 12.5.3: a 415 refusing a request's content coding names the codings the hub reads (body-stream.ts).
-  if (hub.code === 'unsupportedContentEncoding') reply.header('accept-encoding', 'gzip, deflate');
+  if (hub.headers !== undefined) reply.headers(hub.headers);
   if (hub.shape === 'text') return reply.status(hub.status).type('text/plain; charset=utf-8').send(hub.message);
   return reply.status(hub.status).type('application/json').send(errorBody(hub, streamId, isOgcPath(request.url)));
 }

@@ -33,8 +33,8 @@ class LineLimit extends Transform {
 export function withLineLimit(source: InputSource, limit: number): InputSource {
   return {
     path: source.path,
-    open: () => {
-      const stream = source.open();
+    open: (start) => {
+      const stream = source.open(start);
       const limited = new LineLimit(limit);
       stream.on('error', (error) => limited.destroy(error));
       return stream.pipe(limited);
