@@ -1,5 +1,5 @@
 // One export: pages through the space with `iterate` and its handle, hands each feature to the format's writer (as text where it takes texts) or copies the hub's own GeoJSONSeq, and reports progress.
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, renameSync, rmSync, statSync } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import type { Writable } from 'node:stream';
 import { type OutputFormat, WRITERS } from './formats/format-registry.js';
@@ -74,9 +74,26 @@ interface PageFetch {
 
 const intersects = (a: [number, number, number, number], b: [number, number, number, number]) => a[0] <= b[2] && b[0] <= a[2] && a[1] <= b[3] && b[1] <= a[3];
 
+/**
+ * Where a file export is written until it is complete: beside the output (one file system, so the rename that completes
+ * it is atomic), so that a refused, failed or interrupted export never leaves a truncated or headerless file under the
+ * name asked for, nor replaces an existing one. A device or a pipe (`/dev/stdout`, a FIFO) is written directly.
+ */
+function partialOf(output: string): string | undefined {
+  const existing = statSync(output, { throwIfNoEntry: false });
+  return existing === undefined || existing.isFile() ? `${output}.partial` : undefined;
+}
+
 export async function runExport(options: ExportOptions): Promise<{ written: number }> {
-  const out: Writable = options.output === undefined ? process.stdout : createWriteStream(options.output);
-  const writer = (await WRITERS[options.format]())(out, { rowGroupSize: options.rowGroupSize, file: options.output });
+  const partial = options.output === undefined ? undefined : partialOf(options.output);
+  const path = partial ?? options.output;
+  const out: Writable = path === undefined ? process.stdout : createWriteStream(path);
+  const discard = () => {
+    if (partial === undefined) return;
+    out.destroy();
+    rmSync(partial, { force: true });
+  };
+  const writer = (await WRITERS[options.format]())(out, { rowGroupSize: options.rowGroupSize, file: path });
   const progress = new Progress({ out: process.stderr, intervalMs: options.progressIntervalMs });
   const query = new URLSearchParams({ limit: String(options.chunk) });
   if (options.tags) query.set('tags', options.tags);
@@ -105,10 +122,11 @@ export async function runExport(options: ExportOptions): Promise<{ written: numb
     const box = envelope(geometry);
     return box !== undefined && intersects(box, options.bbox);
   };
-  // Ctrl-C or a kill stops an export at once (it has no resume): the writer's temporary files go with it, and the
-  // output keeps what was written so far.
+  // Ctrl-C or a kill stops an export at once (it has no resume): the writer's temporary files and the partial output go
+  // with it.
   const interrupt = () => {
     writer.release();
+    discard();
     process.stderr.write('spatial-hub export: interrupted\n');
     process.exit(INTERRUPTED);
   };
@@ -151,14 +169,18 @@ export async function runExport(options: ExportOptions): Promise<{ written: numb
       progress.features = written;
     }
     await writer.end();
+    if (out !== process.stdout) {
+      out.end();
+      await finished(out);
+    }
+    if (partial !== undefined && options.output !== undefined) renameSync(partial, options.output);
+  } catch (error) {
+    discard();
+    throw error;
   } finally {
     writer.release();
     process.off('SIGINT', interrupt);
     process.off('SIGTERM', interrupt);
-  }
-  if (out !== process.stdout) {
-    out.end();
-    await finished(out);
   }
   progress.finish({ format: options.format, written, retries: options.client.retried });
   return { written };

@@ -1,6 +1,6 @@
-// A stopped export leaves nothing in the temporary directory (issue 25): the CLI's failed and interrupted exports, and a cancelled export job on the hub, remove the spool that FlatGeobuf, CSV, GeoPackage and GeoParquet write through.
+// A stopped export leaves nothing behind (issue 25): the CLI's failed and interrupted exports, and a cancelled export job on the hub, remove the spool that FlatGeobuf, CSV, GeoPackage and GeoParquet write through, and the CLI's partial output file; an output file that existed stays as it was.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -49,10 +49,28 @@ for (const backend of BACKENDS) {
       if (work) rmSync(work, { recursive: true, force: true });
     });
 
-    test('an export the hub refuses (no such space) exits 2 and leaves no spool', async () => {
-      const result = await cli(hub, ['export', '--space', 'no-such-space', '--format', 'flatgeobuf', '--output', join(work, 'missing.fgb')], { env: { TMPDIR: cliTemp } });
+    test('an export the hub refuses (no such space) exits 2, leaves no spool, and leaves the output file as it was', async () => {
+      const output = join(work, 'refused.fgb');
+      writeFileSync(output, 'an earlier export');
+      const result = await cli(hub, ['export', '--space', 'no-such-space', '--format', 'flatgeobuf', '--output', output], { env: { TMPDIR: cliTemp } });
       assert.equal(result.code, 2, result.stderr);
       assert.deepEqual(readdirSync(cliTemp), []);
+      assert.equal(readFileSync(output, 'utf8'), 'an earlier export');
+      assert.equal(existsSync(`${output}.partial`), false);
+    });
+
+    test('Ctrl-C during a FlatGeobuf export to a file exits 130 and leaves neither a partial file nor a changed output', async () => {
+      // The features go into OUTPUT.partial after room for the header, which is written last: a file cut short would
+      // have no header (zeros), so it never takes the output's name.
+      const output = join(work, 'interrupted.fgb');
+      writeFileSync(output, 'an earlier export');
+      const run = startCli(hub, ['export', '--space', space, '--format', 'flatgeobuf', '--chunk', '100', '--output', output], { env: { TMPDIR: cliTemp } });
+      await until('the export writes features', () => (statSync(`${output}.partial`, { throwIfNoEntry: false })?.size ?? 0) > 64 * 1024, 20_000);
+      run.child.kill('SIGINT');
+      const result = await run.done;
+      assert.equal(result.code, 130, result.stderr);
+      assert.equal(readFileSync(output, 'utf8'), 'an earlier export');
+      assert.equal(existsSync(`${output}.partial`), false);
     });
 
     test('Ctrl-C during an export to stdout exits 130, says so, and removes the spool at once', async () => {
@@ -70,6 +88,7 @@ for (const backend of BACKENDS) {
       const output = join(work, 'direct.fgb');
       const result = await cli(hub, ['export', '--space', space, '--format', 'flatgeobuf', '--chunk', '3000', '--output', output], { env: { TMPDIR: join(work, 'missing') } });
       assert.equal(result.code, 0, result.stderr);
+      assert.equal(existsSync(`${output}.partial`), false);
       const back = readBackFlatGeobuf(readFileSync(output));
       assert.equal(back.features.length, POINTS);
       assert.equal((back.header as { featuresCount: number }).featuresCount, POINTS);
