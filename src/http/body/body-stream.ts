@@ -62,6 +62,8 @@ function effectiveLimit(request: IncomingMessage, configured: number): number {
 }
 
 /**
+ * The stream fails as soon as its body does (a bad gzip, a client gone), as an 'error' event: a reader takes it before
+ * it awaits anything else, or that event finds no listener and stops the process (jobs open theirs in the pipeline).
  * `budgeted: false` for a body streamed to disk (a job's input), which holds no memory: it is not counted against the
  * node's body budget beyond what its headers reserved.
  */
