@@ -50,7 +50,7 @@ const hasBody = (request: IncomingMessage): boolean =>
  * carries a body stays open for its answer, and is closed after it (`httpAllowHalfOpen`, a long-standing switch of
  * http.Server that Node does not document): the write runs to its end either way (a disconnect never cancels a write),
  * so answering costs nothing. Any other request (a read) is ended at the FIN as before, which cancels the read (its
- * `clientGone` signal): a browser or map that drops a request sends the same FIN, and its reads must stop. A FIN in the
+ * `clientGone` signal): a client that drops a request (fetch's abort) sends the same FIN, and its reads must stop. A FIN in the
  * middle of a body is refused by Node's parser (400, connection closed), as before.
  */
 export function answerHalfClosedUploads(server: Server): void {
