@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
+import pg from 'pg';
 import { assertRefused } from '../helpers/hostile.js';
 import { type Body, call, createSpace, type TestResponse } from '../helpers/http-client.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
@@ -38,8 +39,8 @@ for (const backend of BACKENDS) {
     const stored = 2;
     let requests = 0;
     before(async () => {
-      // `info`: the access lines are what shows a request that was left.
-      hub = await startHub({ backend, env: { HUB_LOG_LEVEL: 'info' } });
+      // `debug`: the access lines (info) show a request that was left, the hub's own line (debug) that it gave up on it.
+      hub = await startHub({ backend, env: { HUB_LOG_LEVEL: 'debug' } });
       space = await createSpace(hub);
       const put = await call(hub, 'PUT', `/hub/spaces/${space}/features`, { body: { type: 'FeatureCollection', features: [feature('kept1'), feature('kept2')] } });
       assert.equal(put.status, 200, put.text);
@@ -210,6 +211,39 @@ for (const backend of BACKENDS) {
         await assertNothingWritten(label);
         assertQuiet(mark, label);
       }
+    });
+
+    // The route looks the job up before it reads the body; a lock on the jobs table holds it there (PostgreSQL only: a
+    // SQLite lookup does not wait).
+    test('a client that resets before the hub reads its upload is given up at once, not at the body idle timeout (30 s)', { skip: backend !== 'postgres' && 'SQLite reads do not wait' }, async () => {
+      const job = await call(hub, 'POST', '/hub/jobs', { body: { source: { type: 'Files', format: 'GEOJSONSEQ' }, target: { type: 'Space', id: space } } });
+      const id = job.body.id as string;
+      const locker = new pg.Client({ connectionString: hub.storage, application_name: 'departed-clients-test' });
+      await locker.connect();
+      const mark = hub.stdout.length;
+      const streamId = `gone-${++requests}`;
+      try {
+        await locker.query('BEGIN');
+        await locker.query('LOCK TABLE jobs IN ACCESS EXCLUSIVE MODE');
+        const body = Buffer.from(`${JSON.stringify(feature('early'))}\n`);
+        const connection = await openConnection(hub);
+        await connection.send(requestHead(hub, 'POST', `/hub/jobs/${id}/inputs`, { 'stream-id': streamId, 'content-type': 'application/octet-stream', 'content-length': String(body.length) }));
+        await connection.send(body);
+        await eventually('the upload waits for the lock', async () => {
+          const { rows } = await locker.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'spatial-data-hub' AND wait_event_type = 'Lock'`);
+          return rows.length > 0 ? true : undefined;
+        });
+        connection.socket.resetAndDestroy();
+        await assertLeft(mark, streamId, 'upload before its body was read');
+      } finally {
+        await locker.query('ROLLBACK');
+        await locker.end();
+      }
+      await eventually('the hub gives the request up', async () =>
+        linesSince(mark).find((line) => line.reqId === streamId && line.msg === 'client went away'));
+      const status = await call(hub, 'GET', `/hub/jobs/${id}/status`);
+      assert.equal(status.body.inputBytes, undefined, 'no input was kept');
+      assertQuiet(mark, 'upload before its body was read');
     });
   });
 }

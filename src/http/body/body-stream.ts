@@ -68,6 +68,9 @@ function effectiveLimit(request: IncomingMessage, configured: number): number {
  * node's body budget beyond what its headers reserved.
  */
 export function bodyStream(request: IncomingMessage, configuredLimit: number, budgeted = true): Readable {
+  // A client gone before its body was read (while the route looked up its token or job): a destroyed request passes
+  // nothing on, so its reader waited for the body idle timeout, or for ever without one. Its error is the reset's.
+  if (request.destroyed) throw request.errored ?? Object.assign(new Error('the client went away before its body was read'), { code: 'ECONNRESET' });
   const limit = effectiveLimit(request, configuredLimit);
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) throw hubError('payloadTooLarge');
