@@ -1,6 +1,7 @@
 // One record per request as its answer ends: the access log's JSON line (at info) and the request metrics (docs/operations.md).
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import { clientWentAway } from './departed-clients.js';
 import type { HubMetrics } from './metrics.js';
 
 /** Requests whose caller is known once the route resolved the token or session: the account id, never the token. */
@@ -54,5 +55,8 @@ export function registerAccessLog(app: FastifyInstance, metrics: HubMetrics): vo
     });
     done();
   });
-  app.addHook('onError', async (_request, _reply, error) => metrics.countError(error));
+  // A read cancelled because its client left is no deadline hit of the database.
+  app.addHook('onError', async (request, reply, error) => {
+    if (!clientWentAway(error, request.raw, reply.raw)) metrics.countError(error);
+  });
 }

@@ -11,6 +11,7 @@ import { randomId } from '../hub/ids.js';
 import { VIEWER_ROOT } from './handlers/viewer.js';
 import { registerLoadShedding, type SheddingSettings } from './load-shedding.js';
 import { noteAccount, registerAccessLog } from './access-log.js';
+import { answerHalfClosedUploads } from './departed-clients.js';
 import { HubMetrics } from './metrics.js';
 import type { MetricsAccess } from './metrics-access.js';
 import { endEventStreams } from './handlers/events.js';
@@ -114,6 +115,7 @@ export async function buildServer(hub: Hub, options: ServerOptions): Promise<Fas
     logController: new LogController({ disableRequestLogging: true }),
     ...timeoutServerOptions(options),
   });
+  answerHalfClosedUploads(app.server);
   const metrics = new HubMetrics(() => hub.operations.figures());
   registerAccessLog(app, metrics);
   app.removeAllContentTypeParsers();

@@ -220,6 +220,7 @@ if (BACKENDS.includes('postgres')) {
       for (const read of reads) assert.equal(read.status, 200, read.text);
       await assertServing(hub, space, FEATURES);
       assert.equal(await hubBackendsSince(now), 0, 'the cancelled reads\' connections went back to the pool, no new backend was needed');
+      assert.equal(sample(await metrics(hub), 'hub_db_deadline_hits_total'), 0, 'a read cancelled because its client left is no deadline hit');
     });
 
     test('a client that goes away in the middle of an iterate cancels the statement reading its next page', { timeout: STUCK }, async () => {

@@ -62,10 +62,15 @@ function effectiveLimit(request: IncomingMessage, configured: number): number {
 }
 
 /**
+ * The stream fails as soon as its body does (a bad gzip, a client gone), as an 'error' event: a reader takes it before
+ * it awaits anything else, or that event finds no listener and stops the process (jobs open theirs in the pipeline).
  * `budgeted: false` for a body streamed to disk (a job's input), which holds no memory: it is not counted against the
  * node's body budget beyond what its headers reserved.
  */
 export function bodyStream(request: IncomingMessage, configuredLimit: number, budgeted = true): Readable {
+  // A client gone before its body was read (while the route looked up its token or job): a destroyed request passes
+  // nothing on, so its reader waited for the body idle timeout, or for ever without one. Its error is the reset's.
+  if (request.destroyed) throw request.errored ?? Object.assign(new Error('the client went away before its body was read'), { code: 'ECONNRESET' });
   const limit = effectiveLimit(request, configuredLimit);
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) throw hubError('payloadTooLarge');

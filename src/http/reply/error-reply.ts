@@ -6,6 +6,7 @@ import { HubError, hubError } from '../../core/errors.js';
 import { MAX_ID_LENGTH } from '../../core/id-limits.js';
 import { randomId } from '../../hub/ids.js';
 import { fromStorage } from '../../hub/storage-failures.js';
+import { clientWentAway } from '../departed-clients.js';
 import { isUriOverflow, MAX_URI_LENGTH } from '../uri-limit.js';
 
 /** Fastify's router errors, raised before any route runs; their own messages would echo the URL. */
@@ -47,12 +48,22 @@ function errorBody(hub: HubError, streamId: string, ogc = false): object {
 }
 
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (clientWentAway(error, request.raw, reply.raw)) return leave(error, request, reply);
   const hub = toHubError(error, request);
   const streamId = String(reply.getHeader('stream-id') ?? '');
   if (hub.retryAfter !== undefined) reply.header('retry-after', String(hub.retryAfter));
   if (hub.headers !== undefined) reply.headers(hub.headers);
   if (hub.shape === 'text') return reply.status(hub.status).type('text/plain; charset=utf-8').send(hub.message);
   return reply.status(hub.status).type('application/json').send(errorBody(hub, streamId, isOgcPath(request.url)));
+}
+
+/** A client that went away gets nothing written: the request ends here, and its access line marks it `aborted`. */
+function leave(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  request.log.debug({ code: (error as { code?: unknown }).code }, 'client went away');
+  reply.hijack();
+  // A connection that can no longer be written is closed now rather than left to the client.
+  reply.raw.destroy();
+  return reply;
 }
 
 /** CORS answer headers for requests that never reached the CORS hook (API.md 1.9: every answer carries them). */

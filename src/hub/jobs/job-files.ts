@@ -49,12 +49,16 @@ export class JobFiles {
     return join(this.folder(id), 'output');
   }
 
-  /** Streams an upload into a part file, which becomes the input only once complete: a broken upload leaves the last one. */
-  async receive(id: string, body: Readable): Promise<number> {
+  /**
+   * Streams an upload into a part file, which becomes the input only once complete: a broken upload leaves the last one.
+   * The body is opened only once the pipeline takes it: a body failing before (a bad gzip, a client gone) while the
+   * folder was made emitted its error with no one listening, which stopped the process.
+   */
+  async receive(id: string, open: () => Readable): Promise<number> {
     await mkdir(this.folder(id), { recursive: true, mode: 0o700 });
     const part = `${this.inputPath(id)}.part`;
     try {
-      await pipeline(body, createWriteStream(part, { mode: 0o600 }));
+      await pipeline(open(), createWriteStream(part, { mode: 0o600 }));
     } catch (error) {
       await rm(part, { force: true });
       throw error;

@@ -162,7 +162,7 @@ export class JobService {
     if (job.state !== 'WAITING_FOR_INPUT') throw hubError('jobStateConflict', { id, state: job.state, action: 'an upload', needed: 'WAITING_FOR_INPUT' });
     let bytes: number;
     try {
-      bytes = await this.files.receive(id, open());
+      bytes = await this.files.receive(id, open);
     } catch (error) {
       if (error instanceof HubError && error.code === 'payloadTooLarge') throw hubError('jobInputTooLarge', { limit: this.maxInput });
       throw error;
