@@ -5,6 +5,7 @@ import { EventStream, type ReceivedEvent } from '../helpers/event-streams.js';
 import { assertRefused } from '../helpers/hostile.js';
 import { assertError, call, createSpace, type TestResponse } from '../helpers/http-client.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
+import { issueToken } from '../helpers/tokens.js';
 
 const NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'];
 /** As keys of the maps of a space definition (connector ids, property paths, tags), `prototype` too. */
@@ -88,6 +89,25 @@ for (const backend of BACKENDS) {
         assert.equal(memberText(merged, 'searchableProperties'), `{${k}:false,${JSON.stringify(`${key}.a::string`)}:false}`, `PATCH ${key}: searchableProperties merged`);
         assert.equal(memberText(merged, 'client'), `{${k}:{${k}:"x","y":1}}`, `PATCH ${key}: client merged`);
       }
+    });
+
+    test('a connector id of such a name needs accessConnectors for that id, like any other', async () => {
+      const aid = 'connector-user';
+      const { token } = await issueToken(hub, { aid, urm: { 'xyz-hub': { manageSpaces: [{ owner: aid }], accessConnectors: [{ id: 'constructor' }] } } });
+      const { token: noConnectors } = await issueToken(hub, { aid, urm: { 'xyz-hub': { manageSpaces: [{ owner: aid }] } } });
+      const headers = { ...JSON_TYPE, authorization: `Bearer ${token}` };
+      const create = (connectors: string) => call(hub, 'POST', '/hub/spaces', { rawBody: `{"title":"t","processors":${connectors}}`, headers });
+      const granted = await create('[{"id":"constructor","params":{"a":1}}]');
+      assert.equal(granted.status, 200, granted.text.slice(0, 300));
+      for (const connectors of ['[{"id":"toString"}]', '[{"id":"__proto__"}]', '{"__proto__":[{}]}', '{"prototype":[{}]}']) {
+        assertError(await create(connectors), 403, 'insufficientRights');
+      }
+      const path = `/hub/spaces/${granted.body.id as string}`;
+      const unchanged = await call(hub, 'PATCH', path, { rawBody: '{"title":"renamed","processors":{"constructor":[{"params":{"a":1}}]}}', headers });
+      assert.equal(unchanged.status, 200, unchanged.text.slice(0, 300));
+      assertError(await call(hub, 'PATCH', path, { rawBody: '{"processors":{"__proto__":[{}]}}', headers }), 403, 'insufficientRights');
+      const removal = await call(hub, 'PATCH', path, { rawBody: '{"processors":{"constructor":null}}', headers: { ...JSON_TYPE, authorization: `Bearer ${noConnectors}` } });
+      assertError(removal, 403, 'insufficientRights');
     });
 
     test('the processors of such a space run on writes: rules tag by such names, a schema checks own members only', async () => {
