@@ -18,7 +18,8 @@ export type FeatureMatcher = (featureText: string) => boolean;
 function memberAt(root: Json, path: readonly string[]): Json | undefined {
   let value = root;
   for (const key of path) {
-    if (typeof value !== 'object' || value === null || Array.isArray(value) || !(key in value)) return undefined;
+    // Own members only: `key in value` found `constructor` or `toString` in every feature, so `p.constructor!=x` matched all.
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.hasOwn(value, key)) return undefined;
     value = (value as Record<string, Json>)[key];
   }
   return value;

@@ -32,8 +32,9 @@ export class StatisticsService {
       version === undefined ? source.statistics({ exactUpTo: this.exactLimit }) : statisticsOfRead(source.query({ limit: Number.MAX_SAFE_INTEGER, version })),
       scope.layering.kind === 'virtual' ? undefined : source.versions()]);
     const searchable = space.definition.searchableProperties ? 'PARTIAL' : 'ALL';
-    const searchableKeys = new Set(Object.keys(space.definition.searchableProperties ?? {})
-      .map((path) => path.split('::')[0]));
+    // `false` says the property is not indexed for search (API.md 3.1): only `true` makes it searchable.
+    const searchableKeys = new Set(Object.entries(space.definition.searchableProperties ?? {})
+      .filter(([, flag]) => flag === true).map(([path]) => path.split('::')[0]));
     const properties = stats.properties.map((property) => ({
       key: property.key,
       count: property.count,

@@ -14,12 +14,14 @@ export type FeatureValidator = (feature: Record<string, unknown>) => string | un
 
 /**
  * The hub is offline: no `loadSchema`, so a `$ref` to a URL that the schema does not hold itself fails compilation.
- * Unknown formats and keywords are ignored rather than refused (strict off), and ajv logs nothing.
+ * Unknown formats and keywords are ignored rather than refused (strict off), and ajv logs nothing. `ownProperties`:
+ * without it ajv tests a property with `data[name] !== undefined`, so a feature without `constructor` or `toString`
+ * had them (Object.prototype's), failing `properties` and passing `required` for names it does not hold.
  */
 // A CommonJS module: its class is the `default` member of what Node imports.
 const AjvDraft04 = draft04.default;
 
-const OPTIONS: Options = { strict: false, allErrors: false, logger: false, validateFormats: false };
+const OPTIONS: Options = { strict: false, allErrors: false, logger: false, validateFormats: false, ownProperties: true };
 
 type Compiler = { compile(schema: object): ValidateFunction };
 
@@ -50,8 +52,44 @@ function describe(error: ErrorObject | undefined): string {
   return `at ${JSON.stringify(error.instancePath || '/')}: ${error.message ?? error.keyword}`;
 }
 
-/** Parses (when given as text) and compiles a schema; throws an Error whose message says what is wrong. */
-export function compileSchema(given: unknown): FeatureValidator {
+/** Keywords whose value is data (a constant, examples), not schemas: a `properties` member inside is no keyword. */
+const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples']);
+/** Keywords whose value maps names (or patterns) to schemas. */
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependencies']);
+
+const pointerToken = (name: string): string => name.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/**
+ * The JSON pointer of the first `properties` in `schema` that names `__proto__`: ajv skips that name in `properties`
+ * (it guards its own objects so), so the schema would not check it and `additionalProperties` would count it extra.
+ */
+function uncheckedProperty(schema: unknown, pointer = ''): string | undefined {
+  if (Array.isArray(schema)) {
+    for (let i = 0; i < schema.length; i++) {
+      const found = uncheckedProperty(schema[i], `${pointer}/${i}`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  if (!isObject(schema)) return undefined;
+  if (isObject(schema.properties) && Object.hasOwn(schema.properties, '__proto__')) return `${pointer}/properties`;
+  for (const [keyword, value] of Object.entries(schema)) {
+    if (DATA_KEYWORDS.has(keyword)) continue;
+    const inner = `${pointer}/${pointerToken(keyword)}`;
+    const found = SCHEMA_MAPS.has(keyword) && isObject(value)
+      ? Object.entries(value).map(([name, sub]) => uncheckedProperty(sub, `${inner}/${pointerToken(name)}`)).find((at) => at !== undefined)
+      : uncheckedProperty(value, inner);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/**
+ * Parses (when given as text) and compiles a schema; throws an Error whose message says what is wrong.
+ * `refuseUnchecked` when a client gives the schema: it is refused where ajv would not check it. A stored schema is
+ * compiled without, so that the writes to a space whose schema was stored before that check go on as before.
+ */
+export function compileSchema(given: unknown, { refuseUnchecked = false } = {}): FeatureValidator {
   let schema: unknown = given;
   if (typeof given === 'string') {
     if (Buffer.byteLength(given) > MAX_SCHEMA_BYTES) throw new Error(`it is longer than ${MAX_SCHEMA_BYTES} bytes`);
@@ -65,6 +103,8 @@ export function compileSchema(given: unknown): FeatureValidator {
     throw new Error(`it is longer than ${MAX_SCHEMA_BYTES} bytes`);
   }
   if (!isObject(schema) && typeof schema !== 'boolean') throw new Error('it must be a JSON Schema object, or its text');
+  const unchecked = refuseUnchecked ? uncheckedProperty(schema) : undefined;
+  if (unchecked !== undefined) throw new Error(`its properties at ${JSON.stringify(unchecked)} name __proto__, which the schema validator (ajv) cannot check`);
   const compiler = compilerFor(isObject(schema) ? schema.$schema : undefined);
   let validate: ValidateFunction;
   try {

@@ -32,8 +32,11 @@ function refused(where: string, problem: string): never {
   throw hubError('spaceValidation', { problem: `The property '${where}' is invalid: ${problem}.` });
 }
 
-/** The processors of a definition's `processors` map; an invalid configuration is a 400 spaceValidation naming it. */
-export function compileProcessors(processors: unknown): SpaceProcessors {
+/**
+ * The processors of a definition's `processors` map; an invalid configuration is a 400 spaceValidation naming it.
+ * `given` when a client sends them (a schema is refused where it would not be checked), not when they are stored.
+ */
+export function compileProcessors(processors: unknown, given = false): SpaceProcessors {
   if (!isObject(processors)) return NONE;
   const compiled: SpaceProcessors = { rules: [], validators: [] };
   for (const { where, params } of configs(processors, RULE_TAGGER)) {
@@ -45,7 +48,7 @@ export function compileProcessors(processors: unknown): SpaceProcessors {
   }
   for (const { where, params } of configs(processors, SCHEMA_VALIDATOR)) {
     try {
-      compiled.validators.push(compileSchema(isObject(params) ? params.schema : undefined));
+      compiled.validators.push(compileSchema(isObject(params) ? params.schema : undefined, { refuseUnchecked: given }));
     } catch (error) {
       refused(`${where}.schema`, (error as Error).message);
     }

@@ -75,13 +75,16 @@ const storage: FieldNormalizer = (value, name) => {
  */
 const connectors: FieldNormalizer = (value, name) => {
   if (Array.isArray(value)) {
-    const byId: Record<string, unknown[]> = {};
+    // A Map, not an object: `byId[id] ??= []` for an id `__proto__` or `constructor` found Object.prototype's member (500).
+    const byId = new Map<string, unknown[]>();
     value.forEach((entry, index) => {
       if (!isObject(entry) || typeof entry.id !== 'string') invalid(`${name}[${index}].id`, 'a string');
       const { id, ...config } = entry;
-      (byId[id as string] ??= []).push(config);
+      const configs = byId.get(id as string);
+      if (configs) configs.push(config);
+      else byId.set(id as string, [config]);
     });
-    return value.length === 0 ? null : byId;
+    return value.length === 0 ? null : Object.fromEntries(byId);
   }
   if (!isObject(value)) return invalid(name, 'an object of connector id → configurations, or an array of {id, params}');
   for (const [id, configs] of Object.entries(value)) {
@@ -95,7 +98,7 @@ const connectors: FieldNormalizer = (value, name) => {
 /** Processors as connectors; the hub's own (schema-validator, rule-tagger) must compile, so a bad one is refused here. */
 const processors: FieldNormalizer = (value, name) => {
   const byId = connectors(value, name);
-  compileProcessors(byId);
+  compileProcessors(byId, true);
   return byId;
 };
 

@@ -1,4 +1,5 @@
 // What creating or changing a space needs of the token (API.md 3.2, 8.2, 8.3): one Need per action and resource.
+import { ownMember } from '../../core/json.js';
 import type { SpaceDefinition } from '../../core/space-definition.js';
 import { mayChooseId, type Need, spaceResource } from '../access/authorization.js';
 import type { Claims } from '../access/claims.js';
@@ -33,7 +34,7 @@ function changedConnectors(before: Record<string, unknown>, after: Record<string
   for (const member of CONNECTOR_MEMBERS) {
     const old = (before[member] ?? {}) as Record<string, unknown>;
     const now = (after[member] ?? {}) as Record<string, unknown>;
-    for (const id of new Set([...Object.keys(old), ...Object.keys(now)])) if (!deepEqual(old[id], now[id])) ids.add(id);
+    for (const id of new Set([...Object.keys(old), ...Object.keys(now)])) if (!deepEqual(ownMember(old, id), ownMember(now, id))) ids.add(id);
   }
   return [...ids];
 }
