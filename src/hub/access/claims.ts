@@ -1,4 +1,5 @@
 // What a valid access token grants: the claims of API.md 8.1 and the rights matrix lookups the hub needs.
+import { ownMember } from '../../core/json.js';
 
 export type AttributeMap = Record<string, unknown>;
 /** action → the attribute maps it is granted for, per service (only `xyz-hub` matters for /hub). */
@@ -27,9 +28,9 @@ function valueMatches(granted: unknown, actual: unknown): boolean {
   return granted === actual;
 }
 
-/** API.md 8.2: every key of the token's map must match the resource; `{}` matches everything. */
+/** API.md 8.2: every key of the token's map must match the resource (its own members: a key `constructor` is no attribute of every resource); `{}` matches everything. */
 export function attributesMatch(granted: AttributeMap, resource: Record<string, unknown>): boolean {
-  return Object.entries(granted).every(([key, value]) => valueMatches(value, resource[key]));
+  return Object.entries(granted).every(([key, value]) => valueMatches(value, ownMember(resource, key)));
 }
 
 export function hasRight(claims: Claims, action: string, resource: Record<string, unknown>): boolean {

@@ -18,7 +18,7 @@ function intersectValue(a: unknown, b: unknown): { value: unknown } | undefined 
 export function intersectMaps(a: AttributeMap, b: AttributeMap): AttributeMap | undefined {
   const result: AttributeMap = { ...a, ...b };
   for (const key of Object.keys(a)) {
-    if (!(key in b)) continue;
+    if (!Object.hasOwn(b, key)) continue;
     const both = intersectValue(a[key], b[key]);
     if (!both) return undefined;
     result[key] = both.value;
