@@ -108,6 +108,35 @@ async function iterateProxy(hub: HubProcess, asOlderHub: boolean): Promise<{ url
 }
 
 /**
+ * A proxy to the hub that answers the n-th iterate request (0-based) with the status `refuse(n)` gives instead of
+ * passing it on (with `Retry-After: 0`), and records each iterate request's handle in order.
+ */
+async function refusingProxy(hub: HubProcess, refuse: (n: number) => number | undefined): Promise<{ url: string; handles: string[]; close: () => void }> {
+  const handles: string[] = [];
+  const target = new URL(hub.url);
+  const server = createServer((incoming, outgoing) => {
+    if (incoming.url?.includes('/iterate')) {
+      const status = refuse(handles.length);
+      handles.push(new URL(incoming.url, 'http://proxy.invalid').searchParams.get('handle') ?? '');
+      if (status !== undefined) {
+        incoming.resume();
+        outgoing.writeHead(status, { 'content-type': 'application/json', 'retry-after': '0' });
+        outgoing.end(JSON.stringify({ type: 'ErrorResponse', error: 'Exception', errorMessage: `proxy says ${status}` }));
+        return;
+      }
+    }
+    const forwarded = request({ host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: incoming.headers }, (answer) => {
+      outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(outgoing);
+    });
+    incoming.pipe(forwarded);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, handles, close: () => server.close() };
+}
+
+/**
  * A proxy to the hub that sends each iterate page's headers at once but holds its body until `ahead` later pages are
  * asked for (the chain's last page releases every body held), or for `holdMs`, counted as late. A client that asks for
  * the page after next only once it has read a page's body is late on every page but the last ones with `ahead` 2; one
@@ -270,6 +299,30 @@ describe('export by feature texts', () => {
           assert.ok(proxy.late() > 0, 'a third page ahead was asked for before a page\'s body was read');
         } finally {
           proxy.close();
+        }
+      });
+
+      test('pages asked for ahead are retried on 503 and written in order; a page refused with 400 ends the export with exit 2', async () => {
+        const flaky = await refusingProxy(hub, (n) => (n % 3 === 1 ? 503 : undefined));
+        try {
+          const seq = await cli(hub, ['export', '--space', space, '--format', 'geojsonseq', '--chunk', '5', '--retry-delay', '10'], { url: flaky.url });
+          assert.equal(seq.code, 0, seq.stderr);
+          assert.deepEqual(parsedLines(seq.stdout), WANT);
+          const retries = flaky.handles.filter((_, n) => n % 3 === 1).length;
+          assert.ok(retries >= 2, flaky.handles.join());
+          assert.equal(summaryOf(seq.stderr).retries, retries);
+        } finally {
+          flaky.close();
+        }
+        const refusing = await refusingProxy(hub, (n) => (n === 3 ? 400 : undefined));
+        try {
+          const seq = await cli(hub, ['export', '--space', space, '--format', 'geojsonseq', '--chunk', '5', '--retry-delay', '10'], { url: refusing.url });
+          assert.equal(seq.code, 2, seq.stderr);
+          assert.match(seq.stderr, /400 proxy says 400/);
+          assert.deepEqual(parsedLines(seq.stdout), WANT.slice(0, 15), 'the pages before the refused one, in order');
+          assert.equal(refusing.handles.length, 4, 'no page asked for after the refused one');
+        } finally {
+          refusing.close();
         }
       });
 
