@@ -3,7 +3,8 @@ import { createWriteStream, renameSync, rmSync, statSync } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import type { Writable } from 'node:stream';
 import { type OutputFormat, WRITERS } from './formats/format-registry.js';
-import type { AnswerHead, BytesAnswer, HubClient } from './hub-client.js';
+import type { AnswerHead, HubClient } from './hub-client.js';
+import { type PageFetch, PageReadAhead, SEQUENCE_TYPE } from './page-read-ahead.js';
 import { writeTextSeqAsLines } from './formats/geojson-seq-writer.js';
 import { Progress } from './progress.js';
 import { type OtherFeature, pageFeatures, plain, type StoredFeature, writePageFeatures, writePlainPage } from './formats/plain-feature-text.js';
@@ -51,26 +52,15 @@ function geometryOf(bytes: Buffer, feature: StoredFeature | OtherFeature): Geome
   return (JSON.parse(bytes.toString('utf8', feature.start, feature.end)) as TransferFeature).geometry ?? null;
 }
 
-const SEQUENCE_TYPE = 'application/geo+json-seq';
-
 /** The exit code of an interrupted export, as of an interrupted import (cli/transfer-commands.ts). */
 const INTERRUPTED = 130;
 
-/** The `handle` of the `rel="next"` link of a sequence page's `Link` header (feature-reads.ts: the same request with the next handle); undefined on the last page. */
-function nextHandle(link: string | undefined): string | undefined {
-  for (const value of (link ?? '').split(',')) {
-    const found = /^\s*<([^>]*)>(.*)$/.exec(value);
-    if (found === null || !/;\s*rel="?next"?(;|\s|$)/.test(found[2])) continue;
-    return new URL(found[1], 'http://hub.invalid/').searchParams.get('handle') ?? undefined;
-  }
-  return undefined;
-}
-
-/** A page asked for: its headers (undefined when the request failed before any arrived) and its whole answer. */
-interface PageFetch {
-  head: Promise<AnswerHead | undefined>;
-  answer: Promise<BytesAnswer>;
-}
+/**
+ * Sequence pages asked for ahead of the one being written (page-read-ahead.ts): the one whose body is read next and the
+ * one after it, so the hub computes a page while this process reads one and writes another. At most three pages'
+ * bodies are held (the chunk's features each), against two with one page ahead.
+ */
+const PAGES_AHEAD = 2;
 
 const intersects = (a: [number, number, number, number], b: [number, number, number, number]) => a[0] <= b[2] && b[0] <= a[2] && a[1] <= b[3] && b[1] <= a[3];
 
@@ -93,7 +83,6 @@ export async function runExport(options: ExportOptions): Promise<{ written: numb
     out.destroy();
     rmSync(partial, { force: true });
   };
-  const writer = (await WRITERS[options.format]())(out, { rowGroupSize: options.rowGroupSize, file: path });
   const progress = new Progress({ out: process.stderr, intervalMs: options.progressIntervalMs });
   const query = new URLSearchParams({ limit: String(options.chunk) });
   if (options.tags) query.set('tags', options.tags);
@@ -113,10 +102,13 @@ export async function runExport(options: ExportOptions): Promise<{ written: numb
       // A hub on this machine answers uncompressed: gzip would cost the hub and this process CPU and save no time.
       ...(options.client.local ? { 'accept-encoding': 'identity' } : {}),
     }, headed);
-    // Handled here too: a page that fails ends the loop where its answer is awaited, not as an unhandled rejection.
     answer.then(headed, () => headed(undefined));
     return { head, answer };
   };
+  const pages = new PageReadAhead((handle) => fetchPage(handle, true), PAGES_AHEAD);
+  // The first page is asked for before the writer's module is loaded: the hub computes it meanwhile.
+  pages.add(fetchPage(undefined, copied));
+  const writer = (await WRITERS[options.format]())(out, { rowGroupSize: options.rowGroupSize, file: path });
   const wanted = (geometry: Geometry | null) => {
     if (options.bbox === undefined) return true;
     const box = envelope(geometry);
@@ -133,18 +125,11 @@ export async function runExport(options: ExportOptions): Promise<{ written: numb
   process.once('SIGINT', interrupt);
   process.once('SIGTERM', interrupt);
   try {
-    // The next page is asked for before this one is written: the hub reads it while this process writes (two cores, not
-    // one after the other). A sequence page names the next one in its headers, so it is asked for as soon as they arrive,
-    // before this page's body is read off the socket: the hub's next page then no longer waits for that read.
-    for (let pending: PageFetch | undefined = fetchPage(undefined, copied); pending !== undefined;) {
-      const head: AnswerHead | undefined = await pending.head;
-      const early: string | undefined = head?.contentType === SEQUENCE_TYPE ? nextHandle(head.link) : undefined;
-      const following: PageFetch | undefined = early === undefined ? undefined : fetchPage(early, true);
-      following?.answer.catch(() => undefined);
-      const { body: bytes, contentType } = await pending.answer;
+    // The pages after a sequence page are asked for by `pages` as their predecessors' headers arrive (page-read-ahead.ts).
+    for (let answer = await pages.next(); answer !== undefined; answer = await pages.next()) {
+      const { body: bytes, contentType } = answer;
       progress.bytes += bytes.length;
       if (contentType === SEQUENCE_TYPE) {
-        pending = following;
         written += options.format === 'geojsonseq' ? await writeTextSeqAsLines(out, bytes) : await writePlainPage(writer, bytes);
         progress.features = written;
         continue;
@@ -155,9 +140,8 @@ export async function runExport(options: ExportOptions): Promise<{ written: numb
       type Page = { features: TransferFeature[]; handle?: unknown };
       const parsed: Page | undefined = page === undefined ? JSON.parse(bytes.toString('utf8')) as Page : undefined;
       const handle: unknown = (page?.members ?? parsed)?.handle;
-      pending = typeof handle === 'string' ? fetchPage(handle, false) : undefined;
-      // Handled here too: a write that fails leaves the loop, and the page asked for meanwhile must not end the process.
-      pending?.answer.catch(() => undefined);
+      // Asked for before this page is written: the hub reads it while this process writes.
+      if (typeof handle === 'string') pages.add(fetchPage(handle, false));
       const kept = options.bbox === undefined ? page?.features ?? [] : (page?.features ?? []).filter((feature) => wanted(geometryOf(bytes, feature)));
       await writePageFeatures(writer, bytes, kept);
       written += kept.length;
@@ -178,6 +162,7 @@ export async function runExport(options: ExportOptions): Promise<{ written: numb
     discard();
     throw error;
   } finally {
+    pages.stop();
     writer.release();
     process.off('SIGINT', interrupt);
     process.off('SIGTERM', interrupt);

@@ -108,21 +108,55 @@ async function iterateProxy(hub: HubProcess, asOlderHub: boolean): Promise<{ url
 }
 
 /**
- * A proxy to the hub that sends each iterate page's headers at once but holds its body until the next page is asked
- * for, or for 2 s, counted as late: a client that asks for the next page only after reading a page's body is late on
- * every page but the last.
+ * A proxy to the hub that answers the n-th iterate request (0-based) with the status `refuse(n)` gives instead of
+ * passing it on (with `Retry-After: 0`), and records each iterate request's handle in order.
  */
-async function headFirstProxy(hub: HubProcess): Promise<{ url: string; late: () => number; close: () => void }> {
-  let late = 0;
-  let held: (() => void) | undefined;
+async function refusingProxy(hub: HubProcess, refuse: (n: number) => number | undefined): Promise<{ url: string; handles: string[]; close: () => void }> {
+  const handles: string[] = [];
   const target = new URL(hub.url);
   const server = createServer((incoming, outgoing) => {
-    const iterate = incoming.url?.includes('/iterate') === true;
-    if (iterate) {
-      const release = held;
-      held = undefined;
-      release?.();
+    if (incoming.url?.includes('/iterate')) {
+      const status = refuse(handles.length);
+      handles.push(new URL(incoming.url, 'http://proxy.invalid').searchParams.get('handle') ?? '');
+      if (status !== undefined) {
+        incoming.resume();
+        outgoing.writeHead(status, { 'content-type': 'application/json', 'retry-after': '0' });
+        outgoing.end(JSON.stringify({ type: 'ErrorResponse', error: 'Exception', errorMessage: `proxy says ${status}` }));
+        return;
+      }
     }
+    const forwarded = request({ host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: incoming.headers }, (answer) => {
+      outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(outgoing);
+    });
+    incoming.pipe(forwarded);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, handles, close: () => server.close() };
+}
+
+/**
+ * A proxy to the hub that sends each iterate page's headers at once but holds its body until `ahead` later pages are
+ * asked for (the chain's last page releases every body held), or for `holdMs`, counted as late. A client that asks for
+ * the page after next only once it has read a page's body is late on every page but the last ones with `ahead` 2; one
+ * that keeps at most two pages asked for beyond the one it reads is late with `ahead` 3.
+ */
+async function headFirstProxy(hub: HubProcess, ahead: number, holdMs: number): Promise<{ url: string; late: () => number; close: () => void }> {
+  let late = 0;
+  let asked = 0;
+  const held = new Map<number, () => void>();
+  const release = (upTo: number) => {
+    for (const [page, send] of held) {
+      if (page > upTo) continue;
+      held.delete(page);
+      send();
+    }
+  };
+  const target = new URL(hub.url);
+  const server = createServer((incoming, outgoing) => {
+    const page = incoming.url?.includes('/iterate') === true ? asked++ : undefined;
+    if (page !== undefined) release(page - ahead);
     const forwarded = request({ host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: incoming.headers }, (answer) => {
       const chunks: Buffer[] = [];
       answer.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -130,19 +164,24 @@ async function headFirstProxy(hub: HubProcess): Promise<{ url: string; late: () 
         outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
         outgoing.flushHeaders();
         const send = () => outgoing.end(Buffer.concat(chunks));
-        if (!iterate || !/rel="?next/.test(String(answer.headers.link ?? ''))) {
+        if (page === undefined || !/rel="?next/.test(String(answer.headers.link ?? ''))) {
+          release(Infinity);
+          send();
+          return;
+        }
+        if (asked - 1 - ahead >= page) {
           send();
           return;
         }
         const timer = setTimeout(() => {
           late++;
-          held = undefined;
+          held.delete(page);
           send();
-        }, 2000);
-        held = () => {
+        }, holdMs);
+        held.set(page, () => {
           clearTimeout(timer);
           send();
-        };
+        });
       });
     });
     incoming.pipe(forwarded);
@@ -233,21 +272,57 @@ describe('export by feature texts', () => {
         }
       });
 
-      test('the next sequence page is asked for when a page\'s headers arrive, before its body is read (GeoJSONSeq and FlatGeobuf)', async () => {
-        const proxy = await headFirstProxy(hub);
+      test('each sequence page is asked for when the headers of the page before arrive, two pages ahead of the body read (GeoJSONSeq and FlatGeobuf)', async () => {
+        const proxy = await headFirstProxy(hub, 2, 2000);
         const dir = mkdtempSync(join(tmpdir(), 'export-text-'));
+        try {
+          const seq = await cli(hub, ['export', '--space', space, '--format', 'geojsonseq', '--chunk', '5'], { url: proxy.url });
+          assert.equal(seq.code, 0, seq.stderr);
+          assert.deepEqual(parsedLines(seq.stdout), WANT);
+          const output = join(dir, 'early.fgb');
+          const fgb = await cli(hub, ['export', '--space', space, '--format', 'flatgeobuf', '--chunk', '5', '--output', output], { url: proxy.url });
+          assert.equal(fgb.code, 0, fgb.stderr);
+          assertSameFlatGeobuf(readFileSync(output), await flatGeobufOfObjects(WANT));
+          assert.equal(proxy.late(), 0, 'pages whose body was read before the page after next was asked for');
+        } finally {
+          proxy.close();
+          rmSync(dir, { recursive: true, force: true });
+        }
+      });
+
+      test('no more than two pages are asked for beyond the one whose body is read (what the export holds is bounded)', async () => {
+        const proxy = await headFirstProxy(hub, 3, 1000);
         try {
           const seq = await cli(hub, ['export', '--space', space, '--format', 'geojsonseq', '--chunk', '10'], { url: proxy.url });
           assert.equal(seq.code, 0, seq.stderr);
           assert.deepEqual(parsedLines(seq.stdout), WANT);
-          const output = join(dir, 'early.fgb');
-          const fgb = await cli(hub, ['export', '--space', space, '--format', 'flatgeobuf', '--chunk', '10', '--output', output], { url: proxy.url });
-          assert.equal(fgb.code, 0, fgb.stderr);
-          assertSameFlatGeobuf(readFileSync(output), await flatGeobufOfObjects(WANT));
-          assert.equal(proxy.late(), 0, 'pages whose body was read before the next page was asked for');
+          assert.ok(proxy.late() > 0, 'a third page ahead was asked for before a page\'s body was read');
         } finally {
           proxy.close();
-          rmSync(dir, { recursive: true, force: true });
+        }
+      });
+
+      test('pages asked for ahead are retried on 503 and written in order; a page refused with 400 ends the export with exit 2', async () => {
+        const flaky = await refusingProxy(hub, (n) => (n % 3 === 1 ? 503 : undefined));
+        try {
+          const seq = await cli(hub, ['export', '--space', space, '--format', 'geojsonseq', '--chunk', '5', '--retry-delay', '10'], { url: flaky.url });
+          assert.equal(seq.code, 0, seq.stderr);
+          assert.deepEqual(parsedLines(seq.stdout), WANT);
+          const retries = flaky.handles.filter((_, n) => n % 3 === 1).length;
+          assert.ok(retries >= 2, flaky.handles.join());
+          assert.equal(summaryOf(seq.stderr).retries, retries);
+        } finally {
+          flaky.close();
+        }
+        const refusing = await refusingProxy(hub, (n) => (n === 3 ? 400 : undefined));
+        try {
+          const seq = await cli(hub, ['export', '--space', space, '--format', 'geojsonseq', '--chunk', '5', '--retry-delay', '10'], { url: refusing.url });
+          assert.equal(seq.code, 2, seq.stderr);
+          assert.match(seq.stderr, /400 proxy says 400/);
+          assert.deepEqual(parsedLines(seq.stdout), WANT.slice(0, 15), 'the pages before the refused one, in order');
+          assert.equal(refusing.handles.length, 4, 'no page asked for after the refused one');
+        } finally {
+          refusing.close();
         }
       });
 
