@@ -2,13 +2,13 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { allIds, call } from '../helpers/http-client.js';
 import { BACKENDS, type HubProcess, ROOT, startHub } from '../helpers/hub-process.js';
+import { passOn, startProxy } from '../helpers/hub-proxy.js';
 import { cli, startCli } from '../helpers/transfer-cli.js';
 
 /** The size of the streamed GeoJSON: 200 MB by default, TRANSFER_TEST_MB=2048 for the issue's 2 GB. */
@@ -19,23 +19,16 @@ const summaryOf = (stderr: string) => (JSON.parse(stderr.trim().split('\n').filt
 /** A proxy to the hub that answers the first `fail` PUTs itself with `status`, and counts the PUTs it saw. */
 async function faultyProxy(hub: HubProcess, status: number, fail: number): Promise<{ server: Server; url: string; puts: () => number }> {
   let puts = 0;
-  const target = new URL(hub.url);
-  const server = createServer((incoming, outgoing) => {
+  const { server, url } = await startProxy((incoming, outgoing) => {
     if (incoming.method === 'PUT' && puts++ < fail) {
       incoming.resume();
       outgoing.writeHead(status, { 'content-type': 'application/json', 'retry-after': '0' });
       outgoing.end(JSON.stringify({ type: 'ErrorResponse', error: 'Exception', errorMessage: `proxy says ${status}` }));
       return;
     }
-    const forwarded = request({ host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: incoming.headers }, (answer) => {
-      outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(outgoing);
-    });
-    incoming.pipe(forwarded);
+    incoming.pipe(passOn(hub, incoming, outgoing));
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, puts: () => puts };
+  return { server, url, puts: () => puts };
 }
 
 /**
@@ -45,11 +38,10 @@ async function faultyProxy(hub: HubProcess, status: number, fail: number): Promi
  */
 async function holdingProxy(hub: HubProcess, hold = true): Promise<{ server: Server; url: string; held: Promise<void>; sent: () => string[][] }> {
   const sent: string[][] = [];
-  const target = new URL(hub.url);
   let committed: () => void = () => undefined;
   let lost: () => void = () => undefined;
   const held = Promise.all([new Promise<void>((resolve) => { committed = resolve; }), new Promise<void>((resolve) => { lost = resolve; })]).then(() => undefined);
-  const server = createServer((incoming, outgoing) => {
+  const { server, url } = await startProxy((incoming, outgoing) => {
     const parts: Buffer[] = [];
     incoming.on('data', (part: Buffer) => parts.push(part));
     incoming.on('end', () => {
@@ -59,21 +51,11 @@ async function holdingProxy(hub: HubProcess, hold = true): Promise<{ server: Ser
         lost();
         return;
       }
-      const forwarded = request({ host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: incoming.headers }, (answer) => {
-        if (hold && put === 3) {
-          answer.resume();
-          answer.on('end', committed);
-          return;
-        }
-        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(outgoing);
-      });
-      forwarded.end(body);
+      const withheld = hold && put === 3;
+      passOn(hub, incoming, outgoing, withheld ? { onAnswer: (answer) => answer.resume().on('end', committed) } : {}).end(body);
     });
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, held, sent: () => sent };
+  return { server, url, held, sent: () => sent };
 }
 
 const points = (count: number, withIds: boolean) => Array.from({ length: count }, (_, i) =>

@@ -1,9 +1,6 @@
 // The export's text path (issue 25, section 3) on both engines: the CLI's GeoJSON and GeoJSONSeq exports, export jobs and `Accept: application/geo+json-seq` copy the stored feature texts with the hub's namespace cut out, and give each feature exactly as parsing it would.
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
 import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -12,6 +9,7 @@ import { writeFlatGeobuf } from '../../src/transfer/formats/flatgeobuf-writer.js
 import type { TransferFeature } from '../../src/transfer/transfer-feature.js';
 import { call, createSpaceWith } from '../helpers/http-client.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
+import { passOn, startProxy } from '../helpers/hub-proxy.js';
 import { cli } from '../helpers/transfer-cli.js';
 import { assertSameFlatGeobuf } from '../helpers/flatgeobuf-read-back.js';
 
@@ -72,39 +70,30 @@ const outsideAddress = Object.values(networkInterfaces()).flat().find((address) 
 /** A proxy to the hub on that address, counting the answers it passed on compressed. */
 async function remoteProxy(hub: HubProcess, address: string): Promise<{ url: string; compressed: () => number; close: () => void }> {
   let compressed = 0;
-  const target = new URL(hub.url);
-  const server = createServer((incoming, outgoing) => {
-    const forwarded = request({ host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: incoming.headers }, (answer) => {
-      if (answer.headers['content-encoding'] !== undefined) compressed++;
-      outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(outgoing);
-    });
-    incoming.pipe(forwarded);
-  });
-  server.listen(0, address);
-  await once(server, 'listening');
-  return { url: `http://${address}:${(server.address() as AddressInfo).port}`, compressed: () => compressed, close: () => server.close() };
+  const proxy = await startProxy((incoming, outgoing) => {
+    incoming.pipe(passOn(hub, incoming, outgoing, {
+      onAnswer: (answer) => {
+        if (answer.headers['content-encoding'] !== undefined) compressed++;
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(outgoing);
+      },
+    }));
+  }, address);
+  return { url: proxy.url, compressed: () => compressed, close: proxy.close };
 }
 
 /** A proxy to the hub that records the `Accept` of each iterate request and, as an older hub would, answers iterate with GeoJSON whatever it asked for (`asOlderHub`). */
 async function iterateProxy(hub: HubProcess, asOlderHub: boolean): Promise<{ url: string; accepts: string[]; close: () => void }> {
   const accepts: string[] = [];
-  const target = new URL(hub.url);
-  const server = createServer((incoming, outgoing) => {
+  const proxy = await startProxy((incoming, outgoing) => {
     const headers = { ...incoming.headers };
     if (incoming.url?.includes('/iterate')) {
       accepts.push(String(headers.accept));
       if (asOlderHub) headers.accept = 'application/geo+json';
     }
-    const forwarded = request({ host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers }, (answer) => {
-      outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(outgoing);
-    });
-    incoming.pipe(forwarded);
+    incoming.pipe(passOn(hub, incoming, outgoing, { headers }));
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, accepts, close: () => server.close() };
+  return { url: proxy.url, accepts, close: proxy.close };
 }
 
 /**
@@ -113,8 +102,7 @@ async function iterateProxy(hub: HubProcess, asOlderHub: boolean): Promise<{ url
  */
 async function refusingProxy(hub: HubProcess, refuse: (n: number) => number | undefined): Promise<{ url: string; handles: string[]; close: () => void }> {
   const handles: string[] = [];
-  const target = new URL(hub.url);
-  const server = createServer((incoming, outgoing) => {
+  const proxy = await startProxy((incoming, outgoing) => {
     if (incoming.url?.includes('/iterate')) {
       const status = refuse(handles.length);
       handles.push(new URL(incoming.url, 'http://proxy.invalid').searchParams.get('handle') ?? '');
@@ -125,15 +113,9 @@ async function refusingProxy(hub: HubProcess, refuse: (n: number) => number | un
         return;
       }
     }
-    const forwarded = request({ host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: incoming.headers }, (answer) => {
-      outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(outgoing);
-    });
-    incoming.pipe(forwarded);
+    incoming.pipe(passOn(hub, incoming, outgoing));
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, handles, close: () => server.close() };
+  return { url: proxy.url, handles, close: proxy.close };
 }
 
 /**
@@ -153,42 +135,41 @@ async function headFirstProxy(hub: HubProcess, ahead: number, holdMs: number): P
       send();
     }
   };
-  const target = new URL(hub.url);
-  const server = createServer((incoming, outgoing) => {
+  const proxy = await startProxy((incoming, outgoing) => {
     const page = incoming.url?.includes('/iterate') === true ? asked++ : undefined;
     if (page !== undefined) release(page - ahead);
-    const forwarded = request({ host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: incoming.headers }, (answer) => {
-      const chunks: Buffer[] = [];
-      answer.on('data', (chunk: Buffer) => chunks.push(chunk));
-      answer.on('end', () => {
-        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-        outgoing.flushHeaders();
-        const send = () => outgoing.end(Buffer.concat(chunks));
-        if (page === undefined || !/rel="?next/.test(String(answer.headers.link ?? ''))) {
-          release(Infinity);
-          send();
-          return;
-        }
-        if (asked - 1 - ahead >= page) {
-          send();
-          return;
-        }
-        const timer = setTimeout(() => {
-          late++;
-          held.delete(page);
-          send();
-        }, holdMs);
-        held.set(page, () => {
-          clearTimeout(timer);
-          send();
+    const forwarded = passOn(hub, incoming, outgoing, {
+      onAnswer: (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+        answer.on('end', () => {
+          outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+          outgoing.flushHeaders();
+          const send = () => outgoing.end(Buffer.concat(chunks));
+          if (page === undefined || !/rel="?next/.test(String(answer.headers.link ?? ''))) {
+            release(Infinity);
+            send();
+            return;
+          }
+          if (asked - 1 - ahead >= page) {
+            send();
+            return;
+          }
+          const timer = setTimeout(() => {
+            late++;
+            held.delete(page);
+            send();
+          }, holdMs);
+          held.set(page, () => {
+            clearTimeout(timer);
+            send();
+          });
         });
-      });
+      },
     });
     incoming.pipe(forwarded);
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, late: () => late, close: () => server.close() };
+  return { url: proxy.url, late: () => late, close: proxy.close };
 }
 
 /** Each line parsed, after checking that it is compact JSON as the hub serializes it (no text left over, nothing re-spaced). */
