@@ -91,9 +91,14 @@ export class JobRunner {
 
   private async run(job: JobRecord, signal: AbortSignal): Promise<void> {
     let latest: JobProgress = { next: job.next, written: job.written, failed: job.failed, bytes: job.bytes, total: job.total };
+    // A chunk committed before the run was stopped (its lease not renewed because the node runs its limit of jobs, or
+    // the node stopping) is recorded while the lease is still this node's, which the storage checks: skipping the record
+    // left the job's counts one chunk behind its space, and the next run wrote that chunk again. The answer says whether
+    // the run may go on.
     const record = async (progress: JobProgress, end?: JobEnd) => {
       latest = { ...progress };
-      return !signal.aborted && this.storage.jobs.record(job.id, this.node, latest, Date.now(), end);
+      const recorded = await this.storage.jobs.record(job.id, this.node, latest, Date.now(), end);
+      return recorded && !signal.aborted;
     };
     const control = { signal, record };
     try {
