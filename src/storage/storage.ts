@@ -431,7 +431,7 @@ export interface JobRecord extends JobProgress {
 
 /**
  * The condition of a job's write (a chunk of an import), checked in the write's transaction as its last step before the
- * commit (docs/jobs.md, "One node at a time"): `node` holds the lease of the job, which is RUNNING. The same step records
+ * commit (docs/jobs.md, "The lease fences each chunk"): `node` holds the lease of the job, which is RUNNING. The same step records
  * `progress` (the job's progress once the chunk is written), so the job's counts never differ from what its space holds.
  * Where the space lives in another database than the jobs (PostgreSQL, several databases), the job's row stays locked in
  * its own transaction from that step until the write committed.

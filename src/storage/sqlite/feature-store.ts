@@ -96,9 +96,9 @@ export class SqliteFeatureStore implements FeatureStore {
 
   /**
    * `deadlineMs` bounds the database time of one read. SQLite statements are synchronous and cannot be
-   * interrupted from JavaScript, so it is checked as each statement ends: between the pages of a read.
+   * interrupted from JavaScript, so it is checked as each statement ends: between the pages of a read. `fences` checks a
+   * job's fence (JobFence) inside a write's transaction (sqlite/job-store.ts).
    */
-  /** `fences` checks a job's fence inside a write's transaction (sqlite/job-store.ts). */
   constructor(private readonly db: Database.Database, private readonly writes: WriteTransactions, private readonly deadlineMs: number,
     private readonly fences: { holds(fence: JobFence): boolean }) {
     this.spaceExists = db.prepare<[number], { sid: number }>('SELECT sid FROM spaces WHERE sid = ?');
