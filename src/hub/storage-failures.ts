@@ -15,5 +15,7 @@ export function fromStorage(error: unknown): unknown {
     case 'unavailable': return hubError('storageFailure');
     case 'timeout': return hubError('storageTimeout');
     case 'crossDatabase': return hubError('writeAcrossDatabases');
+    // Only a job's writes are fenced, and the job stops quietly on it: no request is answered with it.
+    case 'leaseLost': return hubError('storageFailure');
   }
 }

@@ -12,7 +12,9 @@ export type StorageFailure =
   /** A statement or a lock wait ran past its deadline and was cancelled. */
   | 'timeout'
   /** One write named spaces in different databases, which no transaction spans; the detail is the other space's database. */
-  | 'crossDatabase';
+  | 'crossDatabase'
+  /** A job's write whose node no longer holds the job's lease, or whose job is no longer RUNNING (JobFence): nothing was written. */
+  | 'leaseLost';
 
 export class StorageError extends Error {
   constructor(readonly failure: StorageFailure, readonly detail = '') {

@@ -199,8 +199,11 @@ export interface StatisticsOptions {
  * deadline fails with a StorageError `timeout`.
  */
 export interface FeatureStore {
-  /** Throws a StorageError `spaceGone` when the space (or a step's space) was deleted in the meantime. */
-  write<T>(space: SpaceKey, ids: readonly string[], planner: WritePlanner<T>, history?: HistoryOfWrite): Promise<T>;
+  /**
+   * Throws a StorageError `spaceGone` when the space (or a step's space) was deleted in the meantime, and `leaseLost`
+   * when the write has a `fence` that does not hold: then it changes nothing.
+   */
+  write<T>(space: SpaceKey, ids: readonly string[], planner: WritePlanner<T>, history?: HistoryOfWrite, fence?: JobFence): Promise<T>;
   /**
    * Deletes the features matching the filter (all of them for an empty filter); returns how many. Only for a space
    * keeping no history: each transaction deleting something takes the next version, and no history is written.
@@ -424,6 +427,20 @@ export interface JobRecord extends JobProgress {
   createdAt: number;
   updatedAt: number;
   startedAt: number | null;
+}
+
+/**
+ * The condition of a job's write (a chunk of an import), checked in the write's transaction as its last step before the
+ * commit (docs/jobs.md, "The lease fences each chunk"): `node` holds the lease of the job, which is RUNNING. The same step records
+ * `progress` (the job's progress once the chunk is written), so the job's counts never differ from what its space holds.
+ * Where the space lives in another database than the jobs (PostgreSQL, several databases), the job's row stays locked in
+ * its own transaction from that step until the write committed.
+ */
+export interface JobFence {
+  job: string;
+  node: string;
+  progress: JobProgress;
+  now: number;
 }
 
 /** How a run of a job ended. */

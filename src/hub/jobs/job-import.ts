@@ -3,15 +3,17 @@ import { HubError } from '../../core/errors.js';
 import { InputError, type ReaderOptions, type TransferFeature } from '../../transfer/transfer-feature.js';
 import { detectFormat, READERS } from '../../transfer/formats/format-registry.js';
 import { openInput } from '../../transfer/input-source.js';
+import { StorageError } from '../../storage/storage-error.js';
 import type { JobProgress, JobRecord } from '../../storage/storage.js';
 import type { JobSpec } from './job-spec.js';
 import { withLineLimit } from './line-limit.js';
 import { callerOfJob, type JobControl, JobFailure, type JobWork } from './job-work.js';
 
 /**
- * Each chunk is written in one transaction and then recorded as committed (`next`): a node that dies between the two
- * writes that chunk again after the restart, with the same ids (from the file, or derived from the position as the CLI
- * derives them), so it replaces what it wrote and no feature is written twice.
+ * Each chunk is written in one transaction, which records it as committed (`next`) and commits only while this node holds
+ * the job's lease (the fence): a node that lost the lease (paused, or its database slow, while another node took the job
+ * over) writes nothing more, and the node holding it continues from the last recorded chunk. Features keep their ids
+ * across runs (from the file, or derived from the position as the CLI derives them).
  */
 export async function runImport(work: JobWork, job: JobRecord, spec: Extract<JobSpec, { kind: 'import' }>, control: JobControl): Promise<void> {
   const input = await openInput(work.files.inputPath(job.id));
@@ -24,31 +26,32 @@ export async function runImport(work: JobWork, job: JobRecord, spec: Extract<Job
   let failed = 0;
   let index = progress.next;
 
-  /** Writes the chunk ending before item `end`; false when the job must stop. */
+  /** Writes the chunk ending before item `end`, with the progress it makes; false when the job must stop. */
   const commit = async (end: number): Promise<boolean> => {
     if (control.signal.aborted) return false;
-    if (features.length > 0) {
+    const next: JobProgress = { ...progress, next: end, written: progress.written + features.length, failed: progress.failed + failed, bytes: input.bytesRead() };
+    const writes = features.length > 0;
+    if (writes) {
       const caller = await callerOfJob(work, job);
       try {
         await work.writes.writeCollection({
           caller, spaceId: spec.target.id, body: { type: 'FeatureCollection', features },
           transactional: true, respond: false, addTags: spec.target.addTags ?? [], removeTags: [],
-          onExists: 'replace', onNotExists: 'create', onConflict: 'error', prefixId: '',
+          onExists: 'replace', onNotExists: 'create', onConflict: 'error', prefixId: '', fence: control.fence(next),
         });
       } catch (error) {
+        // Cancelled, or another node holds the job now and continues it from the last recorded chunk: this run ends quietly.
+        if (error instanceof StorageError && error.failure === 'leaseLost') return false;
         if (error instanceof HubError && error.status < 500) {
           throw new JobFailure(`Items ${progress.next} to ${end - 1} of the input: ${error.message}`);
         }
         throw error;
       }
     }
-    progress.next = end;
-    progress.written += features.length;
-    progress.failed += failed;
-    progress.bytes = input.bytesRead();
+    Object.assign(progress, next);
     features = [];
     failed = 0;
-    return control.record(progress);
+    return writes ? control.committed(progress) : control.record(progress);
   };
 
   try {

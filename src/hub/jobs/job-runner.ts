@@ -5,7 +5,7 @@ import type { JobEnd, JobProgress, JobRecord, JobState, Storage } from '../../st
 import { runExport } from './job-export.js';
 import { runImport } from './job-import.js';
 import type { JobSpec } from './job-spec.js';
-import { JobFailure, type JobWork } from './job-work.js';
+import { type JobControl, JobFailure, type JobWork } from './job-work.js';
 import { PollLoop } from '../poll-loop.js';
 
 export interface JobRunnerOptions {
@@ -91,16 +91,23 @@ export class JobRunner {
 
   private async run(job: JobRecord, signal: AbortSignal): Promise<void> {
     let latest: JobProgress = { next: job.next, written: job.written, failed: job.failed, bytes: job.bytes, total: job.total };
-    // A chunk committed before the run was stopped (its lease not renewed because the node runs its limit of jobs, or
-    // the node stopping) is recorded while the lease is still this node's, which the storage checks: skipping the record
-    // left the job's counts one chunk behind its space, and the next run wrote that chunk again. The answer says whether
-    // the run may go on.
+    // Progress is recorded while the lease is this node's, which the storage checks, also when the run was stopped by its
+    // own node (the node stopping): the answer says whether the run may go on. An import's chunk records its progress in
+    // its own write's transaction (the fence), so the job's counts never differ from its space.
     const record = async (progress: JobProgress, end?: JobEnd) => {
       latest = { ...progress };
       const recorded = await this.storage.jobs.record(job.id, this.node, latest, Date.now(), end);
       return recorded && !signal.aborted;
     };
-    const control = { signal, record };
+    const control: JobControl = {
+      signal,
+      record,
+      fence: (progress) => ({ job: job.id, node: this.node, progress: { ...progress }, now: Date.now() }),
+      committed: (progress) => {
+        latest = { ...progress };
+        return !signal.aborted;
+      },
+    };
     try {
       const spec = JSON.parse(job.spec) as JobSpec;
       if (spec.kind === 'import') await runImport(this.work, job, spec, control);

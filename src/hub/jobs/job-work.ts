@@ -1,5 +1,5 @@
 // What a running job works with: the hub's own write and read paths, the token it acts with, its files, and the record of its progress.
-import type { JobEnd, JobProgress, JobRecord } from '../../storage/storage.js';
+import type { JobEnd, JobFence, JobProgress, JobRecord } from '../../storage/storage.js';
 import type { AccessService } from '../access/access-service.js';
 import type { Claims } from '../access/claims.js';
 import type { FeatureService } from '../features/feature-service.js';
@@ -20,6 +20,14 @@ export interface JobWork {
 export interface JobControl {
   /** Aborted when the node stops or loses the job's lease. */
   signal: AbortSignal;
+  /**
+   * The fence of a chunk's write: the write commits only while this node holds the job's lease and the job is RUNNING,
+   * and records `progress` (the job's progress once the chunk is written) in its transaction. Else it throws a
+   * StorageError `leaseLost` and writes nothing.
+   */
+  fence(progress: JobProgress): JobFence;
+  /** Takes note of the progress a fenced write recorded; false when the job must stop. */
+  committed(progress: JobProgress): boolean;
   /** Records progress, and with `end` ends the run; false when the job must stop (it was cancelled, or another node holds it now). */
   record(progress: JobProgress, end?: JobEnd): Promise<boolean>;
 }

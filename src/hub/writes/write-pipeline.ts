@@ -1,5 +1,5 @@
 // The one write pipeline of every kind of space: layer targets, policies, plan, storage steps (docs/decisions.md, "The write pipeline").
-import type { Storage } from '../../storage/storage.js';
+import type { JobFence, Storage } from '../../storage/storage.js';
 import type { ProcessorCache } from '../processors/space-processors.js';
 import type { SpaceScope } from '../resolve/space-scope.js';
 import { LayerTargets } from './layer-targets.js';
@@ -19,10 +19,11 @@ import { planWrite, type WriteEntry, type WriteOptions, type WriteResult } from 
  * layers), the tagging rules, the schemas, the quota counts, the activity logs and the ORIGINs to merge from. Inside it, on the
  * plan made from what is stored (and, for features read at an older version, what was stored then): the plan's rights, read-only layers, the plan's own refusal, the schema's, the quota; then the
  * storage steps. Each refusal aborts the transaction, in this order, so that what a caller learns from one never
- * depends on something it may not see.
+ * depends on something it may not see. A job's write carries its fence (JobFence), the storage's last step before the
+ * commit: the write commits only while the job's node holds its lease.
  */
 export async function writeThrough(storage: Storage, processors: ProcessorCache, scope: SpaceScope, entries: WriteEntry[],
-  options: WriteOptions): Promise<WriteResult> {
+  options: WriteOptions, fence?: JobFence): Promise<WriteResult> {
   decideWriter(scope);
   const targets = await LayerTargets.of(scope, entries);
   applyTaggingRules(processors, targets, entries);
@@ -51,5 +52,5 @@ export async function writeThrough(storage: Storage, processors: ProcessorCache,
     refuse();
     quota.check(writes);
     return { ...storageSteps(targets, writes, logs, planned.plan.timestamp), result: planned.result };
-  }, { versioned: versioned.map((layer) => layer.key), author, origins: merge.origins });
+  }, { versioned: versioned.map((layer) => layer.key), author, origins: merge.origins }, fence);
 }

@@ -1,6 +1,6 @@
 // The feature writes of the hub: each request's entries go through the one write pipeline (write-pipeline.ts).
 import type { FeatureFilter } from '../../core/feature-query.js';
-import type { Storage } from '../../storage/storage.js';
+import type { JobFence, Storage } from '../../storage/storage.js';
 import type { Claims } from '../access/claims.js';
 import { logListenerOf } from '../activity-log/log-listener.js';
 import type { FeatureSource } from '../feature-source.js';
@@ -20,6 +20,8 @@ export interface CollectionWrite extends WriteOptions, EntryDefaults {
   caller: Claims;
   spaceId: string;
   body: WriteBody;
+  /** A job's chunk: it commits only while the job's node holds its lease, and records the job's progress with it. */
+  fence?: JobFence;
 }
 
 export interface SingleWrite extends WriteOptions {
@@ -47,8 +49,8 @@ export class WriteService {
   }
 
   /** Each layer keeping history that the write may have moved on is named for pruning (ADR 002). */
-  private async apply(scope: SpaceScope, entries: WriteEntry[], options: WriteOptions): Promise<WriteResult> {
-    const result = await writeThrough(this.storage, this.processors, scope, entries, options);
+  private async apply(scope: SpaceScope, entries: WriteEntry[], options: WriteOptions, fence?: JobFence): Promise<WriteResult> {
+    const result = await writeThrough(this.storage, this.processors, scope, entries, options, fence);
     for (const layer of scope.layers) if (keepsHistory(layer.definition)) this.pruning?.schedule(layer.id);
     return result;
   }
@@ -58,7 +60,7 @@ export class WriteService {
     const { transactional, respond, addTags, removeTags } = request;
     // The options without the body: the write holds its options until it commits, and the parsed body (the features
     // as sent, which the entries no longer need) would be copied by each garbage collection until then.
-    return this.apply(scope, writeEntries(request.body, request), { transactional, respond, addTags, removeTags });
+    return this.apply(scope, writeEntries(request.body, request), { transactional, respond, addTags, removeTags }, request.fence);
   }
 
   /** PUT and PATCH of one feature: the path id wins over the body's (API.md 4.4). */

@@ -6,9 +6,10 @@ import { afterCondition, keyColumns, sortOrder } from '../shared/sort-keyset.js'
 import { type StateRow, statesInOrder } from '../shared/feature-states.js';
 import { planWrite, type StoredRow } from '../shared/write-diff.js';
 import { StorageError } from '../storage-error.js';
-import type { FeatureStore, FeatureWrite, HistoryOfWrite, OriginStates, SpaceKey, SpaceStatistics, SpaceVersions, StatisticsOptions, WritePlan, WritePlanner,
+import type { FeatureStore, FeatureWrite, HistoryOfWrite, JobFence, OriginStates, SpaceKey, SpaceStatistics, SpaceVersions, StatisticsOptions, WritePlan, WritePlanner,
   WriteStep } from '../storage.js';
 import { type Client, type Database, type Prepared, queryAndCommit } from './database.js';
+import { holdsLease } from './job-store.js';
 import { compileFilter, isEmptyFilter, SqlParams } from './filter-sql.js';
 import type { Locations } from './locations.js';
 import { copyNewRows, insertParameters, insertRowsSql, UPDATE_ROWS, updateParameters } from './feature-rows.js';
@@ -272,6 +273,15 @@ interface WriteState {
   changes: Map<number, number>;
   /** The spaces without history the write changed: each takes its version at the end. */
   unversioned: Set<number>;
+  /** A job's fence (JobFence), not yet checked: it runs once, right before the statement that commits. */
+  fence?: () => Promise<void>;
+}
+
+/** Checks the write's fence, if it has one left: from here to the commit the job's row is locked. */
+async function checkFence(state: WriteState): Promise<void> {
+  const fence = state.fence;
+  state.fence = undefined;
+  await fence?.();
 }
 
 /**
@@ -304,6 +314,7 @@ async function writeStep<P extends { plan: WritePlan; next?: WriteStep }>(client
       : { ...RECORD_VERSIONED_CHANGE, values };
     // A write's last step whose space keeps history ends the transaction here (no space without history takes a version after it).
     const last = !planned.next && state.unversioned.size === 0;
+    if (last) await checkFence(state);
     const { rows: [row] } = last ? await queryAndCommit<{ change: number }>(client, statement) : await client.query<{ change: number }>(statement);
     state.changes.set(sid, row.change);
   }
@@ -395,8 +406,26 @@ export class PostgresFeatureStore implements FeatureStore {
     return batches;
   }
 
-  async write<T>(space: SpaceKey, ids: readonly string[], planner: WritePlanner<T>, history?: HistoryOfWrite): Promise<T> {
+  /**
+   * With a fence, a space in the catalog database (which holds the jobs) checks it in the write's transaction; a space in
+   * another database checks it in a catalog transaction around the write's, committed after it: the job's row stays locked
+   * from the check to the write's commit. A failure in between (the catalog connection lost) is the one gap: the write
+   * may then commit after the lease moved on.
+   */
+  async write<T>(space: SpaceKey, ids: readonly string[], planner: WritePlanner<T>, history?: HistoryOfWrite, fence?: JobFence): Promise<T> {
     const db = this.locations.byId(space.location);
+    const catalog = this.locations.catalog;
+    if (!fence) return this.writeIn(db, space, ids, planner, history);
+    const fenceIn = (client: Client) => async () => {
+      if (!(await holdsLease(client, fence))) throw new StorageError('leaseLost', fence.job);
+    };
+    if (db === catalog) return this.writeIn(db, space, ids, planner, history, fenceIn);
+    return catalog.transaction((catalogClient) => this.writeIn(db, space, ids, planner, history, () => fenceIn(catalogClient)));
+  }
+
+  /** The write in one transaction of the space's database; `fenceOf` gives the fence's check for that transaction's connection. */
+  private async writeIn<T>(db: Database, space: SpaceKey, ids: readonly string[], planner: WritePlanner<T>, history: HistoryOfWrite | undefined,
+    fenceOf?: (client: Client) => () => Promise<void>): Promise<T> {
     const changes = new Map<number, number>();
     const outcome = await db.transaction(async (client) => {
       changes.clear();
@@ -413,13 +442,14 @@ export class PostgresFeatureStore implements FeatureStore {
         versions = await lockVersions(client, versioned);
         origins = await originStates(client, history?.origins);
       }
-      const state: WriteState = { versions, author: history?.author ?? '', changes, unversioned: new Set() };
+      const state: WriteState = { versions, author: history?.author ?? '', changes, unversioned: new Set(), fence: fenceOf?.(client) };
       const first = await writeStep(client, space.sid, ids, (existing) => planner(existing, versions, origins), state, locked);
       for (let step = first.next; step;) {
         if (step.space.location !== space.location) throw new StorageError('crossDatabase', step.space.location);
         const { planner: plan } = step;
         step = (await writeStep(client, step.space.sid, step.ids, (existing) => plan(existing, versions), state)).next;
       }
+      await checkFence(state);
       await takeVersionsAndCommit(client, state.unversioned);
       return first.result;
     });

@@ -1,6 +1,6 @@
 // Jobs of the jobs API and their leases in the PostgreSQL catalog database (docs/jobs.md).
-import type { JobChange, JobEnd, JobKind, JobProgress, JobRecord, JobState, JobStore } from '../storage.js';
-import type { Database } from './database.js';
+import type { JobChange, JobEnd, JobFence, JobKind, JobProgress, JobRecord, JobState, JobStore } from '../storage.js';
+import type { Client, Database } from './database.js';
 
 type Counted = 'next' | 'written' | 'failed' | 'bytes' | 'total' | 'createdAt' | 'updatedAt';
 interface JobRow extends Omit<JobRecord, 'kind' | 'state' | 'inputBytes' | 'startedAt' | Counted> {
@@ -23,6 +23,25 @@ const recordOf = (row: JobRow): JobRecord => ({
 const CLAIMABLE = `(j.state = 'SUBMITTED' OR (j.state = 'RUNNING' AND (j.lease_owner = $1 OR j.lease_until < $2)))
   AND (j.state = 'RUNNING' OR j.kind = 'export' OR NOT EXISTS (SELECT 1 FROM jobs o WHERE o.space_id = j.space_id AND o.kind = 'import' AND o.id <> j.id
     AND (o.state = 'RUNNING' OR (o.state = 'SUBMITTED' AND (o.created_at, o.id) < (j.created_at, j.id)))))`;
+
+/** A RUNNING job's progress (and with $9 its end), while $2 holds its lease; it answers the job's id when it does. */
+const RECORD = `UPDATE jobs SET next_item = $3, written = $4, failed = $5, bytes_read = $6, total = $7, updated_at = $8,
+    state = coalesce($9, state), last_error = CASE WHEN $9::text IS NULL THEN last_error ELSE $10 END,
+    lease_owner = CASE WHEN $9::text IS NULL THEN lease_owner END, lease_until = CASE WHEN $9::text IS NULL THEN lease_until ELSE 0 END
+  WHERE id = $1 AND lease_owner = $2 AND state = 'RUNNING' RETURNING id`;
+
+const recordValues = (id: string, node: string, progress: JobProgress, now: number, end?: JobEnd) =>
+  [id, node, progress.next, progress.written, progress.failed, progress.bytes, progress.total, now, end?.state ?? null, end?.lastError ?? null];
+
+/**
+ * The fence of a job's write (JobFence), in a transaction of the catalog database (the write's own when its space lives
+ * there): records the progress if the node holds the lease of the RUNNING job; whether it does. The job's row stays locked
+ * until that transaction ends, so no node takes the lease over in between (their claims pass locked rows over).
+ */
+export async function holdsLease(client: Client, fence: JobFence): Promise<boolean> {
+  const { rowCount } = await client.query(RECORD, recordValues(fence.job, fence.node, fence.progress, fence.now));
+  return rowCount === 1;
+}
 
 /** Text cannot hold U+0000: ids and space ids with it are refused before they get here. */
 export class PostgresJobStore implements JobStore {
@@ -66,22 +85,25 @@ export class PostgresJobStore implements JobStore {
     return rows.map((row) => row.id);
   }
 
-  /** Nodes claiming at once skip each other's locked rows instead of waiting for them. */
+  /**
+   * The node's own leases are renewed first, waiting for their rows: a chunk of the node's that is committing holds its
+   * job's row from its fence to its commit (holdsLease), and skipping that row would read as a lost lease and stop the run.
+   * Other jobs are taken skipping locked rows: nodes claiming at once pass each other's over instead of waiting for them,
+   * and a job whose chunk is committing stays with its node.
+   */
   async claim(node: string, now: number, until: number, limit: number): Promise<JobRecord[]> {
-    const rows = await this.db.query<JobRow>(`UPDATE jobs SET state = 'RUNNING', lease_owner = $1, lease_until = $3, started_at = coalesce(started_at, $2)
-      WHERE id IN (SELECT j.id FROM jobs j WHERE ${CLAIMABLE} ORDER BY (j.lease_owner IS NOT DISTINCT FROM $1) DESC, j.created_at, j.id LIMIT $4
+    const renewed = await this.db.query<JobRow>(`UPDATE jobs SET lease_until = $2 WHERE lease_owner = $1 AND state = 'RUNNING' RETURNING ${COLUMNS}`,
+      [node, until]);
+    if (renewed.length >= limit) return renewed.map(recordOf);
+    const taken = await this.db.query<JobRow>(`UPDATE jobs SET state = 'RUNNING', lease_owner = $1, lease_until = $3, started_at = coalesce(started_at, $2)
+      WHERE id IN (SELECT j.id FROM jobs j WHERE ${CLAIMABLE} AND j.lease_owner IS DISTINCT FROM $1 ORDER BY j.created_at, j.id LIMIT $4
         FOR UPDATE SKIP LOCKED)
-      RETURNING ${COLUMNS}`, [node, now, until, limit]);
-    return rows.map(recordOf);
+      RETURNING ${COLUMNS}`, [node, now, until, limit - renewed.length]);
+    return [...renewed, ...taken].map(recordOf);
   }
 
   async record(id: string, node: string, progress: JobProgress, now: number, end?: JobEnd): Promise<boolean> {
-    const rows = await this.db.query(`UPDATE jobs SET next_item = $3, written = $4, failed = $5, bytes_read = $6, total = $7, updated_at = $8,
-        state = coalesce($9, state), last_error = CASE WHEN $9::text IS NULL THEN last_error ELSE $10 END,
-        lease_owner = CASE WHEN $9::text IS NULL THEN lease_owner END, lease_until = CASE WHEN $9::text IS NULL THEN lease_until ELSE 0 END
-      WHERE id = $1 AND lease_owner = $2 AND state = 'RUNNING' RETURNING id`,
-    [id, node, progress.next, progress.written, progress.failed, progress.bytes, progress.total, now, end?.state ?? null, end?.lastError ?? null]);
-    return rows.length === 1;
+    return (await this.db.query(RECORD, recordValues(id, node, progress, now, end))).length === 1;
   }
 
   async release(node: string): Promise<void> {

@@ -14,7 +14,7 @@ import { checkDeadline, throwIfCancelled } from '../shared/read-bounds.js';
 import { statesInOrder } from '../shared/feature-states.js';
 import { planWrite, type StoredRow } from '../shared/write-diff.js';
 import { StorageError } from '../storage-error.js';
-import type { ChangeListener, FeatureStore, FeatureWrite, HistoryOfWrite, OriginStates, SpaceKey, SpaceStatistics, SpaceVersions, StatisticsOptions, WritePlan, WritePlanner,
+import type { ChangeListener, FeatureStore, FeatureWrite, HistoryOfWrite, JobFence, OriginStates, SpaceKey, SpaceStatistics, SpaceVersions, StatisticsOptions, WritePlan, WritePlanner,
   WriteStep } from '../storage.js';
 import { compileFilter, type SqlFragment } from './filter-sql.js';
 import { candidateParams, INDEX_CANDIDATES, type OrderedSource, SpatialIndex, spatialBounds, type SpatialPlan } from './spatial-sql.js';
@@ -96,9 +96,11 @@ export class SqliteFeatureStore implements FeatureStore {
 
   /**
    * `deadlineMs` bounds the database time of one read. SQLite statements are synchronous and cannot be
-   * interrupted from JavaScript, so it is checked as each statement ends: between the pages of a read.
+   * interrupted from JavaScript, so it is checked as each statement ends: between the pages of a read. `fences` checks a
+   * job's fence (JobFence) inside a write's transaction (sqlite/job-store.ts).
    */
-  constructor(private readonly db: Database.Database, private readonly writes: WriteTransactions, private readonly deadlineMs: number) {
+  constructor(private readonly db: Database.Database, private readonly writes: WriteTransactions, private readonly deadlineMs: number,
+    private readonly fences: { holds(fence: JobFence): boolean }) {
     this.spaceExists = db.prepare<[number], { sid: number }>('SELECT sid FROM spaces WHERE sid = ?');
     this.selectExisting = db.prepare<[string, number], ExistingRow>(
       `SELECT f.seq, f.id, f.json ${BY_IDS}`);
@@ -222,7 +224,7 @@ export class SqliteFeatureStore implements FeatureStore {
     return result;
   }
 
-  async write<T>(space: SpaceKey, ids: readonly string[], planner: WritePlanner<T>, history?: HistoryOfWrite): Promise<T> {
+  async write<T>(space: SpaceKey, ids: readonly string[], planner: WritePlanner<T>, history?: HistoryOfWrite, fence?: JobFence): Promise<T> {
     return this.announcing(() => {
       const versions = new Map<number, number>();
       for (const { sid } of history?.versioned ?? []) versions.set(sid, (this.selectVersions.get(sid)?.head ?? -1) + 1);
@@ -234,6 +236,8 @@ export class SqliteFeatureStore implements FeatureStore {
         const { planner: plan } = step;
         step = this.writeStep(step.space.sid, step.ids, (existing) => plan(existing, versions), versions, author).next;
       }
+      // Last, under the same write lock: a job's chunk commits only while its node holds the job's lease.
+      if (fence && !this.fences.holds(fence)) throw new StorageError('leaseLost', fence.job);
       return first.result;
     });
   }

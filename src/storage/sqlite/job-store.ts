@@ -1,6 +1,6 @@
 // Jobs of the jobs API and their leases in the embedded SQLite database (docs/jobs.md).
 import type Database from 'better-sqlite3';
-import type { JobChange, JobEnd, JobKind, JobProgress, JobRecord, JobState, JobStore } from '../storage.js';
+import type { JobChange, JobEnd, JobFence, JobKind, JobProgress, JobRecord, JobState, JobStore } from '../storage.js';
 import type { WriteTransactions } from './write-transactions.js';
 
 interface JobRow extends Omit<JobRecord, 'kind' | 'state'> { kind: string; state: string }
@@ -92,10 +92,22 @@ export class SqliteJobStore implements JobStore {
   }
 
   async record(id: string, node: string, progress: JobProgress, now: number, end?: JobEnd): Promise<boolean> {
-    return this.writes.run(() => this.progress.run({
+    return this.writes.run(() => this.recordNow(id, node, progress, now, end));
+  }
+
+  /**
+   * The fence of a job's write (JobFence), inside that write's transaction, which holds the file's write lock: records the
+   * progress if the node holds the lease of the RUNNING job; whether it does.
+   */
+  holds(fence: JobFence): boolean {
+    return this.recordNow(fence.job, fence.node, fence.progress, fence.now);
+  }
+
+  private recordNow(id: string, node: string, progress: JobProgress, now: number, end?: JobEnd): boolean {
+    return this.progress.run({
       id, node, next: progress.next, written: progress.written, failed: progress.failed, bytes: progress.bytes, total: progress.total, now,
       end: end?.state ?? null, lastError: end?.lastError ?? null,
-    }).changes === 1);
+    }).changes === 1;
   }
 
   async release(node: string): Promise<void> {

@@ -55,13 +55,13 @@ export class SqliteStorage implements Storage {
     this.commits = new CommitStamp(db);
     this.inode = statSync(file).ino;
     this.spaces = new SqliteSpaceStore(db, writes);
-    this.features = new SqliteFeatureStore(db, writes, options.queryTimeout);
+    this.jobs = new SqliteJobStore(db, writes);
+    this.features = new SqliteFeatureStore(db, writes, options.queryTimeout, this.jobs);
     this.history = new SqliteHistoryStore(db, writes);
     this.access = new SqliteAccessStore(db, writes);
     this.projects = new SqliteProjectStore(db, writes);
     this.sessions = new SqliteSessionStore(db, writes);
     this.subscriptions = new SqliteSubscriptionStore(db, writes);
-    this.jobs = new SqliteJobStore(db, writes);
   }
 
   /** Opens (or creates) the file and brings its schema up to date. */
