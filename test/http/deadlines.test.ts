@@ -248,5 +248,37 @@ if (BACKENDS.includes('postgres')) {
       }
       await assertServing(hub, space, FEATURES);
     });
+
+    test('an iterate whose next page passes the deadline after its 200 went out is cut by the hub, and counted as cut by the hub', { timeout: STUCK }, async () => {
+      const iterate = { method: 'GET', route: '/hub/spaces/:spaceId/iterate' };
+      const before = await metrics(shortDeadline);
+      const first = await locker();
+      const second = await locker();
+      await first.lock();
+      try {
+        const read = startRead(shortDeadline, `/hub/spaces/${space}/iterate?limit=100000`);
+        await eventually('the first page waits for the lock', async () => (await hubStatements(observer, true)) > 0);
+        const secondLocked = second.lock();
+        await eventually('the second lock is queued', () => waitsForLock(observer, second.pid));
+        await first.release();
+        await secondLocked;
+        const response = await read.response;
+        assert.equal(response.status, 200);
+        const reader = response.body!.getReader();
+        // The second page waits for the lock until the 2 s deadline cancels it: the answer can then only end short.
+        await assert.rejects((async () => {
+          for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read());
+        })());
+      } finally {
+        await first.release().catch(() => {});
+        await second.release();
+      }
+      const after = await metrics(shortDeadline);
+      const grown = (labels: Record<string, string>) =>
+        (sample(after, 'hub_http_requests_incomplete_total', labels) ?? 0) - (sample(before, 'hub_http_requests_incomplete_total', labels) ?? 0);
+      assert.equal(grown({ ...iterate, status: '200', closed_by: 'hub' }), 1, after);
+      assert.equal(grown({ ...iterate, status: '200', closed_by: 'client' }), 0, after);
+      await assertServing(shortDeadline, space, FEATURES);
+    });
   });
 }
