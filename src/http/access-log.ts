@@ -47,7 +47,7 @@ export function registerAccessLog(app: FastifyInstance, metrics: HubMetrics): vo
         seconds: (performance.now() - started) / 1000,
         bytesIn: declaredLength(request.raw) ?? Math.max(0, socket.bytesRead - readBefore),
         bytesOut,
-        ...(by === undefined ? {} : { closedBy: by }),
+        closedBy: by,
       };
       metrics.requestEnded(record);
       // The line's object is built only when it is written: not at `warn` and above, as the bench and tests run.

@@ -15,8 +15,8 @@ export interface RequestRecord {
   seconds: number;
   bytesIn: number;
   bytesOut: number;
-  /** Set when the answer did not end whole: who closed its connection (departed-clients.ts). */
-  closedBy?: ClosedBy;
+  /** Who closed the connection of an answer that did not end whole (departed-clients.ts); undefined when it ended. */
+  closedBy: ClosedBy | undefined;
 }
 
 /** Up to 30 s: past that the request deadline (HUB_REQUEST_TIMEOUT) or the query deadline is the story, counted on its own. */

@@ -202,6 +202,7 @@ if (BACKENDS.includes('postgres')) {
         assert.equal(read.status, 200, read.text);
       }
       const { rows: [{ now }] } = await observer.query<{ now: string }>('SELECT clock_timestamp()::text AS now');
+      const before = await metrics(hub);
       // bbox: its signal is made only when the read reaches the storage (an answer from the cache never needs one).
       for (const path of ['search?p.n=-1', 'count?p.n=-1', 'features?id=f1&id=f2', 'bbox?west=-180&south=-90&east=180&north=90&p.n=-1']) {
         const held = await locker();
@@ -220,7 +221,13 @@ if (BACKENDS.includes('postgres')) {
       for (const read of reads) assert.equal(read.status, 200, read.text);
       await assertServing(hub, space, FEATURES);
       assert.equal(await hubBackendsSince(now), 0, 'the cancelled reads\' connections went back to the pool, no new backend was needed');
-      assert.equal(sample(await metrics(hub), 'hub_db_deadline_hits_total'), 0, 'a read cancelled because its client left is no deadline hit');
+      const after = await metrics(hub);
+      assert.equal(sample(after, 'hub_db_deadline_hits_total'), 0, 'a read cancelled because its client left is no deadline hit');
+      // Counted as the client's departure before any answer (499), not as the 200 the handler had not sent.
+      for (const route of ['search', 'count', 'features', 'bbox']) {
+        const labels = { method: 'GET', route: `/hub/spaces/:spaceId/${route}`, status: '499', closed_by: 'client' };
+        assert.equal((sample(after, 'hub_http_requests_incomplete_total', labels) ?? 0) - (sample(before, 'hub_http_requests_incomplete_total', labels) ?? 0), 1, `${route}: ${after}`);
+      }
     });
 
     test('a client that goes away in the middle of an iterate cancels the statement reading its next page', { timeout: STUCK }, async () => {
