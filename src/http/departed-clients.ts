@@ -41,7 +41,7 @@ export function clientWentAway(error: unknown, request: IncomingMessage, respons
 /**
  * Who closed the connection of an answer that did not end whole. The client: its FIN or reset arrived (as when it gave
  * up waiting, or a write met its closed socket). The hub: it cut the answer itself (a stream that failed after its
- * status line, the shutdown deadline), destroying the socket without an error of the peer.
+ * status line, a request past its deadline), destroying the socket without an error of the peer.
  */
 export type ClosedBy = 'client' | 'hub';
 
