@@ -40,6 +40,12 @@ function startRead(hub: HubProcess, path: string): { response: Promise<Response>
   return { response, abort: () => controller.abort() };
 }
 
+/** How much `hub_http_requests_incomplete_total` with these labels grew between two scrapes of /metrics. */
+function grown(before: string, after: string, labels: Record<string, string>): number {
+  const name = 'hub_http_requests_incomplete_total';
+  return (sample(after, name, labels) ?? 0) - (sample(before, name, labels) ?? 0);
+}
+
 /** Polls `check` until it holds; fails after `seconds`, far beyond what the awaited effect needs. */
 async function eventually(what: string, check: () => Promise<boolean>, seconds = 15): Promise<void> {
   const until = Date.now() + seconds * 1000;
@@ -226,16 +232,20 @@ if (BACKENDS.includes('postgres')) {
       // Counted as the client's departure before any answer (499), not as the 200 the handler had not sent.
       for (const route of ['search', 'count', 'features', 'bbox']) {
         const labels = { method: 'GET', route: `/hub/spaces/:spaceId/${route}`, status: '499', closed_by: 'client' };
-        assert.equal((sample(after, 'hub_http_requests_incomplete_total', labels) ?? 0) - (sample(before, 'hub_http_requests_incomplete_total', labels) ?? 0), 1, `${route}: ${after}`);
+        assert.equal(grown(before, after, labels), 1, `${route}: ${after}`);
       }
     });
 
-    test('a client that goes away in the middle of an iterate cancels the statement reading its next page', { timeout: STUCK }, async () => {
+    /**
+     * Starts an iterate of every feature on `target` whose second page waits for a lock of the test's own, and runs
+     * `meanwhile` once its 200 arrived; the locks are released after.
+     */
+    async function withSecondPageHeld(target: HubProcess, meanwhile: (read: ReturnType<typeof startRead>, response: Response) => Promise<void>): Promise<void> {
       const first = await locker();
       const second = await locker();
       await first.lock();
       try {
-        const read = startRead(hub, `/hub/spaces/${space}/iterate?limit=100000`);
+        const read = startRead(target, `/hub/spaces/${space}/iterate?limit=100000`);
         await eventually('the first page waits for the lock', async () => (await hubStatements(observer, true)) > 0);
         // Queued behind the first page: it takes the table once the first page has been read, before the second.
         const secondLocked = second.lock();
@@ -244,47 +254,37 @@ if (BACKENDS.includes('postgres')) {
         await secondLocked;
         const response = await read.response;
         assert.equal(response.status, 200);
+        await meanwhile(read, response);
+      } finally {
+        await first.release().catch(() => {});
+        await second.release();
+      }
+    }
+
+    test('a client that goes away in the middle of an iterate cancels the statement reading its next page', { timeout: STUCK }, async () => {
+      await withSecondPageHeld(hub, async (read, response) => {
         const reader = response.body!.getReader();
         assert.equal((await reader.read()).done, false);
         await eventually('the second page waits for the lock', async () => (await hubStatements(observer, true)) > 0);
         read.abort();
         await eventually('no statement of the hub runs any more', async () => (await hubStatements(observer)) === 0);
-      } finally {
-        await first.release().catch(() => {});
-        await second.release();
-      }
+      });
       await assertServing(hub, space, FEATURES);
     });
 
     test('an iterate whose next page passes the deadline after its 200 went out is cut by the hub, and counted as cut by the hub', { timeout: STUCK }, async () => {
       const iterate = { method: 'GET', route: '/hub/spaces/:spaceId/iterate' };
       const before = await metrics(shortDeadline);
-      const first = await locker();
-      const second = await locker();
-      await first.lock();
-      try {
-        const read = startRead(shortDeadline, `/hub/spaces/${space}/iterate?limit=100000`);
-        await eventually('the first page waits for the lock', async () => (await hubStatements(observer, true)) > 0);
-        const secondLocked = second.lock();
-        await eventually('the second lock is queued', () => waitsForLock(observer, second.pid));
-        await first.release();
-        await secondLocked;
-        const response = await read.response;
-        assert.equal(response.status, 200);
+      await withSecondPageHeld(shortDeadline, async (_read, response) => {
         const reader = response.body!.getReader();
         // The second page waits for the lock until the 2 s deadline cancels it: the answer can then only end short.
         await assert.rejects((async () => {
           for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read());
         })());
-      } finally {
-        await first.release().catch(() => {});
-        await second.release();
-      }
+      });
       const after = await metrics(shortDeadline);
-      const grown = (labels: Record<string, string>) =>
-        (sample(after, 'hub_http_requests_incomplete_total', labels) ?? 0) - (sample(before, 'hub_http_requests_incomplete_total', labels) ?? 0);
-      assert.equal(grown({ ...iterate, status: '200', closed_by: 'hub' }), 1, after);
-      assert.equal(grown({ ...iterate, status: '200', closed_by: 'client' }), 0, after);
+      assert.equal(grown(before, after, { ...iterate, status: '200', closed_by: 'hub' }), 1, after);
+      assert.equal(grown(before, after, { ...iterate, status: '200', closed_by: 'client' }), 0, after);
       await assertServing(shortDeadline, space, FEATURES);
     });
   });
