@@ -31,12 +31,17 @@ export async function serve(hub: Hub, config: Config, port: number, nodeMetrics?
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
+      let cut = false;
       const deadline = setTimeout(() => {
         process.stderr.write(`Requests still in progress ${config.shutdownTimeout} ms after the stop signal (HUB_SHUTDOWN_TIMEOUT): closing their connections.\n`);
+        cut = true;
         app.server.closeAllConnections();
       }, config.shutdownTimeout);
       await app.close();
       clearTimeout(deadline);
+      // The server counts a destroyed connection gone at once, but its socket reports the close (and its request's
+      // access line is written) in libuv's close phase, after app.close() resolved: a timer turn later it has.
+      if (cut) await new Promise((resolve) => setTimeout(resolve, 0));
       await hub.delivery.stop();
       await hub.jobRunner.stop();
       await hub.storage.close();

@@ -1,4 +1,4 @@
-// Clients that go away: what their departure surfaces as (one place for all routes), and half-closed clients still answered.
+// Clients that go away: what their departure surfaces as (one place for all routes), what the access log reports, and half-closed clients still answered.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { HubError } from '../core/errors.js';
@@ -28,14 +28,51 @@ function unreachable(request: IncomingMessage, response: ServerResponse): boolea
 
 /**
  * The request failed because its client went away, not because of the hub: nothing to answer and nothing to log
- * above debug (the access line marks the request `aborted`). Needs both the error and a connection that is gone: a
- * reset the database connection reports (mapped to 502 in storage) or a deadline passed while the client still waits
- * is the hub's to answer.
+ * above debug (the access line marks the request `completed: false`, closed by the client). Needs both the error and a
+ * connection that is gone: a reset the database connection reports (mapped to 502 in storage) or a deadline passed
+ * while the client still waits is the hub's to answer.
  */
 export function clientWentAway(error: unknown, request: IncomingMessage, response: ServerResponse): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   const lost = (typeof code === 'string' && CONNECTION_LOST.has(code)) || isCancelledRead(error);
   return lost && unreachable(request, response);
+}
+
+/**
+ * Who closed the connection of an answer that did not end whole. The client: its FIN or reset arrived (as when it gave
+ * up waiting, or a write met its closed socket). The hub: it cut the answer itself (a stream that failed after its
+ * status line, a request past its deadline), destroying the socket without an error of the peer.
+ */
+export type ClosedBy = 'client' | 'hub';
+
+export function closedBy(socket: Socket): ClosedBy {
+  return socket.readableEnded || socket.errored !== null ? 'client' : 'hub';
+}
+
+/**
+ * Answers Node's parser had the hub write straight to a connection whose request was in progress (a 400 for a body cut
+ * by a FIN, a 408 past HUB_REQUEST_TIMEOUT; error-reply.ts, `writeClientError`): that request's own answer never starts.
+ */
+const parserAnswers = new WeakMap<object, number>();
+
+export function noteParserAnswer(socket: object, status: number): void {
+  parserAnswers.set(socket, status);
+}
+
+/**
+ * The status to report for an answer that did not end whole, after nginx: the one that went out (its head, or the
+ * parser's answer), else 499 ("client closed request") when the client left first, else 444 (closed without an answer)
+ * when the hub did. The handler's status alone is no answer: it is 200 until the handler sets another, also when
+ * nothing was sent.
+ */
+export function cutStatus(response: ServerResponse, socket: Socket, bytesOut: number, by: ClosedBy): number {
+  // headersSent turns true when the head is made, and the parser's answer is noted before its write: only bytes on the
+  // connection show that either was written (a write to a connection already reset is dropped).
+  if (bytesOut > 0) {
+    const sent = response.headersSent ? response.statusCode : parserAnswers.get(socket);
+    if (sent !== undefined) return sent;
+  }
+  return by === 'client' ? 499 : 444;
 }
 
 /** RFC 9112 6.1: a request carries a body when it declares a length above 0 or a transfer coding. */

@@ -4,6 +4,7 @@ import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, R
 import { HubError } from '../core/errors.js';
 import type { ProcessFigures } from '../hub/operations.js';
 import { StorageError } from '../storage/storage-error.js';
+import type { ClosedBy } from './departed-clients.js';
 
 /** One request as its answer ended: what the access log writes and the request metrics count. */
 export interface RequestRecord {
@@ -14,6 +15,8 @@ export interface RequestRecord {
   seconds: number;
   bytesIn: number;
   bytesOut: number;
+  /** Who closed the connection of an answer that did not end whole (departed-clients.ts); undefined when it ended. */
+  closedBy: ClosedBy | undefined;
 }
 
 /** Up to 30 s: past that the request deadline (HUB_REQUEST_TIMEOUT) or the query deadline is the story, counted on its own. */
@@ -24,6 +27,7 @@ export const METRICS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
 export class HubMetrics {
   readonly registry = new Registry();
   private readonly requests: Counter<'method' | 'route' | 'status'>;
+  private readonly incomplete: Counter<'method' | 'route' | 'status' | 'closed_by'>;
   private readonly duration: Histogram<'method' | 'route'>;
   private readonly bytesIn: Counter<'method' | 'route'>;
   private readonly bytesOut: Counter<'method' | 'route'>;
@@ -36,6 +40,10 @@ export class HubMetrics {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
     this.requests = new Counter({ name: 'hub_http_requests_total', help: 'Requests answered, by method, route pattern and status', labelNames: ['method', 'route', 'status'], registers });
+    this.incomplete = new Counter({
+      name: 'hub_http_requests_incomplete_total', help: 'Requests whose answer did not end whole, by who closed the connection (client, hub); also counted in hub_http_requests_total',
+      labelNames: ['method', 'route', 'status', 'closed_by'], registers,
+    });
     this.duration = new Histogram({ name: 'hub_http_request_duration_seconds', help: 'Time from the request headers to the end of the answer', labelNames: ['method', 'route'], buckets: DURATION_BUCKETS, registers });
     this.bytesIn = new Counter({ name: 'hub_http_request_body_bytes_total', help: 'Request body bytes (the declared Content-Length, else as read)', labelNames: ['method', 'route'], registers });
     this.bytesOut = new Counter({ name: 'hub_http_response_bytes_total', help: 'Answer bytes written to the connection, headers included, after compression', labelNames: ['method', 'route'], registers });
@@ -76,7 +84,9 @@ export class HubMetrics {
   requestEnded(record: RequestRecord): void {
     this.inFlight.dec();
     const labels = { method: record.method, route: record.route };
-    this.requests.inc({ ...labels, status: String(record.status) });
+    const status = String(record.status);
+    this.requests.inc({ ...labels, status });
+    if (record.closedBy !== undefined) this.incomplete.inc({ ...labels, status, closed_by: record.closedBy });
     this.duration.observe(labels, record.seconds);
     this.bytesIn.inc(labels, record.bytesIn);
     this.bytesOut.inc(labels, record.bytesOut);

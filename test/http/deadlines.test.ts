@@ -40,6 +40,12 @@ function startRead(hub: HubProcess, path: string): { response: Promise<Response>
   return { response, abort: () => controller.abort() };
 }
 
+/** How much `hub_http_requests_incomplete_total` with these labels grew between two scrapes of /metrics. */
+function grown(before: string, after: string, labels: Record<string, string>): number {
+  const name = 'hub_http_requests_incomplete_total';
+  return (sample(after, name, labels) ?? 0) - (sample(before, name, labels) ?? 0);
+}
+
 /** Polls `check` until it holds; fails after `seconds`, far beyond what the awaited effect needs. */
 async function eventually(what: string, check: () => Promise<boolean>, seconds = 15): Promise<void> {
   const until = Date.now() + seconds * 1000;
@@ -202,6 +208,7 @@ if (BACKENDS.includes('postgres')) {
         assert.equal(read.status, 200, read.text);
       }
       const { rows: [{ now }] } = await observer.query<{ now: string }>('SELECT clock_timestamp()::text AS now');
+      const before = await metrics(hub);
       // bbox: its signal is made only when the read reaches the storage (an answer from the cache never needs one).
       for (const path of ['search?p.n=-1', 'count?p.n=-1', 'features?id=f1&id=f2', 'bbox?west=-180&south=-90&east=180&north=90&p.n=-1']) {
         const held = await locker();
@@ -220,15 +227,25 @@ if (BACKENDS.includes('postgres')) {
       for (const read of reads) assert.equal(read.status, 200, read.text);
       await assertServing(hub, space, FEATURES);
       assert.equal(await hubBackendsSince(now), 0, 'the cancelled reads\' connections went back to the pool, no new backend was needed');
-      assert.equal(sample(await metrics(hub), 'hub_db_deadline_hits_total'), 0, 'a read cancelled because its client left is no deadline hit');
+      const after = await metrics(hub);
+      assert.equal(sample(after, 'hub_db_deadline_hits_total'), 0, 'a read cancelled because its client left is no deadline hit');
+      // Counted as the client's departure before any answer (499), not as the 200 the handler had not sent.
+      for (const route of ['search', 'count', 'features', 'bbox']) {
+        const labels = { method: 'GET', route: `/hub/spaces/:spaceId/${route}`, status: '499', closed_by: 'client' };
+        assert.equal(grown(before, after, labels), 1, `${route}: ${after}`);
+      }
     });
 
-    test('a client that goes away in the middle of an iterate cancels the statement reading its next page', { timeout: STUCK }, async () => {
+    /**
+     * Starts an iterate of every feature on `target` whose second page waits for a lock of the test's own, and runs
+     * `meanwhile` once its 200 arrived; the locks are released after.
+     */
+    async function withSecondPageHeld(target: HubProcess, meanwhile: (read: ReturnType<typeof startRead>, response: Response) => Promise<void>): Promise<void> {
       const first = await locker();
       const second = await locker();
       await first.lock();
       try {
-        const read = startRead(hub, `/hub/spaces/${space}/iterate?limit=100000`);
+        const read = startRead(target, `/hub/spaces/${space}/iterate?limit=100000`);
         await eventually('the first page waits for the lock', async () => (await hubStatements(observer, true)) > 0);
         // Queued behind the first page: it takes the table once the first page has been read, before the second.
         const secondLocked = second.lock();
@@ -237,16 +254,40 @@ if (BACKENDS.includes('postgres')) {
         await secondLocked;
         const response = await read.response;
         assert.equal(response.status, 200);
+        await meanwhile(read, response);
+      } finally {
+        await first.release().catch(() => {});
+        await second.release();
+      }
+    }
+
+    test('a client that goes away in the middle of an iterate cancels the statement reading its next page', { timeout: STUCK }, async () => {
+      await withSecondPageHeld(hub, async (read, response) => {
         const reader = response.body!.getReader();
         assert.equal((await reader.read()).done, false);
         await eventually('the second page waits for the lock', async () => (await hubStatements(observer, true)) > 0);
         read.abort();
         await eventually('no statement of the hub runs any more', async () => (await hubStatements(observer)) === 0);
-      } finally {
-        await first.release().catch(() => {});
-        await second.release();
-      }
+      });
       await assertServing(hub, space, FEATURES);
+    });
+
+    test('an iterate whose next page passes the deadline after its 200 went out is cut by the hub, and counted as cut by the hub', { timeout: STUCK }, async () => {
+      const iterate = { method: 'GET', route: '/hub/spaces/:spaceId/iterate' };
+      const before = await metrics(shortDeadline);
+      await withSecondPageHeld(shortDeadline, async (_read, response) => {
+        const reader = response.body!.getReader();
+        // The second page waits for the lock until the 2 s deadline cancels it: the answer can then only end short.
+        await assert.rejects((async () => {
+          for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read());
+        })());
+      });
+      const after = await metrics(shortDeadline);
+      assert.equal(grown(before, after, { ...iterate, status: '200', closed_by: 'hub' }), 1, after);
+      assert.equal(grown(before, after, { ...iterate, status: '200', closed_by: 'client' }), 0, after);
+      // A count, not assertServing's iterate of every feature: on a loaded machine that one may pass the 2 s itself.
+      const count = await call(shortDeadline, 'GET', `/hub/spaces/${space}/count`);
+      assert.equal(count.body.count, FEATURES, count.text);
     });
   });
 }

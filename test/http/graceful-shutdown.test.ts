@@ -118,12 +118,12 @@ for (const backend of BACKENDS) {
       }
     });
 
-    test('past HUB_SHUTDOWN_TIMEOUT a request that never ends loses its connection and the hub exits 0', async () => {
-      const hub = await startHub({ backend, env: { HUB_SHUTDOWN_TIMEOUT: '1s' } });
+    test('past HUB_SHUTDOWN_TIMEOUT a request that never ends loses its connection, is logged as cut by the hub, and the hub exits 0', async () => {
+      const hub = await startHub({ backend, env: { HUB_SHUTDOWN_TIMEOUT: '1s', HUB_LOG_LEVEL: 'info' } });
       try {
         const space = await createSpace(hub);
         const stalled = await openConnection(hub);
-        await stalled.send(requestHead(hub, 'PUT', `/hub/spaces/${space}/features`, { 'content-type': 'application/geo+json', 'content-length': '1000' }));
+        await stalled.send(requestHead(hub, 'PUT', `/hub/spaces/${space}/features`, { 'content-type': 'application/geo+json', 'content-length': '1000', 'stream-id': 'cut-at-deadline' }));
         await stalled.send('{"type":"FeatureCollection",');
         await pause(200);
         const signalled = Date.now();
@@ -133,6 +133,11 @@ for (const backend of BACKENDS) {
         const took = Date.now() - signalled;
         assert.ok(took >= 900 && took < 10_000, `stopped after the deadline, not before nor much later: ${took} ms`);
         assert.match(hub.stderr, /HUB_SHUTDOWN_TIMEOUT/);
+        // Its access line is written before the process exits: no answer went out, the hub closed it (444).
+        const line = await eventually('the access line of the request cut at the deadline', async () =>
+          hub.stdout.split('\n').find((one) => one.includes('"streamId":"cut-at-deadline"')));
+        const { status, completed, closedBy } = JSON.parse(line) as Record<string, unknown>;
+        assert.deepEqual({ status, completed, closedBy }, { status: 444, completed: false, closedBy: 'hub' }, line);
       } finally {
         await hub.stop();
       }

@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { collection, point } from '../helpers/features.js';
 import { call, createSpace } from '../helpers/http-client.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
+import { metrics, sample } from '../helpers/metrics.js';
 import { openConnection, pause, type RawAnswer, requestHead } from '../helpers/raw-http.js';
 
 /** Short limits, so the tests need not wait long; the pauses below stay well inside or outside them. */
@@ -69,6 +70,7 @@ for (const backend of BACKENDS) {
 
     test('a body trickling in faster than the idle limit is still cut off at the request timeout', async () => {
       const text = JSON.stringify(collection(...Array.from({ length: 50 }, (_, i) => point(`trickle-${i}`))));
+      const before = await metrics(hub);
       const connection = await openConnection(hub);
       await connection.send(requestHead(hub, 'PUT', `/hub/spaces/${space}/features`, { 'content-type': 'application/geo+json', 'content-length': String(text.length) }));
       let sent = 0;
@@ -87,6 +89,14 @@ for (const backend of BACKENDS) {
       assertTimedOut(answer);
       const count = await call(hub, 'GET', `/hub/spaces/${space}/count`);
       assert.equal(count.body.count, 0);
+      // Counted with the status that went out (Node's parser wrote the 408, not the route), the hub having closed it.
+      const after = await metrics(hub);
+      const put = { method: 'PUT', route: '/hub/spaces/:spaceId/features' };
+      const status = answer.status === 408 ? '408' : '444';
+      const grown = (name: string, labels: Record<string, string>) => (sample(after, name, labels) ?? 0) - (sample(before, name, labels) ?? 0);
+      assert.equal(grown('hub_http_requests_total', { ...put, status }), 1, after);
+      assert.equal(grown('hub_http_requests_total', { ...put, status: '200' }), 0, after);
+      assert.equal(grown('hub_http_requests_incomplete_total', { ...put, status, closed_by: 'hub' }), 1, after);
     });
 
     test('a client that sends at a normal pace is served under the same short limits', async () => {

@@ -6,7 +6,7 @@ import { HubError, hubError } from '../../core/errors.js';
 import { MAX_ID_LENGTH } from '../../core/id-limits.js';
 import { randomId } from '../../hub/ids.js';
 import { fromStorage } from '../../hub/storage-failures.js';
-import { clientWentAway } from '../departed-clients.js';
+import { clientWentAway, noteParserAnswer } from '../departed-clients.js';
 import { isUriOverflow, MAX_URI_LENGTH } from '../uri-limit.js';
 
 /** Fastify's router errors, raised before any route runs; their own messages would echo the URL. */
@@ -57,7 +57,7 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
   return reply.status(hub.status).type('application/json').send(errorBody(hub, streamId, isOgcPath(request.url)));
 }
 
-/** A client that went away gets nothing written: the request ends here, and its access line marks it `aborted`. */
+/** A client that went away gets nothing written: the request ends here, and its access line says it was cut (499). */
 function leave(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   request.log.debug({ code: (error as { code?: unknown }).code }, 'client went away');
   reply.hijack();
@@ -127,6 +127,7 @@ export function writeClientError(this: FastifyInstance, error: ParserError, sock
   if (socket.writable) {
     const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
     socket.write(`HTTP/1.1 ${hub.status} ${STATUS_CODES[hub.status]}\r\n${lines}\r\n${body}`);
+    noteParserAnswer(socket, hub.status);
   }
   socket.destroy();
 }
