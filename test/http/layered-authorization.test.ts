@@ -200,6 +200,50 @@ for (const backend of BACKENDS) {
       assert.equal((await asBob('PATCH', `/hub/spaces/${bobSpace}`, { extends: { spaceId: own } })).status, 400);
     });
 
+    test('a space Bob may not see answers 403 before its definition is looked into: no base, upstream, kind or read-only flag', async () => {
+      const hidden = `alice-hidden-${randomBytes(4).toString('hex')}`;
+      const made = async (definition: Record<string, unknown>, id?: string) => {
+        const response = await call(hub, 'POST', '/hub/spaces', { body: { title: 'alice', owner: alice, ...(id ? { id } : {}), ...definition } });
+        assert.equal(response.status, 200, response.text);
+        return response.body.id as string;
+      };
+      // Alice's private spaces whose reads fail for her (a base or upstream deleted, custom) or whose writes do (read-only).
+      const base = await made({}, `${hidden}-base`);
+      const upstream = await made({}, `${hidden}-upstream`);
+      const composite = await made({ extends: { spaceId: base } });
+      const group = await made(virtual('group', [upstream]));
+      const custom = await made(virtual('custom', [base]));
+      const readOnly = await made({ readOnly: true });
+      // A space Bob layered while it was shared, deleted and made again under its id as Alice's private virtual space.
+      // Its id is in Bob's definition, so his 403 names it; what it is now is not his to learn.
+      const reused = await made({ shared: true }, `alice-reused-${randomBytes(4).toString('hex')}`);
+      const bobComposite = (await asBob('POST', '/hub/spaces', { title: 'over reused', extends: { spaceId: reused } })).body.id as string;
+      assert.ok(bobComposite);
+      for (const space of [base, upstream, reused]) assert.equal((await call(hub, 'DELETE', `/hub/spaces/${space}`)).status, 204);
+      await made(virtual('group', [aliceSpace]), reused);
+      const requests = (s: string): Array<[string, string, unknown?]> => [
+        ['GET', `/hub/spaces/${s}/features/a1`], ['GET', `/hub/spaces/${s}/search`], ['GET', `/hub/spaces/${s}/tile/web/0_0_0`],
+        ['GET', `/hub/spaces/${s}/statistics`], ['GET', `/ogc/collections/${s}/items`], ['PUT', `/hub/spaces/${s}/features`, collection(feature('x1'))],
+        ['DELETE', `/hub/spaces/${s}/features?tags=*`],
+        ['POST', '/hub/jobs', { source: { type: 'Space', id: s }, target: { type: 'Files', format: 'GEOJSONSEQ' } }],
+      ];
+      // The space's own history and subscriptions: Bob's composite has none (400), Alice's are not his to ask for.
+      const ownOnly = (s: string): Array<[string, string, unknown?]> => [['GET', `/hub/spaces/${s}/changesets?startVersion=0`], ['GET', `/hub/spaces/${s}/subscriptions`]];
+      for (const space of [composite, group, custom, readOnly, bobComposite]) {
+        for (const [method, path, body] of [...requests(space), ...(space === bobComposite ? [] : ownOnly(space))]) {
+          const response = await asBob(method, path, body);
+          const context = `${method} ${path} → ${response.status} ${response.text.slice(0, 300)}`;
+          assert.equal(response.status, 403, context);
+          assert.equal(response.body.code, 'insufficientRights', context);
+          assert.ok(!response.text.includes(hidden) && !response.text.includes('is a virtual'), context);
+        }
+      }
+      // Alice, who may see them, gets what is wrong with them (the walls are not everywhere).
+      assert.equal((await call(hub, 'GET', `/hub/spaces/${composite}/search`)).status, 409);
+      assert.equal((await call(hub, 'GET', `/hub/spaces/${custom}/search`)).status, 501);
+      assert.equal((await call(hub, 'PUT', `/hub/spaces/${readOnly}/features`, { body: collection(feature('x1')) })).status, 405);
+    });
+
     test('a space id reserved for an activity log cannot be taken', async () => {
       const future = `bob-later-${randomBytes(4).toString('hex')}`;
       const squat = await asBob('POST', '/hub/spaces', { id: `${future}-activity-log`, title: 'squat' });

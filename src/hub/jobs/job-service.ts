@@ -7,7 +7,6 @@ import { openInput } from '../../transfer/input-source.js';
 import type { Claims } from '../access/claims.js';
 import { randomId } from '../ids.js';
 import type { SpaceResolver } from '../resolve/space-resolver.js';
-import { refuseReadOnlySpace } from '../writes/read-only-policy.js';
 import type { JobFiles } from './job-files.js';
 import { formatName, type JobSpec, jobSpecOf, spaceOfJob } from './job-spec.js';
 
@@ -62,7 +61,7 @@ export class JobService {
     if (gone === 'pass' && !(await this.storage.spaces.get(spaceId))) return;
     const scope = await this.spaces.open(caller, spaceId, () => { throw hubError('spaceNotFound'); });
     if (spec.kind === 'import') {
-      refuseReadOnlySpace(scope.space);
+      scope.writable();
       scope.decideWrite({ inserts: true, updates: true, deletes: false, answersStored: false });
     } else {
       scope.reader();

@@ -3,6 +3,7 @@ import { hubError } from '../../core/errors.js';
 import type { FeatureQuery } from '../../core/feature-query.js';
 import type { SpaceDefinition } from '../../core/space-definition.js';
 import type { Storage, StoredSpace } from '../../storage/storage.js';
+import { maySee } from '../access/authorization.js';
 import type { Claims } from '../access/claims.js';
 import { logListenerOf } from '../activity-log/log-listener.js';
 import { baseOf, isLayered, type Layering, MAX_EXTENDS_DEPTH, virtualSpecOf } from '../layers/space-layout.js';
@@ -31,21 +32,34 @@ export class SpaceResolver {
     this.memo = new SpaceMemo(storage);
   }
 
-  /** A space another one reads from: it must exist and hold its own features (no virtual or composite of those). */
-  private async layer(space: StoredSpace, id: string, plainOnly: boolean, known?: ReadonlyMap<string, StoredSpace | undefined>): Promise<StoredSpace> {
+  /**
+   * A space another one reads from: it must exist and hold its own features (no virtual or composite of those).
+   * Returns whether its definition may be looked into further: only for a caller who may see it (`maySee`, as
+   * `GET /spaces/{s}`); otherwise it is a layer as it is, and the read's decision refuses it before anything is read.
+   */
+  private async layer(caller: Claims, space: StoredSpace, id: string, plainOnly: boolean, known?: ReadonlyMap<string, StoredSpace | undefined>): Promise<{ layer: StoredSpace; seen: boolean }> {
     const layer = known?.has(id) ? known.get(id) : await this.memo.get(id);
     if (!layer) throw hubError('layerUnavailable', { space: space.id, id, problem: 'does not exist (any more)' });
+    if (!maySee(caller, layer)) return { layer, seen: false };
     if (virtualSpecOf(layer.definition)) throw hubError('layerUnavailable', { space: space.id, id, problem: 'is a virtual space: virtual spaces cannot be read through another space' });
     if (plainOnly && baseOf(layer.definition) !== undefined) throw hubError('layerUnavailable', { space: space.id, id, problem: 'is a composite space: a virtual space reads plain spaces only' });
-    return layer;
+    return { layer, seen: true };
   }
 
-  /** How the space's reads and writes are laid out; a layering broken by later changes to its spaces is a clear 409. */
-  private async layering(space: StoredSpace, known?: ReadonlyMap<string, StoredSpace | undefined>): Promise<Layering> {
+  /**
+   * How the space's reads and writes are laid out; a layering broken by later changes to its spaces is a clear 409.
+   * The 409s and 501s name what a definition holds (its base, its upstreams, their kinds), so a definition is looked
+   * into only for a caller who may see its space, as `GET /spaces/{s}` shows it. A space the caller may not see is
+   * opened as its own layer alone: every decision of its scope needs some access action on it, so each refuses with
+   * the 403 a plain space gets. Below a layer the caller may not see, nothing more is looked up: reading through it
+   * needs readFeatures on it, which the decision refuses first.
+   */
+  private async layering(caller: Claims, space: StoredSpace, known?: ReadonlyMap<string, StoredSpace | undefined>): Promise<Layering> {
+    if (!maySee(caller, space)) return { kind: 'plain' };
     const virtual = virtualSpecOf(space.definition);
     if (virtual) {
       if (virtual.operation === 'custom') throw hubError('customVirtualSpace', { id: space.id });
-      const layers = await Promise.all(virtual.upstreams.map((id) => this.layer(space, id, true, known)));
+      const layers = await Promise.all(virtual.upstreams.map(async (id) => (await this.layer(caller, space, id, true, known)).layer));
       return { kind: 'virtual', combination: virtual.operation, layers };
     }
     const below: StoredSpace[] = [];
@@ -53,15 +67,17 @@ export class SpaceResolver {
       if (below.length === MAX_EXTENDS_DEPTH || base === space.id || below.some((layer) => layer.id === base)) {
         throw hubError('layerUnavailable', { space: space.id, id: base, problem: `would make the space extend more than ${MAX_EXTENDS_DEPTH} levels` });
       }
-      current = await this.layer(space, base, false, known);
-      below.unshift(current);
+      const { layer, seen } = await this.layer(caller, space, base, false, known);
+      below.unshift(layer);
+      if (!seen) break;
+      current = layer;
     }
     return below.length === 0 ? { kind: 'plain' } : { kind: 'composite', layers: [...below, space] };
   }
 
   /** The space with its layers, remembering them for the next request. */
   private async scope(caller: Claims, space: StoredSpace, known: ReadonlyMap<string, StoredSpace | undefined>, prefetched?: PrefetchedArea): Promise<SpaceScope> {
-    const layering = await this.layering(space, known);
+    const layering = await this.layering(caller, space, known);
     if (layering.kind === 'plain') this.below.delete(space.id);
     else {
       if (this.below.size >= REMEMBERED_LAYERINGS) this.below.clear();

@@ -7,6 +7,7 @@ import type { Claims } from '../access/claims.js';
 import { type ActivityLog, activityLogOf } from '../activity-log/activity-log.js';
 import { type FeatureSource, PlainSource, type PrefetchedArea } from '../feature-source.js';
 import { LayeredSource, versionsByLayer } from '../layers/layered-source.js';
+import { refuseReadOnlySpace } from '../writes/read-only-policy.js';
 import type { Layering } from '../layers/space-layout.js';
 
 /**
@@ -69,6 +70,16 @@ export class SpaceScope {
   /** A write is about to start: before its plan looks at anything stored (see AccessRecord.writer). */
   decideWriter(): void {
     decide(this.caller, new AccessRecord().writer(this.space));
+  }
+
+  /**
+   * A write to the space is asked for: decided as `decideWriter`, then a read-only space refuses it. The flag is part of
+   * the definition, told only to a caller holding some feature right on the space (a 405 before the 403 would tell
+   * anyone which private spaces are read-only, activity logs among them).
+   */
+  writable(): void {
+    this.decideWriter();
+    refuseReadOnlySpace(this.space);
   }
 
   /** In the write's transaction, once its plan is known: the plan's actions on the space and on each layer it changes. */

@@ -109,7 +109,7 @@ export class SubscriptionDelivery {
       for (let first = true; ; first = false) {
         // A long catch-up goes on only while the subscription is as the round found it: a PUT takes effect within a read.
         if (!first && !(await this.unchanged(subscription))) return;
-        // Read again for each read of versions: a change of its rights (owner, sharing, packages) counts from then on.
+        // Read again for each read of versions: its key and whether it keeps history (its rights are decided below).
         const space = await this.storage.spaces.get(subscription.spaceId);
         // The space was deleted (and perhaps made again): its subscriptions went with it.
         if (!space || space.key.sid !== subscription.sid) {
@@ -127,8 +127,13 @@ export class SubscriptionDelivery {
         if (versions[0]?.version !== delivered + 1) {
           throw new Stop(`Version ${delivered + 1} is no longer kept, so it cannot be delivered; PUT the subscription with status.state ACTIVE to resume after what is gone.`, true);
         }
+        // The rights are decided on the space as it is after HEAD was read (as event streams do, event-feed.ts): every
+        // version read was committed before, so one written after a change of its rights (unsharing, fewer packages,
+        // another owner) is never delivered on the row read before that change.
+        const current = await this.storage.spaces.get(subscription.spaceId);
+        if (!current || current.key.sid !== subscription.sid) continue;
         for (const version of versions) {
-          await this.rightsHeld(subscription, space);
+          await this.rightsHeld(subscription, current);
           for await (const body of versionBodies(this.storage, space.key, subscription, version, filter)) {
             if (this.loop.stopped.aborted) return;
             const problem = await postWebhook(subscription.destination, body, {

@@ -3,7 +3,7 @@ import { hubError } from '../../core/errors.js';
 import type { StoredSpace } from '../../storage/storage.js';
 import type { LayerWrite } from './layer-targets.js';
 
-/** The space written to, before anything else about the write is decided (an activity log space is read-only). */
+/** The space written to, once the caller holds some feature right on it (SpaceScope.writable), before anything else about the write (an activity log space is read-only). */
 export function refuseReadOnlySpace(space: StoredSpace): void {
   if (space.definition.readOnly === true) throw hubError('readOnlySpace', { id: space.id });
 }

@@ -9,7 +9,6 @@ import { ProcessorCache } from '../processors/space-processors.js';
 import type { SpaceResolver } from '../resolve/space-resolver.js';
 import type { SpaceScope } from '../resolve/space-scope.js';
 import { normalizeFeature } from './feature-input.js';
-import { refuseReadOnlySpace } from './read-only-policy.js';
 import { type EntryDefaults, type WriteBody, writeEntries } from './write-entries.js';
 import { writeThrough } from './write-pipeline.js';
 import type { Pruning } from '../versions/pruning.js';
@@ -44,7 +43,7 @@ export class WriteService {
 
   private async writable(caller: Claims, spaceId: string): Promise<SpaceScope> {
     const scope = await this.spaces.open(caller, spaceId);
-    refuseReadOnlySpace(scope.space);
+    scope.writable();
     return scope;
   }
 
