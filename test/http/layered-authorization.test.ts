@@ -1,6 +1,7 @@
 // The authorization matrix over layered spaces (issue 21): no route, write option or error carries a byte of a space its caller may not read.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { get } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { call, type TestResponse } from '../helpers/http-client.js';
 import { collection, point } from '../helpers/features.js';
@@ -371,6 +372,46 @@ for (const backend of BACKENDS) {
       assert.equal(collections.status, 200, collections.text);
       assertClean(collections, 'collections after unsharing');
       assert.ok(!collections.text.includes(`"id":"${shared}`), collections.text);
+    });
+
+    test('a read still streaming when the space is unshared stops before what Alice writes after', async () => {
+      const shared = (await call(hub, 'POST', '/hub/spaces', { body: { title: 'streamed', owner: alice, shared: true } })).body.id as string;
+      assert.ok(shared);
+      // About 30 MB: past what is read whole before sending (4 MiB) and what the sockets hold, so the read waits on Bob.
+      const pad = 'x'.repeat(2500);
+      for (let chunk = 0; chunk < 3; chunk++) {
+        const features = Array.from({ length: 4000 }, (_, index) => point(`f${chunk}-${index}`, { pad }, [index / 1000, chunk]));
+        const written = await call(hub, 'PUT', `/hub/spaces/${shared}/features`, { body: collection(...features), headers: { accept: 'application/x-empty' } });
+        assert.equal(written.status, 204, written.text);
+      }
+      const streamed = await new Promise<{ status: number; body: string; cut: boolean }>((resolve, reject) => {
+        get(`${hub.url}/hub/spaces/${shared}/iterate?limit=100000`, { headers: { authorization: `Bearer ${bobToken}` } }, (response) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          let paused = false;
+          const done = (cut: boolean) => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString(), cut });
+          response.on('data', (chunk: Buffer) => {
+            chunks.push(chunk);
+            size += chunk.length;
+            if (paused || size < 1_000_000) return;
+            paused = true;
+            response.pause();
+            void (async () => {
+              assert.equal((await call(hub, 'PATCH', `/hub/spaces/${shared}`, { body: { shared: false } })).status, 200);
+              const secret = await call(hub, 'PUT', `/hub/spaces/${shared}/features`, { body: collection(point('z-after', { secret: SECRET }, [1, 1])) });
+              assert.equal(secret.status, 200, secret.text);
+              // A read in progress goes on on its decision for at most 100 ms (DECISION_LIFETIME_MS in decided-pages.ts).
+              await new Promise((resolve) => setTimeout(resolve, 300));
+              response.resume();
+            })().catch(reject);
+          });
+          response.on('end', () => done(!response.complete));
+          response.on('error', () => done(true));
+        }).on('error', reject);
+      });
+      assert.equal(streamed.status, 200);
+      assert.ok(!streamed.body.includes(SECRET), 'the stream carried a feature written after the space was unshared');
+      assert.ok(streamed.cut, 'the stream ended as if complete');
     });
 
     test('the same routes through Bob\'s own layers work (the walls are not everywhere)', async () => {

@@ -7,6 +7,7 @@ import type { Claims } from '../access/claims.js';
 import { type ActivityLog, activityLogOf } from '../activity-log/activity-log.js';
 import { type FeatureSource, PlainSource, type PrefetchedArea } from '../feature-source.js';
 import { LayeredSource, versionsByLayer } from '../layers/layered-source.js';
+import { DecidedPages } from './decided-pages.js';
 import { refuseReadOnlySpace } from '../writes/read-only-policy.js';
 import type { Layering } from '../layers/space-layout.js';
 
@@ -34,8 +35,19 @@ export class SpaceScope {
     const record = new AccessRecord();
     for (const space of this.shown) record.read(space);
     decide(this.caller, record);
-    this.source = this.sourceOf();
+    this.source = new DecidedPages(this.sourceOf(), () => this.decideAgain());
     return this.source;
+  }
+
+  /** The read decided again on the spaces it shows as they are stored now (decided-pages.ts); one gone since ends it. */
+  private async decideAgain(): Promise<void> {
+    const now = await Promise.all(this.shown.map((space) => this.storage.spaces.get(space.id)));
+    const record = new AccessRecord();
+    for (const [index, space] of now.entries()) {
+      if (space?.key.sid !== this.shown[index].key.sid) throw hubError('spaceOfFeaturesNotFound');
+      record.read(space);
+    }
+    decide(this.caller, record);
   }
 
   /** Only ever called right after a decision. */
