@@ -8,9 +8,11 @@ import type { FeatureParts } from '../src/hub/feature-text.js';
 import { put } from '../src/transfer/formats/output-stream.js';
 import { scatteredPlace } from './data.js';
 import type { BenchEngine, StorageSpec } from './engines.js';
-import { type BenchHub, readMemory, watchMemory } from './hub-server.js';
+import { type BenchHub, readMemory } from './hub-server.js';
 import { type HubClient, iterateHttpTimed } from './http.js';
 import { hubTableIngest } from './hub-table-ingest.js';
+import { describeImportMemory, watchImportMemory } from './import-memory.js';
+import { featuresMaintenance, type Maintenance, settleFeatures } from './postgres-maintenance.js';
 import { plainIngest } from './plain-ingest.js';
 import { readCpuSeconds } from './process-cpu.js';
 import { MAIN } from '../test/helpers/hub-process.js';
@@ -61,6 +63,23 @@ function cpuMeter(hubPid: number, serverPid?: number): () => ImportCpu {
 }
 
 const cpuSum = (cpu: ImportCpu) => cpu.cli + cpu.hub + cpu.database;
+const cpuParts = (cpu: ImportCpu) => `CLI ${cpu.cli.toFixed(1)} + hub ${cpu.hub.toFixed(1)} + database ${cpu.database.toFixed(1)} s`;
+
+/**
+ * Before each measured import on PostgreSQL: the features table settled (postgres-maintenance.ts), so that no import
+ * pays for the autovacuum of the one before; returns what counts autovacuum's visits during the import. SQLite has
+ * no maintenance of its own to settle.
+ */
+async function settleBeforeImport(bench: TransferBench): Promise<() => Promise<string>> {
+  const spec = bench.hubSpec;
+  if (spec.engine !== 'postgres') return async () => '';
+  await settleFeatures(spec.url);
+  const before: Maintenance = await featuresMaintenance(spec.url);
+  return async () => {
+    const after = await featuresMaintenance(spec.url);
+    return ` (autovacuum of the features table meanwhile: ${after.autovacuums - before.autovacuums} vacuums, ${after.autoanalyzes - before.autoanalyzes} analyzes)`;
+  };
+}
 
 /** CPU milliseconds per 1,000 features: steadier on a shared machine than features/s. */
 const perThousand = (seconds: number, features: number) => ((seconds * 1000 * 1000) / features).toFixed(1);
@@ -155,12 +174,14 @@ export async function transferBench(bench: TransferBench): Promise<void> {
     bench.log('transfer: floor load');
     const floorSeconds = await floorLoad(bench, 'floor');
     bench.log('transfer: spatial-hub import into an empty space');
-    const memory = watchMemory(bench.hub.pid, 200);
+    const wholeMaintenance = await settleBeforeImport(bench);
+    const memory = watchImportMemory(bench.hub.pid, bench.client);
     const serverPid = bench.engine.serverPid?.();
     const cpuOf = cpuMeter(bench.hub.pid, serverPid);
     const whole = await importFile(bench, input, 'transfer-whole');
     const peak = memory.stop();
     const wholeCpu = cpuOf();
+    const wholeVisits = await wholeMaintenance();
     const importCpu = `CPU ms per 1,000 features: CLI ${perThousand(wholeCpu.cli, features)}, hub ${perThousand(wholeCpu.hub, features)}`
       + (serverPid === undefined ? '' : `, database ${perThousand(wholeCpu.database, features)}`);
     if ((await spaceCount(bench, 'transfer-whole')) !== features) throw new Error('the import did not write every feature');
@@ -169,7 +190,7 @@ export async function transferBench(bench: TransferBench): Promise<void> {
     const floorName = bench.engine.name === 'postgres' ? `COPY of ${CHUNK}-row batches, ${PARALLEL} connections` : `prepared INSERTs, one transaction per ${CHUNK} rows`;
     lines.push([`Import ${number(features)} points (GeoJSONSeq, CLI, ${CHUNK}/request, ${PARALLEL} in flight)`, `${number(importRate)} features/s`,
       `${number(floorRate)} features/s`, ratio(importRate / floorRate, GOALS.importVsFloor),
-      `floor: ${floorName} into a plain table with its primary key and spatial index; input ${(inputBytes / 1e6).toFixed(0)} MB; hub peak RSS ${(peak.rssKiB / 1024).toFixed(0)} MiB (VmHWM ${(peak.hwmKiB / 1024).toFixed(0)} MiB, now ${(readMemory(bench.hub.pid).rssKiB / 1024).toFixed(0)} MiB); ${importCpu}`]);
+      `floor: ${floorName} into a plain table with its primary key and spatial index; input ${(inputBytes / 1e6).toFixed(0)} MB; ${describeImportMemory(peak, readMemory(bench.hub.pid).rssKiB * 1024)}; ${importCpu}${wholeVisits}`]);
     if (bench.hubSpec.engine === 'postgres') {
       bench.log('transfer: floor load into a copy of the hub\'s own table');
       const own = await hubTableIngest(bench.hubSpec.url, 'transfer-whole', join(bench.dir, 'hub-rows.copy'), CHUNK, PARALLEL, serverPid);
@@ -199,27 +220,36 @@ export async function transferBench(bench: TransferBench): Promise<void> {
     }
 
     bench.log('transfer: an import killed (kill -9) half-way and resumed');
-    const resumedCpuOf = cpuMeter(bench.hub.pid, serverPid);
+    const resumedMaintenance = await settleBeforeImport(bench);
+    const killedCpuOf = cpuMeter(bench.hub.pid, serverPid);
     const killed = await importFile(bench, input, 'transfer-resumed', [], (whole.seconds * 1000) / 2);
+    const killedCpu = killedCpuOf();
+    const resumedPartCpuOf = cpuMeter(bench.hub.pid, serverPid);
     // What the killed run had acknowledged, from its checkpoint: a count from the hub here would let the hub finish the
     // killed run's requests outside the clock, before the resumed run starts, which an uninterrupted import cannot do.
     const written = (JSON.parse(readFileSync(`${input}.spatial-hub-checkpoint.json`, 'utf8')) as { written: number }).written;
     const resumed = await importFile(bench, input, 'transfer-resumed', ['--resume']);
     const total = killed.seconds + resumed.seconds;
-    const resumedCpu = resumedCpuOf();
+    const resumedPartCpu = resumedPartCpuOf();
+    const resumedCpu = { cli: killedCpu.cli + resumedPartCpu.cli, hub: killedCpu.hub + resumedPartCpu.hub, database: killedCpu.database + resumedPartCpu.database };
+    const resumedVisits = await resumedMaintenance();
     if ((await spaceCount(bench, 'transfer-resumed')) !== features) throw new Error('the resumed import did not end with every feature once');
     // An import into a larger database costs more (SQLite at 200,000: 6.4, 8.3 and 11.0 s for three in a row), and the
     // resumed one runs after the whole one: it is compared with the mean of an uninterrupted import before it and one after.
     bench.log('transfer: the uninterrupted import again, after the resumed one');
+    const againMaintenance = await settleBeforeImport(bench);
     const againCpuOf = cpuMeter(bench.hub.pid, serverPid);
     const again = await importFile(bench, input, 'transfer-again');
-    const againCpu = cpuSum(againCpuOf());
+    const againParts = againCpuOf();
+    const againCpu = cpuSum(againParts);
+    const againVisits = await againMaintenance();
     const reference = (whole.seconds + again.seconds) / 2;
     const referenceCpu = (cpuSum(wholeCpu) + againCpu) / 2;
     lines.push(['Import killed half-way, then --resume (total time)', `${total.toFixed(1)} s`, `${reference.toFixed(1)} s`, ratio(total / reference, GOALS.resumedVsWhole, true),
       `floor: the mean of the uninterrupted imports before (${whole.seconds.toFixed(1)} s) and after it (${again.seconds.toFixed(1)} s); against the one before alone ${(total / whole.seconds).toFixed(2)}; `
       + `killed after ${killed.seconds.toFixed(1)} s with ${number(written)} features acknowledged, resumed in ${resumed.seconds.toFixed(1)} s; `
-      + `CPU of the CLI, hub and database ${cpuSum(resumedCpu).toFixed(1)} s against ${cpuSum(wholeCpu).toFixed(1)} and ${againCpu.toFixed(1)} s, ratio to their mean ${(cpuSum(resumedCpu) / referenceCpu).toFixed(2)}`]);
+      + `CPU of the CLI, hub and database ${cpuSum(resumedCpu).toFixed(1)} s against ${cpuSum(wholeCpu).toFixed(1)} and ${againCpu.toFixed(1)} s, ratio to their mean ${(cpuSum(resumedCpu) / referenceCpu).toFixed(2)}; `
+      + `by process: killed part ${cpuParts(killedCpu)}, resumed part ${cpuParts(resumedPartCpu)}, before ${cpuParts(wholeCpu)}${wholeVisits}, after ${cpuParts(againParts)}${againVisits}${resumedVisits ? `; the killed and resumed one${resumedVisits}` : ''}`]);
   } finally {
     rmSync(input, { force: true });
     rmSync(`${input}.spatial-hub-checkpoint.json`, { force: true });
