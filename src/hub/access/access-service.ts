@@ -2,10 +2,11 @@
 import type { RevocationWatch, Storage, TokenRecord } from '../../storage/storage.js';
 import { hubError } from '../../core/errors.js';
 import { randomId } from '../ids.js';
-import { allRights, type Claims, type RightsMatrix } from './claims.js';
+import { allRights, type Claims } from './claims.js';
 import { ClaimsCache, type ClaimsCacheFigures } from './claims-cache.js';
 import { type NodePeers, SingleProcess } from './node-peers.js';
 import { hashPassword, hashToken, newPassword, newTokenString, TOKEN_PATTERN } from './secrets.js';
+import { claimsOf, tokenLiveAt } from './token-claims.js';
 
 export interface AdminSettings {
   user?: string;
@@ -19,19 +20,6 @@ export interface AdminBootstrap {
   createdAccount: boolean;
   generatedPassword?: string;
   generatedToken?: string;
-}
-
-/** A stored token's claims (API.md 8.1) and its expiry in ms since the epoch, if it has one. */
-function claimsOf(record: TokenRecord): { claims: Claims; expiresAt?: number } {
-  const { exp, cid, urm, limits } = record.claims;
-  const claims: Claims = {
-    tid: record.tid,
-    aid: record.aid,
-    cid: typeof cid === 'string' ? cid : record.aid,
-    urm: urm as RightsMatrix,
-    limits: limits as Claims['limits'],
-  };
-  return { claims, expiresAt: typeof exp === 'number' ? exp * 1000 : undefined };
 }
 
 export class AccessService {
@@ -95,8 +83,7 @@ export class AccessService {
   async claimsOfToken(tid: string): Promise<Claims | undefined> {
     const record = await this.storage.access.findTokenByTid(tid);
     if (!record) return undefined;
-    const { claims, expiresAt } = claimsOf(record);
-    return expiresAt !== undefined && expiresAt <= Date.now() ? undefined : claims;
+    return tokenLiveAt(record, Date.now()) ? claimsOf(record).claims : undefined;
   }
 
   /** Calls `listener` whenever some token may have been deleted; returns the call that stops it. */

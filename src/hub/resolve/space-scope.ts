@@ -4,6 +4,7 @@ import type { FeatureRow } from '../../core/feature-query.js';
 import type { Storage, StoredSpace } from '../../storage/storage.js';
 import { AccessRecord, decide, type SpaceRef, subscriptionAccess, type WriteActions } from '../access/authorization.js';
 import type { Claims } from '../access/claims.js';
+import { tokenLiveAt } from '../access/token-claims.js';
 import { type ActivityLog, activityLogOf } from '../activity-log/activity-log.js';
 import { type FeatureSource, PlainSource, type PrefetchedArea } from '../feature-source.js';
 import { LayeredSource, versionsByLayer } from '../layers/layered-source.js';
@@ -39,9 +40,13 @@ export class SpaceScope {
     return this.source;
   }
 
-  /** The read decided again on the spaces it shows as they are stored now (decided-pages.ts); one gone since ends it. */
+  /**
+   * The read decided again on the spaces it shows and the caller's token as they are stored now (decided-pages.ts): a
+   * space gone since, or the token deleted or expired since, ends it, as it ends an event stream (event-feed.ts).
+   */
   private async decideAgain(): Promise<void> {
-    const now = await Promise.all(this.shown.map((space) => this.storage.spaces.get(space.id)));
+    const [token, ...now] = await Promise.all([this.storage.access.findTokenByTid(this.caller.tid), ...this.shown.map((space) => this.storage.spaces.get(space.id))]);
+    if (!token || !tokenLiveAt(token, Date.now())) throw hubError('invalidCredentials');
     const record = new AccessRecord();
     for (const [index, space] of now.entries()) {
       if (space?.key.sid !== this.shown[index].key.sid) throw hubError('spaceOfFeaturesNotFound');
