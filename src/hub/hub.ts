@@ -82,7 +82,8 @@ export class Hub {
   readonly operations: OperationsService;
 
   constructor(readonly storage: Storage, readonly info: HubInfo, options: HubOptions = {}) {
-    const resolver = new SpaceResolver(storage);
+    this.access = new AccessService(storage, options.peers);
+    const resolver = new SpaceResolver(storage, this.access);
     const delivery = { ...DEFAULT_DELIVERY, ...options.subscriptions };
     this.pruning = new Pruning(storage, {
       maxPinned: delivery.maxLag,
@@ -96,7 +97,6 @@ export class Hub {
     this.cache = new AnswerCache(options.cacheSize ?? 0);
     this.spatial = new SpatialService(resolver, this.features, this.cache);
     this.statistics = new StatisticsService(resolver, this.features, options.statisticsExactLimit);
-    this.access = new AccessService(storage, options.peers);
     this.operations = new OperationsService(storage, this.cache, this.access);
     this.projects = new ProjectService(storage);
     this.accounts = new AccountService(storage, options.sessionTtl);

@@ -56,6 +56,8 @@ export class AccessService {
     if (!TOKEN_PATTERN.test(token)) throw hubError('invalidCredentials');
     const secretHash = hashToken(token);
     const now = Date.now();
+    // A cached token was confirmed by every deletion heard so far (each evicts it); a looked-up one by those heard before the lookup.
+    const heard = this.revocationsHeard;
     const cached = this.cache.get(secretHash, now) ?? await this.lookUp(secretHash, now);
     if (cached.expiresAt !== undefined && cached.expiresAt <= now) throw hubError('invalidCredentials');
     const perMinute = cached.claims.limits?.maxRequestsPerMinute;
@@ -63,7 +65,8 @@ export class AccessService {
       const wait = await this.peers.takeRequest(cached.claims.tid, perMinute);
       if (wait !== undefined) throw hubError('tokenRateLimited', { limit: perMinute }, undefined, wait);
     }
-    return cached.claims;
+    // The request's own copy: `revocationsHeard` moves with it (stillValid), the cached claims are shared.
+    return { ...cached.claims, revocationsHeard: heard };
   }
 
   private async lookUp(secretHash: string, now: number): Promise<{ claims: Claims; expiresAt?: number }> {
@@ -90,6 +93,23 @@ export class AccessService {
   onRevocation(listener: () => void): () => void {
     this.revocationListeners.add(listener);
     return () => { this.revocationListeners.delete(listener); };
+  }
+
+  /**
+   * Whether the token of a request's claims is still good, for work that outlives its authentication (long reads,
+   * decided-pages.ts): not expired, and not deleted. Deletions on any node are heard (`watchRevocations`): while none
+   * was heard since the token was last confirmed and the watch is live, that needs no lookup; otherwise the token is
+   * read from the storage, and a token found confirms the claims up to the deletions heard before that read.
+   */
+  async stillValid(claims: Claims): Promise<boolean> {
+    const now = Date.now();
+    if (claims.exp !== undefined && claims.exp * 1000 <= now) return false;
+    if (claims.revocationsHeard === this.revocationsHeard && this.revocations.live()) return true;
+    const heard = this.revocationsHeard;
+    const record = await this.storage.access.findTokenByTid(claims.tid);
+    if (!record || !tokenLiveAt(record, now)) return false;
+    claims.revocationsHeard = heard;
+    return true;
   }
 
   /** Whether the token of these claims still exists (not deleted since it was authenticated). */

@@ -12,6 +12,13 @@ export interface Claims {
   urm: RightsMatrix;
   /** −1 or absent: unlimited (API.md 8.1); `maxRequestsPerMinute` is ours (request-rate.ts). */
   limits?: { maxSpaces?: number; maxFeaturesPerSpace?: number; maxRequestsPerMinute?: number };
+  /** When the token expires, in Unix seconds (API.md 8.1); absent: never. */
+  exp?: number;
+  /**
+   * How many token deletions this process had heard when the token was last confirmed for this request
+   * (AccessService): while the count has not moved, a long read need not look the token up again. Absent: look it up.
+   */
+  revocationsHeard?: number;
 }
 
 export const HUB_SERVICE = 'xyz-hub';

@@ -11,6 +11,7 @@ export function claimsOf(record: TokenRecord): { claims: Claims; expiresAt?: num
     cid: typeof cid === 'string' ? cid : record.aid,
     urm: urm as RightsMatrix,
     limits: limits as Claims['limits'],
+    ...(typeof exp === 'number' ? { exp } : {}),
   };
   return { claims, expiresAt: typeof exp === 'number' ? exp * 1000 : undefined };
 }

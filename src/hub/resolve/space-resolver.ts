@@ -10,7 +10,7 @@ import { baseOf, isLayered, type Layering, MAX_EXTENDS_DEPTH, virtualSpecOf } fr
 import { type OneFeature, PrefetchedFeature } from './one-feature.js';
 import type { PrefetchedArea } from '../feature-source.js';
 import { SpaceMemo } from './space-memo.js';
-import { SpaceScope } from './space-scope.js';
+import { SpaceScope, type TokenCheck } from './space-scope.js';
 
 /** Layered spaces whose layers are remembered; past it the memory starts over (it is only a hint). */
 const REMEMBERED_LAYERINGS = 1000;
@@ -28,7 +28,7 @@ export class SpaceResolver {
   /** The rows of spaces read, reused while nothing committed (space-memo.ts). */
   private readonly memo: SpaceMemo;
 
-  constructor(private readonly storage: Storage) {
+  constructor(private readonly storage: Storage, private readonly tokens: TokenCheck) {
     this.memo = new SpaceMemo(storage);
   }
 
@@ -83,7 +83,7 @@ export class SpaceResolver {
       if (this.below.size >= REMEMBERED_LAYERINGS) this.below.clear();
       this.below.set(space.id, layering.layers.filter((layer) => layer.id !== space.id).map((layer) => layer.id));
     }
-    return new SpaceScope(this.storage, caller, space, layering, layering.kind === 'plain' ? prefetched : undefined);
+    return new SpaceScope(this.storage, this.tokens, caller, space, layering, layering.kind === 'plain' ? prefetched : undefined);
   }
 
   /** The spaces remembered below `id`, looked up with it. */

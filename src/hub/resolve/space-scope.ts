@@ -4,13 +4,17 @@ import type { FeatureRow } from '../../core/feature-query.js';
 import type { Storage, StoredSpace } from '../../storage/storage.js';
 import { AccessRecord, decide, type SpaceRef, subscriptionAccess, type WriteActions } from '../access/authorization.js';
 import type { Claims } from '../access/claims.js';
-import { tokenLiveAt } from '../access/token-claims.js';
 import { type ActivityLog, activityLogOf } from '../activity-log/activity-log.js';
 import { type FeatureSource, PlainSource, type PrefetchedArea } from '../feature-source.js';
 import { LayeredSource, versionsByLayer } from '../layers/layered-source.js';
 import { DecidedPages } from './decided-pages.js';
 import { refuseReadOnlySpace } from '../writes/read-only-policy.js';
 import type { Layering } from '../layers/space-layout.js';
+
+/** Whether a request's token is still good (AccessService.stillValid): a long read that outlives it stops. */
+export interface TokenCheck {
+  stillValid(claims: Claims): Promise<boolean>;
+}
 
 /**
  * A request's view of one space. Every feature it reads goes through `reader`, `versions` or `deletable`, which
@@ -22,8 +26,8 @@ export class SpaceScope {
   private readonly logs = new Map<string, Promise<ActivityLog | undefined>>();
 
   /** `prefetched`, read with the space's lookup, goes to the reader of a plain space only, once the read is granted. */
-  constructor(private readonly storage: Storage, readonly caller: Claims, readonly space: StoredSpace, readonly layering: Layering,
-    private readonly prefetched?: PrefetchedArea) {}
+  constructor(private readonly storage: Storage, private readonly tokens: TokenCheck, readonly caller: Claims, readonly space: StoredSpace,
+    readonly layering: Layering, private readonly prefetched?: PrefetchedArea) {}
 
   /** Every space whose features a read of this one sees: the space and each layer. */
   private get shown(): StoredSpace[] {
@@ -45,8 +49,8 @@ export class SpaceScope {
    * space gone since, or the token deleted or expired since, ends it, as it ends an event stream (event-feed.ts).
    */
   private async decideAgain(): Promise<void> {
-    const [token, ...now] = await Promise.all([this.storage.access.findTokenByTid(this.caller.tid), ...this.shown.map((space) => this.storage.spaces.get(space.id))]);
-    if (!token || !tokenLiveAt(token, Date.now())) throw hubError('invalidCredentials');
+    const [valid, ...now] = await Promise.all([this.tokens.stillValid(this.caller), ...this.shown.map((space) => this.storage.spaces.get(space.id))]);
+    if (!valid) throw hubError('invalidCredentials');
     const record = new AccessRecord();
     for (const [index, space] of now.entries()) {
       if (space?.key.sid !== this.shown[index].key.sid) throw hubError('spaceOfFeaturesNotFound');
