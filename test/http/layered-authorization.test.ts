@@ -284,6 +284,56 @@ for (const backend of BACKENDS) {
       }
     });
 
+    test('history, version reads and OGC filters of a plain foreign space answer 403, whatever they name', async () => {
+      const paths = [
+        '/changesets?startVersion=0', '/changesets/1', '/changesets/99', '/changesets?versionRef=v1..HEAD', '/changesets/tiles?startVersion=0&type=web&level=2',
+        '/tags', '/tags/v1', '/features/a1?version=*', '/features?id=a1&version=1', '/search?version=v1', '/iterate?version=99',
+      ].map((path) => `/hub/spaces/${aliceSpace}${path}`);
+      paths.push(...['filter=nosuch%3D1', `filter=secret%3D'${SECRET}'`, 'sortby=nosuch', 'secret=x', 'version=1'].map((query) => `/ogc/collections/${aliceSpace}/items?${query}`));
+      const requests: Array<[string, string, unknown?]> = [
+        ...paths.map((path): [string, string] => ['GET', path]),
+        ['POST', `/hub/spaces/${aliceSpace}/tags`, { id: 'bob', version: 99 }], ['PATCH', `/hub/spaces/${aliceSpace}/tags/v1`, { version: 0 }],
+        ['DELETE', `/hub/spaces/${aliceSpace}/tags/v1`], ['DELETE', `/hub/spaces/${aliceSpace}/changesets?version=lt=99`],
+      ];
+      for (const [method, path, body] of requests) {
+        const response = await asBob(method, path, body);
+        assertClean(response, `${method} ${path}`);
+        assert.equal(response.status, 403, `${method} ${path} → ${response.status} ${response.text.slice(0, 300)}`);
+        assert.equal(response.body.code, 'insufficientRights', response.text);
+      }
+    });
+
+    test('an import into Bob\'s layered space over a space unshared since is refused when made, started or looked at', async () => {
+      const shared = (await call(hub, 'POST', '/hub/spaces', { body: { title: 'imported over', owner: alice, shared: true } })).body.id as string;
+      assert.ok(shared);
+      const own = (await asBob('POST', '/hub/spaces', { title: 'own composite', extends: { spaceId: bobSpace } })).body.id as string;
+      for (const definition of [{ extends: { spaceId: shared } }, virtual('group', [bobSpace, shared])]) {
+        const space = (await asBob('POST', '/hub/spaces', { title: 'over shared', ...definition })).body.id as string;
+        assert.ok(space);
+        const importInto = (target: string) => asBob('POST', '/hub/jobs', { source: { type: 'Files', format: 'GEOJSONSEQ' }, target: { type: 'Space', id: target } });
+        const early = await importInto(space);
+        assert.equal(early.status, 200, early.text);
+        const job = early.body.id as string;
+        const upload = await call(hub, 'POST', `/hub/jobs/${job}/inputs`, {
+          rawBody: `${JSON.stringify(feature('i1'))}\n`, headers: { 'content-type': 'application/octet-stream', authorization: `Bearer ${bobToken}` },
+        });
+        assert.equal(upload.status, 200, upload.text);
+        assert.equal((await call(hub, 'PATCH', `/hub/spaces/${shared}`, { body: { shared: false } })).status, 200);
+        // Every chunk of it would be refused reading the space below: so is the job, as an export of it is.
+        const late = await importInto(space);
+        assert.equal(late.status, 403, `a new import → ${late.status} ${late.text.slice(0, 300)}`);
+        assert.equal(late.body.code, 'insufficientRights', late.text);
+        for (const [method, path, body] of [['PATCH', `/hub/jobs/${job}/status`, { desiredAction: 'START' }], ['GET', `/hub/jobs/${job}/status`], ['GET', `/hub/jobs/${job}`]] as const) {
+          const response = await asBob(method, path, body);
+          assert.equal(response.status, 403, `${method} ${path} → ${response.status} ${response.text.slice(0, 300)}`);
+        }
+        assert.ok(!(await asBob('GET', '/hub/jobs')).text.includes(job), 'the refused job is listed');
+        // Over his own layers the import is made (the walls are not everywhere).
+        assert.equal((await importInto(own)).status, 200);
+        assert.equal((await call(hub, 'PATCH', `/hub/spaces/${shared}`, { body: { shared: true } })).status, 200);
+      }
+    });
+
     test('an answer carrying a stored feature needs readFeatures, also on the caller\'s own space', async () => {
       const writeOnly = { 'xyz-hub': Object.fromEntries(['createFeatures', 'updateFeatures', 'deleteFeatures'].map((action) => [action, [{ owner: alice }]])) };
       const token = (await issueToken(hub, { aid: alice, urm: writeOnly })).token;

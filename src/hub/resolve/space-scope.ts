@@ -94,6 +94,19 @@ export class SpaceScope {
     refuseReadOnlySpace(this.space);
   }
 
+  /**
+   * An import job into the space, decided when it is created, started or looked at: what each of its chunks will need
+   * before its plan is made (`writable`, and readFeatures on every layer below, as `versions` decides for any write
+   * through a layered space), with the creates and replaces it plans on the space. A job the chunks would all refuse is
+   * refused at once, as an export of a space the caller may no longer read is.
+   */
+  importable(): void {
+    this.writable();
+    const record = new AccessRecord().write(this.space, { inserts: true, updates: true, deletes: false, answersStored: false });
+    for (const layer of this.layers) if (layer.id !== this.space.id) record.read(layer);
+    decide(this.caller, record);
+  }
+
   /** In the write's transaction, once its plan is known: the plan's actions on the space and on each layer it changes. */
   decideWrite(actions: WriteActions, changed: readonly SpaceRef[] = []): void {
     const record = new AccessRecord().write(this.space, actions);
