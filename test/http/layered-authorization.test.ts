@@ -464,6 +464,28 @@ for (const backend of BACKENDS) {
       assert.ok(streamed.cut, 'the stream ended as if complete');
     });
 
+    test('a tile of Bob\'s composite space still being made when the space below is unshared carries nothing Alice writes after', async () => {
+      const shared = (await call(hub, 'POST', '/hub/spaces', { body: { title: 'tiled', owner: alice, shared: true } })).body.id as string;
+      assert.ok(shared);
+      // A tile of a layered space reads its layers a page (a statement) at a time: 30,000 features take a while (seconds on PostgreSQL).
+      for (let chunk = 0; chunk < 3; chunk++) {
+        const features = Array.from({ length: 10_000 }, (_, index) => point(`t${chunk}-${index}`, { n: index }, [(index % 3000) / 20 - 75, chunk]));
+        const written = await call(hub, 'PUT', `/hub/spaces/${shared}/features`, { body: collection(...features), headers: { accept: 'application/x-empty' } });
+        assert.equal(written.status, 204, written.text);
+      }
+      const composite = (await asBob('POST', '/hub/spaces', { title: 'over tiled', extends: { spaceId: shared } })).body.id as string;
+      assert.ok(composite);
+      const tile = asBob('GET', `/hub/spaces/${composite}/tile/web/0_0_0.mvt?limit=100000`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal((await call(hub, 'PATCH', `/hub/spaces/${shared}`, { body: { shared: false } })).status, 200);
+      const secret = await call(hub, 'PUT', `/hub/spaces/${shared}/features`, { body: collection(point('z-after', { secret: SECRET }, [1, 1])) });
+      assert.equal(secret.status, 200, secret.text);
+      // Made before the unsharing reached it (200), or refused after it (403, decided-pages.ts): never with the feature written after.
+      const answer = await tile;
+      assert.ok(answer.status === 200 || answer.status === 403, `${answer.status} ${answer.text.slice(0, 300)}`);
+      assert.ok(!answer.text.includes(SECRET), 'the tile carried a feature written after the space was unshared');
+    });
+
     test('the same routes through Bob\'s own layers work (the walls are not everywhere)', async () => {
       const own = (await asBob('POST', '/hub/spaces', { title: 'own composite', extends: { spaceId: bobSpace } })).body.id as string;
       const retained = await asBob('POST', `/hub/spaces/${own}/features?e=retain`, collection({ type: 'Feature', id: 'c1' }));
