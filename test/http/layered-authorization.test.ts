@@ -486,6 +486,28 @@ for (const backend of BACKENDS) {
       assert.ok(!answer.text.includes(SECRET), 'the tile carried a feature written after the space was unshared');
     });
 
+    test('a delete by tags through Bob\'s composite space still running when the space below is unshared finds nothing Alice writes after', async () => {
+      const shared = (await call(hub, 'POST', '/hub/spaces', { body: { title: 'deleted through', owner: alice, shared: true } })).body.id as string;
+      assert.ok(shared);
+      // A delete through a layered space goes a page of 1,000 ids (a transaction) at a time: 10,000 features take a while.
+      const features = Array.from({ length: 10_000 }, (_, index) => point(`d${index}`, { n: index }, [index / 1000, 1]));
+      const written = await call(hub, 'PUT', `/hub/spaces/${shared}/features?addTags=gone`, { body: collection(...features), headers: { accept: 'application/x-empty' } });
+      assert.equal(written.status, 204, written.text);
+      const composite = (await asBob('POST', '/hub/spaces', { title: 'deleting over', extends: { spaceId: shared } })).body.id as string;
+      assert.ok(composite);
+      const deleting = call(hub, 'DELETE', `/hub/spaces/${composite}/features?tags=gone`, { headers: { authorization: `Bearer ${bobToken}`, accept: 'application/geo+json' } });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal((await call(hub, 'PATCH', `/hub/spaces/${shared}`, { body: { shared: false } })).status, 200);
+      const late = await call(hub, 'PUT', `/hub/spaces/${shared}/features?addTags=gone`, { body: collection(point('z-after', { secret: SECRET }, [1, 1])) });
+      assert.equal(late.status, 200, late.text);
+      const answer = await deleting;
+      assert.ok(answer.status === 200 || answer.status === 403, `${answer.status} ${answer.text.slice(0, 300)}`);
+      assert.ok(answer.status !== 200 || answer.body.count === 10_000, `the delete counted ${String(answer.body.count)}: ${answer.text.slice(0, 300)}`);
+      // Alice's feature still shows through the composite space (the admin reads it): Bob's delete did not hide it.
+      const through = await call(hub, 'GET', `/hub/spaces/${composite}/features/z-after`);
+      assert.equal(through.status, 200, `a feature written after the unsharing was deleted through Bob's space: ${through.status} ${through.text.slice(0, 200)}`);
+    });
+
     test('the same routes through Bob\'s own layers work (the walls are not everywhere)', async () => {
       const own = (await asBob('POST', '/hub/spaces', { title: 'own composite', extends: { spaceId: bobSpace } })).body.id as string;
       const retained = await asBob('POST', `/hub/spaces/${own}/features?e=retain`, collection({ type: 'Feature', id: 'c1' }));

@@ -32,22 +32,23 @@ export class SpaceScope {
   /** What a feature read of the space sees, once the caller may read every space it shows. */
   reader(): FeatureSource {
     if (this.source) return this.source;
-    const record = new AccessRecord();
-    for (const space of this.shown) record.read(space);
-    decide(this.caller, record);
-    this.source = new DecidedPages(this.sourceOf(), () => this.decideAgain());
+    decide(this.caller, readingAll(this.shown));
+    this.source = new DecidedPages(this.sourceOf(), () => this.decideAgain(readingAll));
     return this.source;
   }
 
-  /** The read decided again on the spaces it shows as they are stored now (decided-pages.ts); one gone since ends it. */
-  private async decideAgain(): Promise<void> {
+  /**
+   * A read decided again on the spaces it shows as they are stored now (decided-pages.ts), with what it needs of them;
+   * one gone since ends it.
+   */
+  private async decideAgain(needs: (shown: readonly StoredSpace[]) => AccessRecord): Promise<void> {
     const now = await Promise.all(this.shown.map((space) => this.storage.spaces.get(space.id)));
-    const record = new AccessRecord();
+    const stored: StoredSpace[] = [];
     for (const [index, space] of now.entries()) {
-      if (space?.key.sid !== this.shown[index].key.sid) throw hubError('spaceOfFeaturesNotFound');
-      record.read(space);
+      if (!space || space.key.sid !== this.shown[index].key.sid) throw hubError('spaceOfFeaturesNotFound');
+      stored.push(space);
     }
-    decide(this.caller, record);
+    decide(this.caller, needs(stored));
   }
 
   /** Only ever called right after a decision. */
@@ -117,13 +118,13 @@ export class SpaceScope {
   /**
    * A delete by filter (`DELETE /features?tags=`), before its features are looked at: deleteFeatures on the space
    * and, through a layered space, readFeatures on every layer below (they decide where the deletes go). Returns
-   * the source the deleted ids are found in: finding them answers nothing but how many were deleted.
+   * the source the deleted ids are found in: finding them answers nothing but how many were deleted. Its pages are
+   * decided again as a read's are (decided-pages.ts): a delete through a layered space goes a page at a time, and
+   * one still running when a layer is unshared must not find, count and hide what its owner writes after.
    */
   deletable(): FeatureSource {
-    const record = new AccessRecord().onSpace('deleteFeatures', this.space);
-    for (const layer of this.layers) if (layer.id !== this.space.id) record.read(layer);
-    decide(this.caller, record);
-    return this.sourceOf();
+    decide(this.caller, deletingThrough(this.shown));
+    return new DecidedPages(this.sourceOf(), () => this.decideAgain(deletingThrough));
   }
 
   /**
@@ -157,4 +158,18 @@ export class SpaceScope {
     }
     return log;
   }
+}
+
+/** A read needs readFeatures on every space it shows. */
+function readingAll(shown: readonly SpaceRef[]): AccessRecord {
+  const record = new AccessRecord();
+  for (const space of shown) record.read(space);
+  return record;
+}
+
+/** A delete by filter needs deleteFeatures on the space (shown first) and readFeatures on every layer below it. */
+function deletingThrough([space, ...below]: readonly SpaceRef[]): AccessRecord {
+  const record = new AccessRecord().onSpace('deleteFeatures', space);
+  for (const layer of below) record.read(layer);
+  return record;
 }
