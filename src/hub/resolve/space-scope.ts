@@ -7,7 +7,7 @@ import type { Claims } from '../access/claims.js';
 import { type ActivityLog, activityLogOf } from '../activity-log/activity-log.js';
 import { type FeatureSource, PlainSource, type PrefetchedArea } from '../feature-source.js';
 import { LayeredSource, versionsByLayer } from '../layers/layered-source.js';
-import { DecidedPages } from './decided-pages.js';
+import { DECISION_LIFETIME_MS, DecidedPages } from './decided-pages.js';
 import { refuseReadOnlySpace } from '../writes/read-only-policy.js';
 import type { Layering } from '../layers/space-layout.js';
 
@@ -21,6 +21,9 @@ export class SpaceScope {
   private readonly logs = new Map<string, Promise<ActivityLog | undefined>>();
 
   /** `prefetched`, read with the space's lookup, goes to the reader of a plain space only, once the read is granted. */
+  /** When the spaces' rows were read: what is decided on them holds for DECISION_LIFETIME_MS (decided-pages.ts). */
+  private readonly openedAt = Date.now();
+
   constructor(private readonly storage: Storage, readonly caller: Claims, readonly space: StoredSpace, readonly layering: Layering,
     private readonly prefetched?: PrefetchedArea) {}
 
@@ -74,9 +77,10 @@ export class SpaceScope {
    * answer them, and whether an id exists changes the answer, so every layer must be readable before any is read.
    */
   async versions(ids: string[]): Promise<Array<Map<string, FeatureRow>>> {
-    const record = new AccessRecord();
-    for (const layer of this.layers) if (layer.id !== this.space.id) record.read(layer);
-    decide(this.caller, record);
+    // A write may have spent a while since the scope opened (validating a large body): the layers are then decided on
+    // their rows as stored now, as a read's pages are (decided-pages.ts), so that it reads nothing of a layer unshared meanwhile.
+    if (this.layering.kind !== 'plain' && Date.now() - this.openedAt > DECISION_LIFETIME_MS) await this.decideAgain(readingBelow);
+    else decide(this.caller, readingBelow(this.shown));
     return versionsByLayer(this.storage, this.layers, ids);
   }
 
@@ -165,6 +169,11 @@ function readingAll(shown: readonly SpaceRef[]): AccessRecord {
   const record = new AccessRecord();
   for (const space of shown) record.read(space);
   return record;
+}
+
+/** A write through a layered space reads every layer below it (which one holds an id decides where it goes). */
+function readingBelow([, ...below]: readonly SpaceRef[]): AccessRecord {
+  return readingAll(below);
 }
 
 /** A delete by filter needs deleteFeatures on the space (shown first) and readFeatures on every layer below it. */
