@@ -21,9 +21,8 @@ export const DECISION_LIFETIME_MS = 100;
  * event-feed.ts). Reads that end within that time cost nothing more.
  */
 export class DecidedPages implements FeatureSource {
-  private decidedAt = Date.now();
-
-  constructor(private readonly granted: FeatureSource, private readonly decideAgain: () => Promise<void>) {}
+  /** `decidedAt`: when the rows the first decision was made on were read (the request's scope opened). */
+  constructor(private readonly granted: FeatureSource, private readonly decideAgain: () => Promise<void>, private decidedAt: number) {}
 
   get space(): StoredSpace {
     return this.granted.space;

@@ -36,7 +36,7 @@ export class SpaceScope {
   reader(): FeatureSource {
     if (this.source) return this.source;
     decide(this.caller, readingAll(this.shown));
-    this.source = new DecidedPages(this.sourceOf(), () => this.decideAgain(readingAll));
+    this.source = new DecidedPages(this.sourceOf(), () => this.decideAgain(readingAll), this.openedAt);
     return this.source;
   }
 
@@ -128,7 +128,7 @@ export class SpaceScope {
    */
   deletable(): FeatureSource {
     decide(this.caller, deletingThrough(this.shown));
-    return new DecidedPages(this.sourceOf(), () => this.decideAgain(deletingThrough));
+    return new DecidedPages(this.sourceOf(), () => this.decideAgain(deletingThrough), this.openedAt);
   }
 
   /**
