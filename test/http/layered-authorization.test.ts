@@ -284,6 +284,56 @@ for (const backend of BACKENDS) {
       }
     });
 
+    test('history, version reads and OGC filters of a plain foreign space answer 403, whatever they name', async () => {
+      const paths = [
+        '/changesets?startVersion=0', '/changesets/1', '/changesets/99', '/changesets?versionRef=v1..HEAD', '/changesets/tiles?startVersion=0&type=web&level=2',
+        '/tags', '/tags/v1', '/features/a1?version=*', '/features?id=a1&version=1', '/search?version=v1', '/iterate?version=99',
+      ].map((path) => `/hub/spaces/${aliceSpace}${path}`);
+      paths.push(...['filter=nosuch%3D1', `filter=secret%3D'${SECRET}'`, 'sortby=nosuch', 'secret=x', 'version=1'].map((query) => `/ogc/collections/${aliceSpace}/items?${query}`));
+      const requests: Array<[string, string, unknown?]> = [
+        ...paths.map((path): [string, string] => ['GET', path]),
+        ['POST', `/hub/spaces/${aliceSpace}/tags`, { id: 'bob', version: 99 }], ['PATCH', `/hub/spaces/${aliceSpace}/tags/v1`, { version: 0 }],
+        ['DELETE', `/hub/spaces/${aliceSpace}/tags/v1`], ['DELETE', `/hub/spaces/${aliceSpace}/changesets?version=lt=99`],
+      ];
+      for (const [method, path, body] of requests) {
+        const response = await asBob(method, path, body);
+        assertClean(response, `${method} ${path}`);
+        assert.equal(response.status, 403, `${method} ${path} → ${response.status} ${response.text.slice(0, 300)}`);
+        assert.equal(response.body.code, 'insufficientRights', response.text);
+      }
+    });
+
+    test('an import into Bob\'s layered space over a space unshared since is refused when made, started or looked at', async () => {
+      const shared = (await call(hub, 'POST', '/hub/spaces', { body: { title: 'imported over', owner: alice, shared: true } })).body.id as string;
+      assert.ok(shared);
+      const own = (await asBob('POST', '/hub/spaces', { title: 'own composite', extends: { spaceId: bobSpace } })).body.id as string;
+      for (const definition of [{ extends: { spaceId: shared } }, virtual('group', [bobSpace, shared])]) {
+        const space = (await asBob('POST', '/hub/spaces', { title: 'over shared', ...definition })).body.id as string;
+        assert.ok(space);
+        const importInto = (target: string) => asBob('POST', '/hub/jobs', { source: { type: 'Files', format: 'GEOJSONSEQ' }, target: { type: 'Space', id: target } });
+        const early = await importInto(space);
+        assert.equal(early.status, 200, early.text);
+        const job = early.body.id as string;
+        const upload = await call(hub, 'POST', `/hub/jobs/${job}/inputs`, {
+          rawBody: `${JSON.stringify(feature('i1'))}\n`, headers: { 'content-type': 'application/octet-stream', authorization: `Bearer ${bobToken}` },
+        });
+        assert.equal(upload.status, 200, upload.text);
+        assert.equal((await call(hub, 'PATCH', `/hub/spaces/${shared}`, { body: { shared: false } })).status, 200);
+        // Every chunk of it would be refused reading the space below: so is the job, as an export of it is.
+        const late = await importInto(space);
+        assert.equal(late.status, 403, `a new import → ${late.status} ${late.text.slice(0, 300)}`);
+        assert.equal(late.body.code, 'insufficientRights', late.text);
+        for (const [method, path, body] of [['PATCH', `/hub/jobs/${job}/status`, { desiredAction: 'START' }], ['GET', `/hub/jobs/${job}/status`], ['GET', `/hub/jobs/${job}`]] as const) {
+          const response = await asBob(method, path, body);
+          assert.equal(response.status, 403, `${method} ${path} → ${response.status} ${response.text.slice(0, 300)}`);
+        }
+        assert.ok(!(await asBob('GET', '/hub/jobs')).text.includes(job), 'the refused job is listed');
+        // Over his own layers the import is made (the walls are not everywhere).
+        assert.equal((await importInto(own)).status, 200);
+        assert.equal((await call(hub, 'PATCH', `/hub/spaces/${shared}`, { body: { shared: true } })).status, 200);
+      }
+    });
+
     test('an answer carrying a stored feature needs readFeatures, also on the caller\'s own space', async () => {
       const writeOnly = { 'xyz-hub': Object.fromEntries(['createFeatures', 'updateFeatures', 'deleteFeatures'].map((action) => [action, [{ owner: alice }]])) };
       const token = (await issueToken(hub, { aid: alice, urm: writeOnly })).token;
@@ -412,6 +462,50 @@ for (const backend of BACKENDS) {
       assert.equal(streamed.status, 200);
       assert.ok(!streamed.body.includes(SECRET), 'the stream carried a feature written after the space was unshared');
       assert.ok(streamed.cut, 'the stream ended as if complete');
+    });
+
+    test('a tile of Bob\'s composite space still being made when the space below is unshared carries nothing Alice writes after', async () => {
+      const shared = (await call(hub, 'POST', '/hub/spaces', { body: { title: 'tiled', owner: alice, shared: true } })).body.id as string;
+      assert.ok(shared);
+      // A tile of a layered space reads its layers a page (a statement) at a time: 30,000 features take a while (seconds on PostgreSQL).
+      for (let chunk = 0; chunk < 3; chunk++) {
+        const features = Array.from({ length: 10_000 }, (_, index) => point(`t${chunk}-${index}`, { n: index }, [(index % 3000) / 20 - 75, chunk]));
+        const written = await call(hub, 'PUT', `/hub/spaces/${shared}/features`, { body: collection(...features), headers: { accept: 'application/x-empty' } });
+        assert.equal(written.status, 204, written.text);
+      }
+      const composite = (await asBob('POST', '/hub/spaces', { title: 'over tiled', extends: { spaceId: shared } })).body.id as string;
+      assert.ok(composite);
+      const tile = asBob('GET', `/hub/spaces/${composite}/tile/web/0_0_0.mvt?limit=100000`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal((await call(hub, 'PATCH', `/hub/spaces/${shared}`, { body: { shared: false } })).status, 200);
+      const secret = await call(hub, 'PUT', `/hub/spaces/${shared}/features`, { body: collection(point('z-after', { secret: SECRET }, [1, 1])) });
+      assert.equal(secret.status, 200, secret.text);
+      // Made before the unsharing reached it (200), or refused after it (403, decided-pages.ts): never with the feature written after.
+      const answer = await tile;
+      assert.ok(answer.status === 200 || answer.status === 403, `${answer.status} ${answer.text.slice(0, 300)}`);
+      assert.ok(!answer.text.includes(SECRET), 'the tile carried a feature written after the space was unshared');
+    });
+
+    test('a delete by tags through Bob\'s composite space still running when the space below is unshared finds nothing Alice writes after', async () => {
+      const shared = (await call(hub, 'POST', '/hub/spaces', { body: { title: 'deleted through', owner: alice, shared: true } })).body.id as string;
+      assert.ok(shared);
+      // A delete through a layered space goes a page of 1,000 ids (a transaction) at a time: 10,000 features take a while.
+      const features = Array.from({ length: 10_000 }, (_, index) => point(`d${index}`, { n: index }, [index / 1000, 1]));
+      const written = await call(hub, 'PUT', `/hub/spaces/${shared}/features?addTags=gone`, { body: collection(...features), headers: { accept: 'application/x-empty' } });
+      assert.equal(written.status, 204, written.text);
+      const composite = (await asBob('POST', '/hub/spaces', { title: 'deleting over', extends: { spaceId: shared } })).body.id as string;
+      assert.ok(composite);
+      const deleting = call(hub, 'DELETE', `/hub/spaces/${composite}/features?tags=gone`, { headers: { authorization: `Bearer ${bobToken}`, accept: 'application/geo+json' } });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal((await call(hub, 'PATCH', `/hub/spaces/${shared}`, { body: { shared: false } })).status, 200);
+      const late = await call(hub, 'PUT', `/hub/spaces/${shared}/features?addTags=gone`, { body: collection(point('z-after', { secret: SECRET }, [1, 1])) });
+      assert.equal(late.status, 200, late.text);
+      const answer = await deleting;
+      assert.ok(answer.status === 200 || answer.status === 403, `${answer.status} ${answer.text.slice(0, 300)}`);
+      assert.ok(answer.status !== 200 || answer.body.count === 10_000, `the delete counted ${String(answer.body.count)}: ${answer.text.slice(0, 300)}`);
+      // Alice's feature still shows through the composite space (the admin reads it): Bob's delete did not hide it.
+      const through = await call(hub, 'GET', `/hub/spaces/${composite}/features/z-after`);
+      assert.equal(through.status, 200, `a feature written after the unsharing was deleted through Bob's space: ${through.status} ${through.text.slice(0, 200)}`);
     });
 
     test('the same routes through Bob\'s own layers work (the walls are not everywhere)', async () => {

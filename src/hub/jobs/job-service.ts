@@ -52,20 +52,17 @@ export class JobService {
   constructor(private readonly storage: Storage, private readonly spaces: SpaceResolver, private readonly files: JobFiles, readonly maxInput: number) {}
 
   /**
-   * The caller may do what the job does to its space: create and replace features (an import) or read them (an export),
-   * decided by the one authorization module as for the requests themselves. A space the caller may not see is a 404;
+   * The caller may do what the job does to its space: create and replace features (an import, reading every layer below
+   * a layered space as its writes do) or read them (an export), decided by the one authorization module as for the
+   * requests themselves. A space the caller may not see is a 404;
    * with `gone: 'pass'` a deleted space decides nothing (its jobs can still be looked at, cancelled and deleted by their account).
    */
   private async allowed(caller: Claims, spec: JobSpec, gone: 'refuse' | 'pass' = 'refuse'): Promise<void> {
     const spaceId = spaceOfJob(spec);
     if (gone === 'pass' && !(await this.storage.spaces.get(spaceId))) return;
     const scope = await this.spaces.open(caller, spaceId, () => { throw hubError('spaceNotFound'); });
-    if (spec.kind === 'import') {
-      scope.writable();
-      scope.decideWrite({ inserts: true, updates: true, deletes: false, answersStored: false });
-    } else {
-      scope.reader();
-    }
+    if (spec.kind === 'import') scope.importable();
+    else scope.reader();
   }
 
   /**

@@ -1,4 +1,4 @@
-// A granted read source whose long reads are decided again as they go: a stream that outlives its caller's right to read stops there.
+// A granted read source whose long reads are decided again as they go: a stream or a long whole answer that outlives its caller's right to read stops there.
 import type { FeatureFilter, FeatureQuery, FeatureRow, FeatureTextPage, SortedPage, SortedQuery } from '../../core/feature-query.js';
 import type { VectorTileRequest } from '../../geo/vector-tile-request.js';
 import type { SpaceStatistics, SpaceVersions, StatisticsOptions, StoredSpace, TagRecord } from '../../storage/storage.js';
@@ -21,9 +21,8 @@ export const DECISION_LIFETIME_MS = 100;
  * event-feed.ts). Reads that end within that time cost nothing more.
  */
 export class DecidedPages implements FeatureSource {
-  private decidedAt = Date.now();
-
-  constructor(private readonly granted: FeatureSource, private readonly decideAgain: () => Promise<void>) {}
+  /** `decidedAt`: when the rows the first decision was made on were read (the request's scope opened). */
+  constructor(private readonly granted: FeatureSource, private readonly decideAgain: () => Promise<void>, private decidedAt: number) {}
 
   get space(): StoredSpace {
     return this.granted.space;
@@ -50,23 +49,23 @@ export class DecidedPages implements FeatureSource {
   }
 
   count(filter: FeatureFilter, signal?: AbortSignal): Promise<number> {
-    return this.granted.count(filter, signal);
+    return this.decidedWhole(this.granted.count(filter, signal));
   }
 
   countUpTo(query: Omit<FeatureQuery, 'ids'>, signal?: AbortSignal): Promise<number> {
-    return this.granted.countUpTo(query, signal);
+    return this.decidedWhole(this.granted.countUpTo(query, signal));
   }
 
   sortedPage(query: SortedQuery, signal?: AbortSignal): Promise<SortedPage> {
-    return this.granted.sortedPage(query, signal);
+    return this.decidedWhole(this.granted.sortedPage(query, signal));
   }
 
   vectorTile(query: FeatureQuery, tile: VectorTileRequest, signal?: AbortSignal): Promise<Buffer> {
-    return this.granted.vectorTile(query, tile, signal);
+    return this.decidedWhole(this.granted.vectorTile(query, tile, signal));
   }
 
   statistics(options: StatisticsOptions): Promise<SpaceStatistics> {
-    return this.granted.statistics(options);
+    return this.decidedWhole(this.granted.statistics(options));
   }
 
   versions(): Promise<SpaceVersions> {
@@ -87,12 +86,28 @@ export class DecidedPages implements FeatureSource {
 
   private async *decided<T>(pages: AsyncIterable<T>): AsyncIterable<T> {
     for await (const page of pages) {
-      const readBy = Date.now();
-      if (readBy - this.decidedAt > DECISION_LIFETIME_MS) {
-        await this.decideAgain();
-        this.decidedAt = readBy;
-      }
+      await this.decidedFor(Date.now());
       yield page;
     }
+  }
+
+  /**
+   * A whole answer made of reads that may run long: a layered space's tile, statistics, count or sorted page reads its
+   * layers page by page, each page its own statement (a tile of 30,000 features took seconds on PostgreSQL), and a
+   * feature written after the space was unshared went out in a stranger's tile. Handed on as a page is: on a decision
+   * taken at most DECISION_LIFETIME_MS before it was read, when it was all read. A plain space's answer is one
+   * statement, mostly within that time, and costs nothing more.
+   */
+  private async decidedWhole<T>(answer: Promise<T>): Promise<T> {
+    const whole = await answer;
+    await this.decidedFor(Date.now());
+    return whole;
+  }
+
+  /** What was read by `readBy` may be handed on: decided again first when the last decision is older than DECISION_LIFETIME_MS. */
+  private async decidedFor(readBy: number): Promise<void> {
+    if (readBy - this.decidedAt <= DECISION_LIFETIME_MS) return;
+    await this.decideAgain();
+    this.decidedAt = readBy;
   }
 }

@@ -7,7 +7,7 @@ import type { Claims } from '../access/claims.js';
 import { type ActivityLog, activityLogOf } from '../activity-log/activity-log.js';
 import { type FeatureSource, PlainSource, type PrefetchedArea } from '../feature-source.js';
 import { LayeredSource, versionsByLayer } from '../layers/layered-source.js';
-import { DecidedPages } from './decided-pages.js';
+import { DECISION_LIFETIME_MS, DecidedPages } from './decided-pages.js';
 import { refuseReadOnlySpace } from '../writes/read-only-policy.js';
 import type { Layering } from '../layers/space-layout.js';
 
@@ -25,6 +25,9 @@ export class SpaceScope {
   private source?: FeatureSource;
   private readonly logs = new Map<string, Promise<ActivityLog | undefined>>();
 
+  /** When the spaces' rows were read: what is decided on them holds for DECISION_LIFETIME_MS (decided-pages.ts). */
+  private readonly openedAt = Date.now();
+
   /** `prefetched`, read with the space's lookup, goes to the reader of a plain space only, once the read is granted. */
   constructor(private readonly storage: Storage, private readonly tokens: TokenCheck, readonly caller: Claims, readonly space: StoredSpace,
     readonly layering: Layering, private readonly prefetched?: PrefetchedArea) {}
@@ -37,26 +40,25 @@ export class SpaceScope {
   /** What a feature read of the space sees, once the caller may read every space it shows. */
   reader(): FeatureSource {
     if (this.source) return this.source;
-    const record = new AccessRecord();
-    for (const space of this.shown) record.read(space);
-    decide(this.caller, record);
-    this.source = new DecidedPages(this.sourceOf(), () => this.decideAgain());
+    decide(this.caller, readingAll(this.shown));
+    this.source = new DecidedPages(this.sourceOf(), () => this.decideAgain(readingAll), this.openedAt);
     return this.source;
   }
 
   /**
-   * The read decided again on the spaces it shows and the caller's token as they are stored now (decided-pages.ts): a
-   * space gone since, or the token deleted or expired since, ends it, as it ends an event stream (event-feed.ts).
+   * A read decided again on the spaces it shows and the caller's token as they are stored now (decided-pages.ts), with
+   * what it needs of the spaces: a space gone since, or the token deleted or expired since, ends it, as it ends an event
+   * stream (event-feed.ts).
    */
-  private async decideAgain(): Promise<void> {
+  private async decideAgain(needs: (shown: readonly StoredSpace[]) => AccessRecord): Promise<void> {
     const [valid, ...now] = await Promise.all([this.tokens.stillValid(this.caller), ...this.shown.map((space) => this.storage.spaces.get(space.id))]);
     if (!valid) throw hubError('invalidCredentials');
-    const record = new AccessRecord();
+    const stored: StoredSpace[] = [];
     for (const [index, space] of now.entries()) {
-      if (space?.key.sid !== this.shown[index].key.sid) throw hubError('spaceOfFeaturesNotFound');
-      record.read(space);
+      if (!space || space.key.sid !== this.shown[index].key.sid) throw hubError('spaceOfFeaturesNotFound');
+      stored.push(space);
     }
-    decide(this.caller, record);
+    decide(this.caller, needs(stored));
   }
 
   /** Only ever called right after a decision. */
@@ -82,9 +84,10 @@ export class SpaceScope {
    * answer them, and whether an id exists changes the answer, so every layer must be readable before any is read.
    */
   async versions(ids: string[]): Promise<Array<Map<string, FeatureRow>>> {
-    const record = new AccessRecord();
-    for (const layer of this.layers) if (layer.id !== this.space.id) record.read(layer);
-    decide(this.caller, record);
+    // A write may have spent a while since the scope opened (validating a large body): the layers are then decided on
+    // their rows as stored now, as a read's pages are (decided-pages.ts), so that it reads nothing of a layer unshared meanwhile.
+    if (this.layering.kind !== 'plain' && Date.now() - this.openedAt > DECISION_LIFETIME_MS) await this.decideAgain(readingBelow);
+    else decide(this.caller, readingBelow(this.shown));
     return versionsByLayer(this.storage, this.layers, ids);
   }
 
@@ -103,6 +106,19 @@ export class SpaceScope {
     refuseReadOnlySpace(this.space);
   }
 
+  /**
+   * An import job into the space, decided when it is created, started or looked at: what each of its chunks will need
+   * before its plan is made (`writable`, and readFeatures on every layer below, as `versions` decides for any write
+   * through a layered space), with the creates and replaces it plans on the space. A job the chunks would all refuse is
+   * refused at once, as an export of a space the caller may no longer read is.
+   */
+  importable(): void {
+    this.writable();
+    const record = new AccessRecord().write(this.space, { inserts: true, updates: true, deletes: false, answersStored: false });
+    for (const layer of this.layers) if (layer.id !== this.space.id) record.read(layer);
+    decide(this.caller, record);
+  }
+
   /** In the write's transaction, once its plan is known: the plan's actions on the space and on each layer it changes. */
   decideWrite(actions: WriteActions, changed: readonly SpaceRef[] = []): void {
     const record = new AccessRecord().write(this.space, actions);
@@ -113,13 +129,13 @@ export class SpaceScope {
   /**
    * A delete by filter (`DELETE /features?tags=`), before its features are looked at: deleteFeatures on the space
    * and, through a layered space, readFeatures on every layer below (they decide where the deletes go). Returns
-   * the source the deleted ids are found in: finding them answers nothing but how many were deleted.
+   * the source the deleted ids are found in: finding them answers nothing but how many were deleted. Its pages are
+   * decided again as a read's are (decided-pages.ts): a delete through a layered space goes a page at a time, and
+   * one still running when a layer is unshared must not find, count and hide what its owner writes after.
    */
   deletable(): FeatureSource {
-    const record = new AccessRecord().onSpace('deleteFeatures', this.space);
-    for (const layer of this.layers) if (layer.id !== this.space.id) record.read(layer);
-    decide(this.caller, record);
-    return this.sourceOf();
+    decide(this.caller, deletingThrough(this.shown));
+    return new DecidedPages(this.sourceOf(), () => this.decideAgain(deletingThrough), this.openedAt);
   }
 
   /**
@@ -153,4 +169,23 @@ export class SpaceScope {
     }
     return log;
   }
+}
+
+/** A read needs readFeatures on every space it shows. */
+function readingAll(shown: readonly SpaceRef[]): AccessRecord {
+  const record = new AccessRecord();
+  for (const space of shown) record.read(space);
+  return record;
+}
+
+/** A write through a layered space reads every layer below it (which one holds an id decides where it goes). */
+function readingBelow([, ...below]: readonly SpaceRef[]): AccessRecord {
+  return readingAll(below);
+}
+
+/** A delete by filter needs deleteFeatures on the space (shown first) and readFeatures on every layer below it. */
+function deletingThrough([space, ...below]: readonly SpaceRef[]): AccessRecord {
+  const record = new AccessRecord().onSpace('deleteFeatures', space);
+  for (const layer of below) record.read(layer);
+  return record;
 }
