@@ -244,6 +244,34 @@ for (const backend of BACKENDS) {
       assert.ok(putLine !== undefined && !('completed' in putLine) && !('closedBy' in putLine), JSON.stringify(putLine));
     });
 
+    test('clients that go away by the dozen in the middle of large reads leave the hub serving', async (t) => {
+      // A hub of its own: on main this one stopped, which would fail every later test of the file.
+      const reader = await startHub({ backend, env: { HUB_LOG_LEVEL: 'warn' } });
+      t.after(() => reader.stop());
+      const wide = await createSpace(reader);
+      const points = Array.from({ length: 20_000 }, (_, i) =>
+        ({ type: 'Feature', id: `w${i}`, geometry: { type: 'Point', coordinates: [(i % 200) / 2 - 50, Math.floor(i / 200) / 2 - 25] }, properties: { i } }));
+      for (let from = 0; from < points.length; from += 5000) {
+        const put = await call(reader, 'PUT', `/hub/spaces/${wide}/features`, { body: { type: 'FeatureCollection', features: points.slice(from, from + 5000) }, headers: { accept: 'application/x-empty' } });
+        assert.equal(put.status, 204, put.text);
+      }
+      // Boxes a little apart, so that none is answered from the answer cache.
+      let box = 0;
+      const read = (i: number) => (i % 2 === 0 ? `/hub/spaces/${wide}/bbox?west=${-60 + ++box / 1000}&south=-30&east=60&north=30&limit=10000` : `/hub/spaces/${wide}/iterate?limit=10000`);
+      // As a load generator ends a run: every read in flight dropped at once, many of them while the hub still reads
+      // their pages (a page read ahead was then cancelled while nothing awaited it, which stopped the hub on PostgreSQL).
+      for (let round = 0; round < 12 && reader.process.exitCode === null; round++) {
+        const connections = await Promise.all(Array.from({ length: 16 }, () => openConnection(reader)));
+        await Promise.all(connections.map((connection, i) => connection.send(requestHead(reader, 'GET', read(i)))));
+        await pause(50 + round * 50);
+        for (const connection of connections) connection.socket.destroy();
+      }
+      await pause(500);
+      assert.equal(reader.process.exitCode, null, `the hub stopped: ${reader.stderr.slice(-500)}`);
+      assert.equal((await call(reader, 'GET', `/hub/spaces/${wide}/count`)).status, 200);
+      assert.doesNotMatch(reader.stderr, /unexpected error/);
+    });
+
     test('a job input upload whose gzip body is bad answers 400 and the hub lives on', async () => {
       const job = await call(hub, 'POST', '/hub/jobs', { body: { source: { type: 'Files', format: 'GEOJSONSEQ' }, target: { type: 'Space', id: space } } });
       assert.equal(job.status, 200, job.text);

@@ -41,7 +41,12 @@ export async function* keysetPages<T>(
       spent += performance.now() - start;
       return result;
     }
-    return result.finally(() => { spent += performance.now() - start; });
+    const timedResult = result.finally(() => { spent += performance.now() - start; });
+    // A page read ahead is awaited only when its turn comes. If it fails before then (its read cancelled because the
+    // client went away, while the consumer is busy elsewhere, e.g. deciding the read again), that failure must not
+    // count as unhandled: Node would stop the process. Awaiting it later still sees the failure.
+    timedResult.catch(() => undefined);
+    return timedResult;
   };
   const sizes: PageSizes = typeof pageSize === 'number' ? { first: pageSize, next: pageSize } : pageSize;
   let remaining = limit;
@@ -73,7 +78,7 @@ export async function* keysetPages<T>(
       }
     }
   } finally {
-    // A reader that stops early leaves a prefetched page nobody awaits.
-    if (pending instanceof Promise) pending.catch(() => {});
+    // A reader that stops early leaves a prefetched page nobody awaits (marked handled when it was asked for).
+    pending = undefined;
   }
 }
