@@ -1,19 +1,9 @@
 // The hub's features table between the transfer bench's imports: settled the same way before each, and how often autovacuum visited it during one.
-import pg from 'pg';
+import { withClient } from '../test/helpers/pg-client.js';
 
 export interface Maintenance {
   autovacuums: number;
   autoanalyzes: number;
-}
-
-async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
 }
 
 /**

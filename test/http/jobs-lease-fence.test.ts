@@ -9,6 +9,7 @@ import { historyRows } from '../helpers/history-rows.js';
 import { type Backend, BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
 import { metrics, sample } from '../helpers/metrics.js';
 import { createTestDatabase } from '../helpers/postgres-cluster.js';
+import { withClient } from '../helpers/pg-client.js';
 
 /** A short poll and lease, so that the other node takes the job soon after the first stops; no query deadline, so that the paused node's write is not cancelled for the time it was stopped. */
 const ENV = { HUB_JOBS_POLL: '50ms', HUB_JOBS_LEASE: '1500ms', HUB_JOBS_CHUNK: '500', HUB_QUERY_TIMEOUT: '0' };
@@ -22,16 +23,6 @@ const lines = Array.from({ length: TOTAL }, (_, i) => JSON.stringify({
 interface JobRow { state: string; next: number; owner: string | null }
 
 const SELECT_JOB = 'SELECT state, next_item AS next, lease_owner AS owner FROM jobs WHERE id = ';
-
-async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
 
 /** The PostgreSQL databases of a hub; the first holds the catalog (the spaces, the jobs). */
 const databasesOf = (hub: HubProcess) => hub.storage.split(',');

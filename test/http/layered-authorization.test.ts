@@ -1,11 +1,11 @@
 // The authorization matrix over layered spaces (issue 21): no route, write option or error carries a byte of a space its caller may not read.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { get } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { call, type TestResponse } from '../helpers/http-client.js';
 import { collection, point } from '../helpers/features.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
+import { readPausing } from '../helpers/paused-read.js';
 import { issueToken, ownerRights } from '../helpers/tokens.js';
 
 const virtual = (operation: string, upstreams: string[]) => ({ storage: { id: 'virtualspace', params: { virtualspace: { [operation]: upstreams } } } });
@@ -434,30 +434,12 @@ for (const backend of BACKENDS) {
         const written = await call(hub, 'PUT', `/hub/spaces/${shared}/features`, { body: collection(...features), headers: { accept: 'application/x-empty' } });
         assert.equal(written.status, 204, written.text);
       }
-      const streamed = await new Promise<{ status: number; body: string; cut: boolean }>((resolve, reject) => {
-        get(`${hub.url}/hub/spaces/${shared}/iterate?limit=100000`, { headers: { authorization: `Bearer ${bobToken}` } }, (response) => {
-          const chunks: Buffer[] = [];
-          let size = 0;
-          let paused = false;
-          const done = (cut: boolean) => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString(), cut });
-          response.on('data', (chunk: Buffer) => {
-            chunks.push(chunk);
-            size += chunk.length;
-            if (paused || size < 1_000_000) return;
-            paused = true;
-            response.pause();
-            void (async () => {
-              assert.equal((await call(hub, 'PATCH', `/hub/spaces/${shared}`, { body: { shared: false } })).status, 200);
-              const secret = await call(hub, 'PUT', `/hub/spaces/${shared}/features`, { body: collection(point('z-after', { secret: SECRET }, [1, 1])) });
-              assert.equal(secret.status, 200, secret.text);
-              // A read in progress goes on on its decision for at most 100 ms (DECISION_LIFETIME_MS in decided-pages.ts).
-              await new Promise((resolve) => setTimeout(resolve, 300));
-              response.resume();
-            })().catch(reject);
-          });
-          response.on('end', () => done(!response.complete));
-          response.on('error', () => done(true));
-        }).on('error', reject);
+      const streamed = await readPausing(`${hub.url}/hub/spaces/${shared}/iterate?limit=100000`, bobToken, async () => {
+        assert.equal((await call(hub, 'PATCH', `/hub/spaces/${shared}`, { body: { shared: false } })).status, 200);
+        const secret = await call(hub, 'PUT', `/hub/spaces/${shared}/features`, { body: collection(point('z-after', { secret: SECRET }, [1, 1])) });
+        assert.equal(secret.status, 200, secret.text);
+        // A read in progress goes on on its decision for at most 100 ms (DECISION_LIFETIME_MS in decided-pages.ts).
+        await new Promise((resolve) => setTimeout(resolve, 300));
       });
       assert.equal(streamed.status, 200);
       assert.ok(!streamed.body.includes(SECRET), 'the stream carried a feature written after the space was unshared');

@@ -1,20 +1,13 @@
 // A long read still streaming when its token is deleted or expires stops there on both engines: nothing written after goes out, as event streams end.
 import assert from 'node:assert/strict';
-import { get } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { call, createSpace } from '../helpers/http-client.js';
 import { collection, point } from '../helpers/features.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
+import { readPausing } from '../helpers/paused-read.js';
 import { ADMIN_PASSWORD, login, send } from '../helpers/sessions.js';
 
-
-interface Streamed {
-  status: number;
-  body: string;
-  /** The answer ended before its end (the hub cut it). */
-  cut: boolean;
-}
 
 for (const backend of BACKENDS) {
   describe(`a streamed read outlives its token (${backend})`, () => {
@@ -42,26 +35,7 @@ for (const backend of BACKENDS) {
     }
 
     /** Iterates the whole space with `token`; after the first megabyte the client stops reading while `meanwhile` runs. */
-    function streamWith(token: string, meanwhile: () => Promise<void>): Promise<Streamed> {
-      return new Promise((resolve, reject) => {
-        get(`${hub.url}/hub/spaces/${space}/iterate?limit=100000`, { headers: { authorization: `Bearer ${token}` } }, (response) => {
-          const chunks: Buffer[] = [];
-          let size = 0;
-          let paused = false;
-          const done = (cut: boolean) => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString(), cut });
-          response.on('data', (chunk: Buffer) => {
-            chunks.push(chunk);
-            size += chunk.length;
-            if (paused || size < 1_000_000) return;
-            paused = true;
-            response.pause();
-            meanwhile().then(() => response.resume(), reject);
-          });
-          response.on('end', () => done(!response.complete));
-          response.on('error', () => done(true));
-        }).on('error', reject);
-      });
-    }
+    const streamWith = (token: string, meanwhile: () => Promise<void>) => readPausing(`${hub.url}/hub/spaces/${space}/iterate?limit=100000`, token, meanwhile);
 
     /** Writes a feature holding `secret` (each test its own, as they share the space). */
     const writeSecret = async (secret: string) => {
