@@ -6,7 +6,7 @@ import { allRights, type Claims } from './claims.js';
 import { ClaimsCache, type ClaimsCacheFigures } from './claims-cache.js';
 import { type NodePeers, SingleProcess } from './node-peers.js';
 import { hashPassword, hashToken, newPassword, newTokenString, TOKEN_PATTERN } from './secrets.js';
-import { claimsOf, tokenLiveAt } from './token-claims.js';
+import { claimsOf, expiredAt } from './token-claims.js';
 
 export interface AdminSettings {
   user?: string;
@@ -58,24 +58,24 @@ export class AccessService {
     const now = Date.now();
     // A cached token was confirmed by every deletion heard so far (each evicts it); a looked-up one by those heard before the lookup.
     const heard = this.revocationsHeard;
-    const cached = this.cache.get(secretHash, now) ?? await this.lookUp(secretHash, now);
-    if (cached.expiresAt !== undefined && cached.expiresAt <= now) throw hubError('invalidCredentials');
-    const perMinute = cached.claims.limits?.maxRequestsPerMinute;
+    const claims = this.cache.get(secretHash, now)?.claims ?? await this.lookUp(secretHash, now);
+    if (expiredAt(claims, now)) throw hubError('invalidCredentials');
+    const perMinute = claims.limits?.maxRequestsPerMinute;
     if (perMinute !== undefined && perMinute > 0) {
-      const wait = await this.peers.takeRequest(cached.claims.tid, perMinute);
+      const wait = await this.peers.takeRequest(claims.tid, perMinute);
       if (wait !== undefined) throw hubError('tokenRateLimited', { limit: perMinute }, undefined, wait);
     }
     // The request's own copy: `revocationsHeard` moves with it (stillValid), the cached claims are shared.
-    return { ...cached.claims, revocationsHeard: heard };
+    return { ...claims, revocationsHeard: heard };
   }
 
-  private async lookUp(secretHash: string, now: number): Promise<{ claims: Claims; expiresAt?: number }> {
+  private async lookUp(secretHash: string, now: number): Promise<Claims> {
     const heard = this.revocationsHeard;
     const record = await this.storage.access.findTokenBySecretHash(secretHash);
     if (!record) throw hubError('invalidCredentials');
-    const { claims, expiresAt } = claimsOf(record);
-    if (this.revocations.live() && heard === this.revocationsHeard) this.cache.set(secretHash, claims, expiresAt, now);
-    return { claims, expiresAt };
+    const claims = claimsOf(record);
+    if (this.revocations.live() && heard === this.revocationsHeard) this.cache.set(secretHash, claims, now);
+    return claims;
   }
 
   /**
@@ -86,7 +86,8 @@ export class AccessService {
   async claimsOfToken(tid: string): Promise<Claims | undefined> {
     const record = await this.storage.access.findTokenByTid(tid);
     if (!record) return undefined;
-    return tokenLiveAt(record, Date.now()) ? claimsOf(record).claims : undefined;
+    const claims = claimsOf(record);
+    return expiredAt(claims, Date.now()) ? undefined : claims;
   }
 
   /** Calls `listener` whenever some token may have been deleted; returns the call that stops it. */
@@ -103,11 +104,11 @@ export class AccessService {
    */
   async stillValid(claims: Claims): Promise<boolean> {
     const now = Date.now();
-    if (claims.exp !== undefined && claims.exp * 1000 <= now) return false;
+    if (expiredAt(claims, now)) return false;
     if (claims.revocationsHeard === this.revocationsHeard && this.revocations.live()) return true;
     const heard = this.revocationsHeard;
-    const record = await this.storage.access.findTokenByTid(claims.tid);
-    if (!record || !tokenLiveAt(record, now)) return false;
+    // A token cannot be changed once made, so its expiry is the claims'; only whether it still exists is read.
+    if ((await this.storage.access.findTokenByTid(claims.tid)) === undefined) return false;
     claims.revocationsHeard = heard;
     return true;
   }

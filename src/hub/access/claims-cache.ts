@@ -13,8 +13,6 @@ const MAX_ENTRIES = 10_000;
 
 interface Entry {
   claims: Claims;
-  /** The token's own expiry in ms since the epoch, if it has one. */
-  expiresAt?: number;
   cachedUntil: number;
 }
 
@@ -44,9 +42,9 @@ export class ClaimsCache {
     return { hits: this.hits, misses: this.misses };
   }
 
-  set(secretHash: string, claims: Claims, expiresAt: number | undefined, now: number): void {
+  set(secretHash: string, claims: Claims, now: number): void {
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-    this.entries.set(secretHash, { claims, expiresAt, cachedUntil: now + CLAIMS_TTL_MS });
+    this.entries.set(secretHash, { claims, cachedUntil: now + CLAIMS_TTL_MS });
   }
 
   clear(): void {

@@ -1,11 +1,11 @@
-// A stored token as the hub uses it: its claims (API.md 8.1), its expiry, and whether it is still good at a moment.
+// A stored token as the hub uses it: its claims (API.md 8.1), and whether they have expired at a moment.
 import type { TokenRecord } from '../../storage/storage.js';
 import type { Claims, RightsMatrix } from './claims.js';
 
-/** A stored token's claims and its expiry in ms since the epoch, if it has one. */
-export function claimsOf(record: TokenRecord): { claims: Claims; expiresAt?: number } {
+/** A stored token's claims, its expiry (`exp`) among them. */
+export function claimsOf(record: TokenRecord): Claims {
   const { exp, cid, urm, limits } = record.claims;
-  const claims: Claims = {
+  return {
     tid: record.tid,
     aid: record.aid,
     cid: typeof cid === 'string' ? cid : record.aid,
@@ -13,11 +13,9 @@ export function claimsOf(record: TokenRecord): { claims: Claims; expiresAt?: num
     limits: limits as Claims['limits'],
     ...(typeof exp === 'number' ? { exp } : {}),
   };
-  return { claims, expiresAt: typeof exp === 'number' ? exp * 1000 : undefined };
 }
 
-/** Whether a stored token has not expired at `now` (ms since the epoch); one without `exp` never does. */
-export function tokenLiveAt(record: TokenRecord, now: number): boolean {
-  const { exp } = record.claims;
-  return typeof exp !== 'number' || exp * 1000 > now;
+/** Whether the token has expired at `now` (ms since the epoch); one without `exp` never does. */
+export function expiredAt(claims: Claims, now: number): boolean {
+  return claims.exp !== undefined && claims.exp * 1000 <= now;
 }

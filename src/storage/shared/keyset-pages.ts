@@ -58,27 +58,23 @@ export async function* keysetPages<T>(
   // would only block the event loop before the current page goes out, so its next page waits. Its pages would
   // otherwise resolve at once, and one large read would run from its first page to its last within one turn of the
   // event loop while no socket is read: between pages it waits for a turn with time left (`read-turns.ts`).
+  // A reader that stops early leaves a page read ahead that nobody awaits: it was marked handled when asked for.
   const prefetch = pending instanceof Promise;
-  try {
-    while (pending !== undefined) {
-      const page: T = await pending;
-      checkDeadline(spent, bounds);
-      const { count, lastSeq } = measure(page);
-      remaining -= count;
-      pending = undefined;
-      const more = count === size && remaining > 0;
-      if (more) size = Math.min(sizes.next, remaining);
-      if (more && prefetch) pending = timed(lastSeq, size);
-      if (count > 0) yield page;
-      if (more && !prefetch) {
-        chargeTurn(performance.now() - holdingSince);
-        await nextTurn();
-        holdingSince = performance.now();
-        pending = timed(lastSeq, size);
-      }
-    }
-  } finally {
-    // A reader that stops early leaves a prefetched page nobody awaits (marked handled when it was asked for).
+  while (pending !== undefined) {
+    const page: T = await pending;
+    checkDeadline(spent, bounds);
+    const { count, lastSeq } = measure(page);
+    remaining -= count;
     pending = undefined;
+    const more = count === size && remaining > 0;
+    if (more) size = Math.min(sizes.next, remaining);
+    if (more && prefetch) pending = timed(lastSeq, size);
+    if (count > 0) yield page;
+    if (more && !prefetch) {
+      chargeTurn(performance.now() - holdingSince);
+      await nextTurn();
+      holdingSince = performance.now();
+      pending = timed(lastSeq, size);
+    }
   }
 }
