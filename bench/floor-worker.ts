@@ -1,6 +1,5 @@
 // Worker thread entry: times the read floors that FloorReads asks for, the storage floors on storages it opens once per spec.
 import { parentPort, workerData } from 'node:worker_threads';
-import pg from 'pg';
 import type { Storage } from '../src/storage/storage.js';
 import { openStorage, spaceKey, type StorageSpec } from './engines.js';
 import type { FloorAnswer, FloorCalls, FloorRate, FloorRequest, FloorWorkerData } from './floor-reads.js';
@@ -9,6 +8,7 @@ import type { CpuMeter, PlainFloor } from './plain-floor.js';
 import { plainPostgres } from './plain-postgres.js';
 import { plainSqlite } from './plain-sqlite.js';
 import { cpuWindow, ownCpuSeconds } from './process-cpu.js';
+import { warmPool } from './warm-pools.js';
 
 const { serverPid } = workerData as FloorWorkerData;
 
@@ -62,24 +62,20 @@ async function storageGetById(spec: StorageSpec, spaceId: string, ids: string[],
  * connections: the least a GET by id costs on this database.
  */
 async function selectByKey(url: string, spaceId: string, ids: string[], seconds: number, concurrency: number) {
-  const pool = new pg.Pool({ connectionString: url, max: concurrency });
-  try {
-    const { rows: [space] } = await pool.query<{ sid: string }>('SELECT sid FROM spaces WHERE id = $1', [spaceId]);
-    const next = rotation(ids);
-    const select = { name: 'floor_by_key', text: 'SELECT feature FROM features WHERE sid = $1 AND id = $2', rowMode: 'array' as const };
-    let found = 0;
-    const started = performance.now();
-    const lane = async () => {
-      while (performance.now() - started < seconds * 1000) {
-        const { rows } = await pool.query({ ...select, values: [space.sid, next()] });
-        found += rows.length;
-      }
-    };
-    await Promise.all(Array.from({ length: concurrency }, lane));
-    return { items: found, seconds: (performance.now() - started) / 1000, count: found };
-  } finally {
-    await pool.end();
-  }
+  const pool = await warmPool(url, concurrency);
+  const { rows: [space] } = await pool.query<{ sid: string }>('SELECT sid FROM spaces WHERE id = $1', [spaceId]);
+  const next = rotation(ids);
+  const select = { name: 'floor_by_key', text: 'SELECT feature FROM features WHERE sid = $1 AND id = $2', rowMode: 'array' as const };
+  let found = 0;
+  const started = performance.now();
+  const lane = async () => {
+    while (performance.now() - started < seconds * 1000) {
+      const { rows } = await pool.query({ ...select, values: [space.sid, next()] });
+      found += rows.length;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, lane));
+  return { items: found, seconds: (performance.now() - started) / 1000, count: found };
 }
 
 /**

@@ -3,6 +3,7 @@ import pg from 'pg';
 import type { StorageSpec } from './engines.js';
 import { type PlainAnswer, type PlainFloor, plainName, pageWalk, timedReads } from './plain-floor.js';
 import { rotation } from './measure.js';
+import { warmPool } from './warm-pools.js';
 
 const FEATURE = `json_build_object('type', 'Feature', 'id', t.id, 'geometry', ST_AsGeoJSON(t.geom)::json, 'properties', t.properties)`;
 
@@ -20,16 +21,9 @@ const COLLECTION = `json_build_object('type', 'FeatureCollection', 'features', c
  */
 const SESSION = '-c jit=off -c max_parallel_workers_per_gather=0';
 
-/** A pool of `size` connections, all opened before `work` starts its clock: backend start-up is no read's work. */
+/** Runs `work` on the floor's warm pool of `size` connections (warm-pools.ts). */
 async function withPool<T>(url: string, size: number, work: (pool: pg.Pool) => Promise<T>): Promise<T> {
-  const pool = new pg.Pool({ connectionString: url, max: size, options: SESSION });
-  try {
-    const clients = await Promise.all(Array.from({ length: size }, () => pool.connect()));
-    for (const client of clients) client.release();
-    return await work(pool);
-  } finally {
-    await pool.end();
-  }
+  return work(await warmPool(url, size, SESSION));
 }
 
 /** A collection's text and row count from a query whose first two columns are those. */
