@@ -98,7 +98,7 @@ export class AccessService {
 
   /**
    * Whether the token of a request's claims is still good, for work that outlives its authentication (long reads,
-   * decided-pages.ts): not expired, and not deleted. Deletions on any node are heard (`watchRevocations`): while none
+   * decided-pages.ts; event streams, event-feed.ts): not expired, and not deleted. Deletions on any node are heard (`watchRevocations`): while none
    * was heard since the token was last confirmed and the watch is live, that needs no lookup; otherwise the token is
    * read from the storage, and a token found confirms the claims up to the deletions heard before that read.
    */
@@ -111,20 +111,6 @@ export class AccessService {
     if ((await this.storage.access.findTokenByTid(claims.tid)) === undefined) return false;
     claims.revocationsHeard = heard;
     return true;
-  }
-
-  /** Whether the token of these claims still exists (not deleted since it was authenticated). */
-  async tokenExists(claims: Claims): Promise<boolean> {
-    return (await this.storage.access.findTokenByTid(claims.tid)) !== undefined;
-  }
-
-  /**
-   * When the token of these claims expires (`exp`, in ms since the epoch); undefined when it never does or is gone.
-   * Tokens cannot be changed once created, so a long-lived request reads this once.
-   */
-  async tokenExpiresAt(claims: Claims): Promise<number | undefined> {
-    const exp = (await this.storage.access.findTokenByTid(claims.tid))?.claims.exp;
-    return typeof exp === 'number' ? exp * 1000 : undefined;
   }
 
   /**

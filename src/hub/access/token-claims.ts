@@ -15,7 +15,13 @@ export function claimsOf(record: TokenRecord): Claims {
   };
 }
 
+/** When the token expires, in ms since the epoch; undefined when it never does. */
+export function expiryOf(claims: Claims): number | undefined {
+  return claims.exp === undefined ? undefined : claims.exp * 1000;
+}
+
 /** Whether the token has expired at `now` (ms since the epoch); one without `exp` never does. */
 export function expiredAt(claims: Claims, now: number): boolean {
-  return claims.exp !== undefined && claims.exp * 1000 <= now;
+  const expiry = expiryOf(claims);
+  return expiry !== undefined && expiry <= now;
 }

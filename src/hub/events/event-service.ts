@@ -3,6 +3,7 @@ import { hubError } from '../../core/errors.js';
 import type { Storage } from '../../storage/storage.js';
 import type { AccessService } from '../access/access-service.js';
 import type { Claims } from '../access/claims.js';
+import { expiryOf } from '../access/token-claims.js';
 import type { SpaceChanges } from '../changes/space-changes.js';
 import type { HistoryService } from '../versions/history-service.js';
 import { type EventFilter, featureMatcher } from './event-filter.js';
@@ -53,14 +54,13 @@ export class EventService {
     const { head } = await source.versions();
     const since = request.since ?? head;
     if (since > head) throw hubError('invalidParameter', { name: 'since', problem: `version ${since} is after HEAD (${head}): resume from a version the space has written` });
-    const expiresAt = await this.access.tokenExpiresAt(caller);
     return new EventFeed(source, since, matcher, {
       open,
       history: this.storage.history,
       listen: (space, listener) => this.changes.listen(space, listener),
       onRevocation: (listener) => this.access.onRevocation(listener),
-      tokenAlive: () => this.access.tokenExists(caller),
-      tokenExpiresAt: expiresAt,
+      tokenAlive: () => this.access.stillValid(caller),
+      tokenExpiresAt: expiryOf(caller),
     }, this.timers);
   }
 }
