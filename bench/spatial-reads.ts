@@ -139,6 +139,23 @@ export async function overHttp(hub: BenchHub, serverPid: number | undefined, fig
 }
 
 /**
+ * Requests a figure's warm-up asks at least, unless that takes longer than WARM_UP_SECONDS. V8 optimizes a function
+ * once it has run enough of its bytecode, so the functions of a request's path reach optimized code after a few
+ * thousand requests: a fresh hub's CPU per small box fell from 1.33 to 0.74, 0.50 and 0.34 ms over its first 1.5 s
+ * windows (about 470, 1,140, 1,550 and 1,800 requests each), then stayed at 0.30-0.50 (docs/decisions.md, "Warm-up
+ * before the spatial figures"). A hub serves for days; its first seconds are not what it costs.
+ */
+const WARM_UP_REQUESTS = 5_000;
+const WARM_UP_SECONDS = 6;
+
+/** The warm-up of a figure: a turn's time, then more until WARM_UP_REQUESTS; the last pass's rate sizes the turns. */
+async function warmUp(bench: SpatialBench, figure: Figure): Promise<Measured> {
+  const first = await overHttp(bench.hub, bench.engine.serverPid?.(), figure, { seconds: bench.seconds });
+  const more = Math.min(WARM_UP_REQUESTS - first.requests, Math.round(perSecond(first) * WARM_UP_SECONDS));
+  return more > 2 * CONNECTIONS ? overHttp(bench.hub, bench.engine.serverPid?.(), figure, { amount: more }) : first;
+}
+
+/**
  * The plain floor must find what the hub finds: the first read of a box figure is counted on both sides. SQLite's
  * R*Tree keeps 32-bit bounds rounded outward and the plain floor tests nothing more, so there a point within about
  * a millionth of a degree of the box's edge may be found by the floor alone.
@@ -187,9 +204,10 @@ export async function spatialReads(bench: SpatialBench): Promise<void> {
     const plainRun = (seconds: number) => bench.reads.run('plainSpatial', {
       spec: bench.plainSpec, table: PLAIN_POINTS, reads: figure.plain, seconds, concurrency: CONNECTIONS,
     });
-    // A first pass warms the caches of the hub's table and of the plain one, and tells how many requests the hub
-    // answers in a turn's time (at least two per connection); then the sides take turns and each side's best turn counts.
-    const warm = await overHttp(bench.hub, bench.engine.serverPid?.(), figure, { seconds: bench.seconds });
+    // A first pass warms the caches of the hub's table and of the plain one, and the hub's code (warmUp), and tells how
+    // many requests the hub answers in a turn's time (at least two per connection); then the sides take turns and each
+    // side's best turn counts.
+    const warm = await warmUp(bench, figure);
     await plainRun(bench.seconds / 2);
     const amount = Math.max(2 * CONNECTIONS, Math.round(perSecond(warm) * bench.seconds));
     const sides = {
