@@ -6,7 +6,7 @@ import { PostgresStorage } from '../src/storage/postgres/postgres-storage.js';
 import { SqliteStorage } from '../src/storage/sqlite/sqlite-storage.js';
 import type { SpaceKey, Storage } from '../src/storage/storage.js';
 import { type PostgresCluster, startPostgresCluster } from '../test/helpers/postgres-cluster.js';
-import { describeSettings, productionMemorySettings } from './postgres-settings.js';
+import { describeSettings, productionMemorySettings, SERVER_ENVIRONMENT } from './postgres-settings.js';
 
 /** Minimum HTTP/floor ratios, as the issues that built each engine set them. */
 export interface Goals {
@@ -145,7 +145,7 @@ class PostgresEngine implements BenchEngine {
   }
 
   async start(): Promise<void> {
-    this.cluster = await startPostgresCluster({ settings: productionMemorySettings() });
+    this.cluster = await startPostgresCluster({ settings: productionMemorySettings(), environment: SERVER_ENVIRONMENT });
     this.floorUrl = await this.cluster.createDatabase('floor');
   }
 
@@ -153,8 +153,8 @@ class PostgresEngine implements BenchEngine {
     await this.cluster?.destroy();
   }
 
-  describe(): Promise<string> {
-    return describeSettings(this.url);
+  async describe(): Promise<string> {
+    return `${await describeSettings(this.url)}; server environment ${Object.entries(SERVER_ENVIRONMENT).map(([name, value]) => `${name}=${value}`).join(' ')}`;
   }
 
   /** The first line of postmaster.pid in the data directory (test/helpers/postgres-cluster.ts puts it in `dir`/data). */

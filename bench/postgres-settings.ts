@@ -24,6 +24,17 @@ export function productionMemorySettings(ramBytes = totalmem()): Record<string, 
   };
 }
 
+/**
+ * The environment docs/operations.md recommends for the server's processes: glibc keeps up to 64 MiB of a backend's
+ * freed memory and serves allocations up to 32 MiB from its heap. With glibc's defaults a backend that builds a
+ * collection of a few MB (a 10,000-feature box, the hub's pages or the plain floor's `json_agg`) got that memory by
+ * mmap, gave it back at the statement's end and faulted it in again at the next: about 4,000 page faults per large box,
+ * and about half of the database's CPU on it (docs/decisions.md, "Benchmark floors").
+ */
+export const SERVER_ENVIRONMENT: Record<string, string> = {
+  GLIBC_TUNABLES: `glibc.malloc.mmap_threshold=${32 * MIB}:glibc.malloc.trim_threshold=${64 * MIB}`,
+};
+
 /** The settings the bench's header names, so that every PostgreSQL figure says what it ran on. */
 const REPORTED = ['shared_buffers', 'effective_cache_size', 'work_mem', 'maintenance_work_mem', 'huge_pages', 'jit'];
 

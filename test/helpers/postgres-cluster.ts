@@ -60,9 +60,9 @@ function command(binary: string, args: string[]): [string, string[]] {
   return asRoot ? ['runuser', ['-u', OS_USER, '--', join(PG_BIN, binary), ...args]] : [join(PG_BIN, binary), args];
 }
 
-async function pgTool(binary: string, args: string[]): Promise<void> {
+async function pgTool(binary: string, args: string[], environment: Record<string, string> = {}): Promise<void> {
   const [file, fullArgs] = command(binary, args);
-  await run(file, fullArgs);
+  await run(file, fullArgs, { env: { ...process.env, ...environment } });
 }
 
 async function freePort(): Promise<number> {
@@ -117,6 +117,8 @@ export interface ClusterOptions {
    * the memory of a production server (bench/postgres-settings.ts); the tests keep the stock settings and a small footprint.
    */
   settings?: Record<string, string>;
+  /** Further environment of the server's processes (the bench's glibc malloc tunables, bench/postgres-settings.ts). */
+  environment?: Record<string, string>;
 }
 
 export async function startPostgresCluster(options: ClusterOptions = {}): Promise<PostgresCluster> {
@@ -144,7 +146,7 @@ export async function startPostgresCluster(options: ClusterOptions = {}): Promis
     ...Object.entries(options.settings ?? {}).map(([name, value]) => `${name} = '${value}'`),
     '',
   ].join('\n'));
-  const start = () => pgTool('pg_ctl', ['start', '-D', data, '-l', log, '-w', '-t', '60']);
+  const start = () => pgTool('pg_ctl', ['start', '-D', data, '-l', log, '-w', '-t', '60'], options.environment);
   const stop = () => pgTool('pg_ctl', ['stop', '-D', data, '-m', 'fast', '-w']);
   const base = `postgres://${SUPERUSER}@127.0.0.1:${port}`;
   const createDatabase = async (name: string): Promise<string> => {
