@@ -142,8 +142,8 @@ export async function overHttp(hub: BenchHub, serverPid: number | undefined, fig
  * Requests a figure's warm-up asks at least, unless that takes longer than WARM_UP_SECONDS. V8 optimizes a function
  * once it has run enough of its bytecode, so the functions of a request's path reach optimized code after a few
  * thousand requests: a fresh hub's CPU per small box fell from 1.33 to 0.74, 0.50 and 0.34 ms over its first 1.5 s
- * windows (about 470, 1,140, 1,550 and 1,800 requests each), then stayed at 0.30-0.50 (docs/decisions.md, "Warm-up
- * before the spatial figures"). A hub serves for days; its first seconds are not what it costs.
+ * windows (about 470, 1,140, 1,550 and 1,800 requests each), then stayed at 0.30-0.50 (docs/decisions.md,
+ * "Spatial figures warm the hub's code up first"). A hub serves for days; its first seconds are not what it costs.
  */
 const WARM_UP_REQUESTS = 5_000;
 const WARM_UP_SECONDS = 6;
