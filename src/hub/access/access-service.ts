@@ -98,9 +98,10 @@ export class AccessService {
 
   /**
    * Whether the token of a request's claims is still good, for work that outlives its authentication (long reads,
-   * decided-pages.ts; event streams, event-feed.ts): not expired, and not deleted. Deletions on any node are heard (`watchRevocations`): while none
-   * was heard since the token was last confirmed and the watch is live, that needs no lookup; otherwise the token is
-   * read from the storage, and a token found confirms the claims up to the deletions heard before that read.
+   * decided-pages.ts; event streams, event-feed.ts): not expired, and not deleted. Deletions on any node are heard
+   * (`watchRevocations`): while none was heard since the token was last confirmed and the watch is live, that needs
+   * no lookup; otherwise the token is read from the storage, and a token found confirms the claims up to the
+   * deletions heard before that read.
    */
   async stillValid(claims: Claims): Promise<boolean> {
     const now = Date.now();
