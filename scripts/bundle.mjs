@@ -18,9 +18,10 @@ await build({
   // Left to Node's own loading: better-sqlite3 loads its compiled add-on and @bokuweb/zstd-wasm (GeoParquet's zstd) its
   // .wasm from their own folders (`__dirname`, which a bundled ES module has not); the bench's probe
   // (bench/hub-probe.ts, `node --import`) wraps the two database drivers' calls, so they must be the modules it
-  // imports, which pg then is; pg-native is an optional peer of pg that is not installed. The other packages' uses
-  // of `__dirname` are in code the hub does not run (pino's transport workers, emscripten's guarded browser paths).
-  external: ['better-sqlite3', 'pg', '@bokuweb/zstd-wasm', 'pg-native'],
+  // imports, which pg then is; pg-protocol, so that the hub changes the reader pg uses (large-ascii-texts.ts);
+  // pg-native is an optional peer of pg that is not installed. The other packages' uses of `__dirname` are in code
+  // the hub does not run (pino's transport workers, emscripten's guarded browser paths).
+  external: ['better-sqlite3', 'pg', 'pg-protocol', '@bokuweb/zstd-wasm', 'pg-native'],
   // CommonJS packages in the bundle call require() for Node's modules; an ES module has none of its own.
   banner: { js: "import { createRequire as __hubCreateRequire } from 'node:module'; const require = __hubCreateRequire(import.meta.url);" },
   sourcemap: true,

@@ -1,6 +1,7 @@
 // Edge cases where the PostgreSQL engine could drift from SQLite (jsonb, collations, array paths); runs on every backend so that both must agree.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { point } from '../helpers/features.js';
 import { call, createSpace, type TestResponse } from '../helpers/http-client.js';
 import { BACKENDS, type HubProcess, startHub } from '../helpers/hub-process.js';
 
@@ -107,6 +108,27 @@ for (const backend of BACKENDS) {
       assert.equal(statistics.status, 200, statistics.text);
       assert.equal((statistics.body.count as { value: number }).value, 0);
       assert.equal((statistics.body.byteSize as { value: number }).value, 0);
+    });
+
+    test('a page of more than a megabyte reads back exactly, all ASCII or not', async () => {
+      // PostgreSQL hands such a page to the hub as one text of about 1.5 MB, which is read as Latin-1 only when every
+      // byte of it is ASCII (src/storage/postgres/large-ascii-texts.ts); one feature beyond ASCII must keep it UTF-8.
+      const features = (beyondAscii: string) => Array.from({ length: 5000 }, (_, i) => point(`t${i}`, {
+        text: `${i === 2500 ? beyondAscii : ''}${'x'.repeat(200)} ${i}`,
+      }, [(i % 100) / 10, Math.floor(i / 100) / 10]));
+      for (const beyondAscii of ['', 'Zürich — 東京 😀 ']) {
+        const written = features(beyondAscii);
+        const space = await spaceWith(written);
+        const read = await call(hub, 'GET', `/hub/spaces/${space}/bbox?west=-1&south=-1&east=11&north=11&limit=10000`);
+        assert.equal(read.status, 200, read.text.slice(0, 300));
+        assert.ok(read.text.length > 1_100_000, `the answer holds ${read.text.length} characters`);
+        const texts = new Map((read.body.features ?? []).map((feature) => [feature.id, feature.properties?.text]));
+        assert.equal(texts.size, written.length);
+        for (const feature of written) {
+          const { id, properties } = feature as { id: string; properties: { text: string } };
+          assert.equal(texts.get(id), properties.text, `feature ${id}`);
+        }
+      }
     });
   });
 }

@@ -1,4 +1,4 @@
-// PostgreSQL only: the hub's pooled sessions run without JIT compilation, and an operator's `options` in the connection URL replace that.
+// PostgreSQL only: the hub's pooled sessions run without JIT compilation and with 16MB of work_mem, and an operator's `options` in the connection URL replace that.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
@@ -64,5 +64,31 @@ describe('PostgreSQL session settings (postgres)', { skip }, () => {
     hubs.push(withJit);
     const operators = await readThrough(withJit, space);
     assert.ok(operators.functions > 0, `with the operator's options the server's JIT compiled the hub's statements (${operators.calls} statements)`);
+  });
+
+  /** Blocks the hub's statements on the features table wrote to temporary files since the last reset (a sort that spilled). */
+  async function spilled(): Promise<number> {
+    const { rows: [row] } = await db.query<{ blocks: string | null }>(
+      "SELECT sum(temp_blks_written) AS blocks FROM pg_stat_statements WHERE query LIKE '%features%'");
+    return Number(row.blocks ?? 0);
+  }
+
+  test('a 10,000-feature page is sorted in memory (work_mem 16MB); with the operator\'s own options it spills at the server\'s 4MB', async () => {
+    const hub = await startHub({ backend: 'postgres', cluster });
+    hubs.push(hub);
+    // About 600 bytes a feature: the page's 10,000 take about 6 MB to sort.
+    const space = await createSpaceWith(hub, Array.from({ length: 10_500 }, (_, i) => point(`s${i}`, { n: i, text: 'x'.repeat(400) },
+      [(i % 100) / 100, Math.floor(i / 100) / 100])));
+    const readBox = async (reader: HubProcess) => {
+      await db.query('SELECT pg_stat_statements_reset()');
+      const response = await call(reader, 'GET', `/hub/spaces/${space}/bbox?west=-1&south=-1&east=2&north=2&limit=10000`);
+      assert.equal(response.status, 200, response.text.slice(0, 300));
+      assert.equal(response.body.features?.length, 10_000);
+      return spilled();
+    };
+    assert.equal(await readBox(hub), 0, 'the hub\'s sessions sorted the page in memory');
+    const withOwnOptions = await startHub({ backend: 'postgres', cluster, storage: `${cluster.url}?options=-c%20jit%3Doff` });
+    hubs.push(withOwnOptions);
+    assert.ok(await readBox(withOwnOptions) > 0, 'with the server\'s work_mem the page\'s sort spilled to disk');
   });
 });

@@ -2,6 +2,7 @@
 import pg from 'pg';
 import { throwIfCancelled } from '../shared/read-bounds.js';
 import { StorageError } from '../storage-error.js';
+import { readLargeAsciiTextsAsLatin1 } from './large-ascii-texts.js';
 import { maskUrl } from './mask-url.js';
 
 export type Client = pg.PoolClient;
@@ -39,15 +40,23 @@ const CONNECT_TIMEOUT_MS = 10_000;
  */
 const IDLE_TIMEOUT_MS = 0;
 /**
- * The pool's sessions run without JIT compilation (`-c jit=off` as the connection's startup options). With the server's
- * default (`jit = on`, `jit_above_cost` 100,000) PostgreSQL compiled the hub's large reads, whose plans cost more than
- * that, and the compiled code saved nothing measurable: at 1,000,000 points about 100 ms of a vector tile at zoom 2-5
- * and 390 ms of one at zoom 0; with 2,000,000 rows in the table also 12 ms of each 10,000-feature box (docs/decisions.md,
- * "Small boxes on PostgreSQL: the server's memory and JIT").
- * An operator who wants it back puts `options` in the connection URL (`?options=-c%20jit%3Don`): pg takes the URL's
- * options in place of these.
+ * The pool's sessions run with 16 MB of `work_mem` and without JIT compilation (the connection's startup options).
+ * - `work_mem`: a page of 10,000 features is sorted by insertion order, about 5.5 MB for points. With the server's
+ *   default of 4 MB that sort went to disk, and a 10,000-feature box's statement took 45-63 ms instead of 40-42
+ *   (docs/decisions.md, "Large boxes on PostgreSQL: the sort in memory, the text outside V8's heap"). Each sort of a
+ *   statement holds at most this much before it spills, so it bounds what a connection of the pool adds to the
+ *   server's memory.
+ * - JIT: with the server's default (`jit = on`, `jit_above_cost` 100,000) PostgreSQL compiled the hub's large reads,
+ *   whose plans cost more than that, and the compiled code saved nothing measurable: at 1,000,000 points about 100 ms
+ *   of a vector tile at zoom 2-5 and 390 ms of one at zoom 0; with 2,000,000 rows in the table also 12 ms of each
+ *   10,000-feature box (docs/decisions.md, "Small boxes on PostgreSQL: the server's memory and JIT").
+ * An operator who wants other settings puts `options` in the connection URL (`?options=-c%20jit%3Don`): pg takes the
+ * URL's options in place of these.
  */
-const SESSION_OPTIONS = '-c jit=off';
+const SESSION_OPTIONS = '-c jit=off -c work_mem=16MB';
+// Before any connection reads: pg's reader then makes large ASCII values outside V8's heap.
+readLargeAsciiTextsAsLatin1();
+
 /** The hub's connections name themselves so that operators (and tests) find them in pg_stat_activity. */
 const APPLICATION_NAME = 'spatial-data-hub';
 
