@@ -106,12 +106,12 @@ export async function started<T>(pages: AsyncIterable<T>): Promise<AsyncIterable
 const HASHED_ANSWER = 4 * 1024 * 1024;
 
 /**
- * Bytes kept after a hashed answer's features for its last members (its `etag`, OGC's `timeStamp`), so that the
- * answer is encoded once into the buffer that is sent. Joining encoded chunks copied a 10,000-feature answer (about
- * 2.7 MB) a second time, into memory of its own, whose growth outside V8's heap is what starts its full collections
+ * An ETag as long as any: it sizes a hashed answer's last members before its own ETag is known, so that the answer is
+ * encoded once into the buffer that is sent. Joining encoded chunks copied a 10,000-feature answer (about 2.7 MB) a
+ * second time, into memory of its own, whose growth outside V8's heap is what starts its full collections
  * (docs/decisions.md, "Large boxes on PostgreSQL: the sort in memory, the text outside V8's heap").
  */
-const CLOSING_ROOM = 1024;
+const ANY_ETAG = bodyEtag('');
 
 /** What a collection answer is besides its features: its media type and the members before `features`. */
 export interface CollectionForm {
@@ -149,16 +149,17 @@ export async function sendFeatureCollection(request: FastifyRequest, reply: Fast
     size += typeof next.value === 'string' ? Buffer.byteLength(next.value) : next.value.length;
     if (size > HASHED_ANSWER) return streamed(request, reply, result, head, body, untagged, form.type);
   }
-  const written = Buffer.allocUnsafe(size + CLOSING_ROOM);
+  // Every ETag has the same length, so the last members' length is known before the hash is.
+  const last = untagged();
+  const whole = Buffer.allocUnsafe(size + closing({ ...last, etag: ANY_ETAG }).length);
   let offset = 0;
-  for (const chunk of head) offset += typeof chunk === 'string' ? written.write(chunk, offset) : chunk.copy(written, offset);
+  for (const chunk of head) offset += typeof chunk === 'string' ? whole.write(chunk, offset) : chunk.copy(whole, offset);
   const hasher = bodyHasher();
-  hasher.update(written.subarray(0, size));
+  hasher.update(whole.subarray(0, size));
   hasher.update('}');
   const etag = hasher.etag();
   etagMemory.set(result.key, etag);
-  const tail = closing({ ...untagged(), etag });
-  const whole = tail.length <= CLOSING_ROOM ? written.subarray(0, size + tail.copy(written, size)) : Buffer.concat([written.subarray(0, size), tail]);
+  closing({ ...last, etag }).copy(whole, size);
   result.keep?.({ body: whole, etag });
   if (notModified(request, reply, etag, result.cacheTTL)) return reply;
   return reply.type(form.type).send(whole);
