@@ -2,6 +2,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
+import { SESSION_OPTIONS } from '../src/storage/postgres/database.js';
 import { PostgresStorage } from '../src/storage/postgres/postgres-storage.js';
 import { SqliteStorage } from '../src/storage/sqlite/sqlite-storage.js';
 import type { SpaceKey, Storage } from '../src/storage/storage.js';
@@ -154,7 +155,8 @@ class PostgresEngine implements BenchEngine {
   }
 
   async describe(): Promise<string> {
-    return `${await describeSettings(this.url)}; server environment ${Object.entries(SERVER_ENVIRONMENT).map(([name, value]) => `${name}=${value}`).join(' ')}`;
+    const environment = Object.entries(SERVER_ENVIRONMENT).map(([name, value]) => `${name}=${value}`).join(' ');
+    return `${await describeSettings(this.url)}; server environment ${environment}; the hub's sessions ${SESSION_OPTIONS}`;
   }
 
   /** The first line of postmaster.pid in the data directory (test/helpers/postgres-cluster.ts puts it in `dir`/data). */

@@ -53,7 +53,7 @@ const IDLE_TIMEOUT_MS = 0;
  * An operator who wants other settings puts `options` in the connection URL (`?options=-c%20jit%3Don`): pg takes the
  * URL's options in place of these.
  */
-const SESSION_OPTIONS = '-c jit=off -c work_mem=16MB';
+export const SESSION_OPTIONS = '-c jit=off -c work_mem=16MB';
 // Before any connection reads: pg's reader then makes large ASCII values outside V8's heap.
 readLargeAsciiTextsAsLatin1();
 
