@@ -206,9 +206,12 @@ export async function spatialReads(bench: SpatialBench): Promise<void> {
     });
     // A first pass warms the caches of the hub's table and of the plain one, and the hub's code (warmUp), and tells how
     // many requests the hub answers in a turn's time (at least two per connection); then the sides take turns and each
-    // side's best turn counts.
+    // side's best turn counts. The plain floor warms as long as the hub did: each backend faults in every page of the
+    // shared buffers it touches first, and at 1,000,000 points after a half-turn the floor's large box still cost its
+    // database 139 ms per box, 115 ms after this warm-up (docs/decisions.md, "Benchmark floors").
+    const warmingSince = performance.now();
     const warm = await warmUp(bench, figure);
-    await plainRun(bench.seconds / 2);
+    await plainRun(Math.max(bench.seconds / 2, (performance.now() - warmingSince) / 1000));
     const amount = Math.max(2 * CONNECTIONS, Math.round(perSecond(warm) * bench.seconds));
     const sides = {
       hub: side(() => overHttp(bench.hub, bench.engine.serverPid?.(), figure, { amount })),
