@@ -111,7 +111,7 @@ for (const backend of BACKENDS) {
     });
 
     test('a page of more than a megabyte reads back exactly, all ASCII or not', async () => {
-      // PostgreSQL hands such a page to the hub as one text of about 1.5 MB, which is read as Latin-1 only when every
+      // PostgreSQL hands such a page to the hub as one text of about 1.4 MB, which is read as Latin-1 only when every
       // byte of it is ASCII (src/storage/postgres/large-ascii-texts.ts); one feature beyond ASCII must keep it UTF-8.
       const features = (beyondAscii: string) => Array.from({ length: 5000 }, (_, i) => point(`t${i}`, {
         text: `${i === 2500 ? beyondAscii : ''}${'x'.repeat(200)} ${i}`,

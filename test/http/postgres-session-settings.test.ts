@@ -66,7 +66,7 @@ describe('PostgreSQL session settings (postgres)', { skip }, () => {
     assert.ok(operators.functions > 0, `with the operator's options the server's JIT compiled the hub's statements (${operators.calls} statements)`);
   });
 
-  /** Blocks the hub's statements on the features table wrote to temporary files since the last reset (a sort that spilled). */
+  /** Blocks that the hub's statements on the features table wrote to temporary files since the last reset (sorts that spilled). */
   async function spilled(): Promise<number> {
     const { rows: [row] } = await db.query<{ blocks: string | null }>(
       "SELECT sum(temp_blks_written) AS blocks FROM pg_stat_statements WHERE query LIKE '%features%'");

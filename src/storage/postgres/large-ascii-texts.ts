@@ -32,7 +32,8 @@ export function readLargeAsciiTextsAsLatin1(): void {
     const reader = this as unknown as ReaderState;
     const start = reader.offset;
     const end = start + length;
-    if (length <= EXTERNAL_FROM || reader.encoding !== 'utf-8' || !isAscii(reader.buffer.subarray(start, end))) return decode.call(this, length);
+    const ascii = length > EXTERNAL_FROM && reader.encoding === 'utf-8' && isAscii(reader.buffer.subarray(start, end));
+    if (!ascii) return decode.call(this, length);
     reader.offset = end;
     return reader.buffer.toString('latin1', start, end);
   };
